@@ -1,0 +1,201 @@
+"""The Book a user holds: rules in order and by id, sections, notes, examples,
+findings, and the mechanics as real callables.
+
+`Book` wraps a checked `BookAST` and its `CompiledBook`; findings (from checks)
+and example results are computed on first use, since most lookups need neither.
+"""
+from __future__ import annotations
+
+import doctest
+from dataclasses import dataclass
+from typing import Optional
+
+from . import nodes as n
+from .compiler import CompiledBook, case_text
+from .errors import NotFound
+from .model import BookAST, rules_of, sections_of
+
+
+@dataclass(frozen=True)
+class RuleView:
+    """A rule with its place in the book."""
+    node: n.Rule
+    book: str
+    section_ids: tuple
+    section_titles: tuple
+
+    id = property(lambda self: self.node.id)
+    title = property(lambda self: self.node.title)
+    aliases = property(lambda self: self.node.aliases)
+    keywords = property(lambda self: self.node.keywords)
+    source = property(lambda self: self.node.source)
+    notes = property(lambda self: self.node.notes)
+    examples = property(lambda self: self.node.examples)
+    span = property(lambda self: self.node.span)
+
+    @property
+    def text(self) -> str:
+        return "\n\n".join(p.text for p in self.node.prose)
+
+    @property
+    def section(self) -> str:
+        return " > ".join(self.section_titles)
+
+    @property
+    def mechanic_names(self):
+        return [d.name for d in self.node.decls if isinstance(d, n.Mechanic)]
+
+    @property
+    def table_names(self):
+        return [d.name for d in self.node.decls if isinstance(d, n.Table)]
+
+    @property
+    def ref(self) -> str:
+        return f"{self.book}:{self.id}"
+
+
+@dataclass(frozen=True)
+class Finding:
+    """A fact about the source found by a check (like an erratum): book, rule, where, what."""
+    book: str
+    rule: str
+    kind: str
+    check: str
+    message: str
+    location: str
+    cases: tuple = ()
+
+    def as_json(self) -> dict:
+        return {"book": self.book, "rule": self.rule, "kind": self.kind, "check": self.check,
+                "message": self.message, "location": self.location, "cases": list(self.cases)}
+
+
+@dataclass(frozen=True)
+class ExampleResult:
+    book: str
+    rule: str
+    title: str
+    location: str
+    passed: bool
+    report: str
+
+
+class Book:
+    def __init__(self, ast: BookAST, compiled: CompiledBook):
+        self.ast, self.compiled = ast, compiled
+        h = ast.header
+        self.id, self.title, self.edition, self.source, self.units = h.id, h.title, h.edition, h.source, h.units
+        self.dice = compiled.dice
+        self.rules = [RuleView(p.node, self.id, p.section_ids, p.section_titles) for p in rules_of(ast)]
+        self.rules_by_id = {r.id: r for r in self.rules}
+        self.sections = [p for p in sections_of(ast)]
+        self.mechanics = compiled.mechanics
+        self.tables = compiled.tables
+        self.constants = {k: compiled.const(k) for k in compiled.syms.consts}
+        self.enums = compiled.enums
+        self._findings = None
+
+    def __repr__(self):
+        return f"<Book {self.id}: {len(self.rules)} rules, {len(self.mechanics)} mechanics>"
+
+    # -- lookups
+    def rule(self, rule_id: str) -> RuleView:
+        try:
+            return self.rules_by_id[rule_id]
+        except KeyError:
+            raise NotFound("rule", rule_id, list(self.rules_by_id), where=self.id) from None
+
+    def mechanic(self, name: str):
+        try:
+            return self.mechanics[name]
+        except KeyError:
+            raise NotFound("mechanic", name, list(self.mechanics) + list(self.tables), where=self.id) from None
+
+    def __getattr__(self, name):
+        # book.opposed_target(5, 3): mechanics and tables as attributes
+        comp = self.__dict__.get("compiled")
+        if comp is not None:
+            if name in comp.mechanics:
+                return comp.mechanics[name]
+            if name in comp.tables:
+                return comp.tables[name]
+        raise AttributeError(name)
+
+    def rule_of(self, decl_name: str) -> Optional[str]:
+        """The id of the rule that declares a mechanic, table or constant."""
+        return self.compiled.syms.owner.get(decl_name) or None
+
+    @property
+    def notes(self):
+        return [(r.id, note) for r in self.rules for note in r.notes]
+
+    @property
+    def examples(self):
+        return [(r.id, ex) for r in self.rules for ex in r.examples]
+
+    def namespace(self) -> dict:
+        ns = self.compiled.namespace()
+        ns["book"] = self
+        return ns
+
+    def odds(self, mechanic: str, **kwargs):
+        """The exact distribution of a dice mechanic's result (see rules_dsl.odds)."""
+        from .odds import distribution
+        return distribution(self.mechanic(mechanic), **kwargs)
+
+    # -- checks and examples
+    @property
+    def findings(self):
+        if self._findings is None:
+            self._findings = self.run_checks()
+        return self._findings
+
+    def run_checks(self):
+        out = []
+        for name, chk in self.compiled.checks.items():
+            try:
+                total, failures = chk.run()
+            except Exception as e:  # a check that cannot run is itself a finding about our source
+                out.append(Finding(self.id, chk.rule_id, "check-error", name, f"{chk.node.doc or name}: {e}",
+                                   str(chk.node.span)))
+                continue
+            if failures:
+                shown = "; ".join(case_text(c) for c in failures[:12])
+                more = f"; and {len(failures) - 12} more" if len(failures) > 12 else ""
+                out.append(Finding(self.id, chk.rule_id, "disagreement", name,
+                                   f"{chk.node.doc or name}: fails in {len(failures)} of {total} cases: {shown}{more}",
+                                   str(chk.node.span), tuple(case_text(c) for c in failures)))
+        return out
+
+    def doctests(self):
+        """(rule id, Example, doctest.DocTest) for every worked example."""
+        parser = doctest.DocTestParser()
+        out = []
+        for r in self.rules:
+            for i, ex in enumerate(r.examples):
+                name = f"{self.id}:{r.id}" + (f"[{i + 1}]" if len(r.examples) > 1 else "")
+                test = parser.get_doctest(ex.text, self.namespace(), name, ex.span.file, ex.first_line - 1)
+                out.append((r.id, ex, test))
+        return out
+
+    def run_examples(self):
+        results = []
+        for rule_id, ex, test in self.doctests():
+            results.append(run_doctest(self.id, rule_id, ex, test))
+        return results
+
+
+class _Capture:
+    def __init__(self):
+        self.parts = []
+
+    def __call__(self, s):
+        self.parts.append(s)
+
+
+def run_doctest(book_id, rule_id, ex, test) -> ExampleResult:
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE, verbose=False)
+    out = _Capture()
+    result = runner.run(test, out=out, clear_globs=False)
+    return ExampleResult(book_id, rule_id, ex.title, f"{ex.span.file}:{ex.first_line}", result.failed == 0,
+                         "".join(out.parts))

@@ -1,0 +1,129 @@
+"""The language's built-in functions: name -> (python function, min args, max args, doc).
+
+Every builtin is a plain, total Python function over rules values; nothing here
+reaches the rulebook text.  `round` takes its mode as a bare name (`up`,
+`down`, `half_up`, `half_down`, `half_even`) so that every rounding in a book
+says which way it goes.
+"""
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+from .errors import EvaluationError
+from .values import ABSENT, Record, number
+
+ROUND_MODES = ("up", "down", "half_up", "half_down", "half_even")
+
+
+def _num(x, fn):
+    if x is ABSENT:
+        raise EvaluationError(f"{fn}: the value is absent in the source rulebook")
+    if isinstance(x, bool) or not isinstance(x, (int, Fraction)):
+        raise EvaluationError(f"{fn}: expected a number, got {x!r}")
+    return x
+
+
+def _round(x, mode):
+    x = Fraction(_num(x, "round"))
+    if mode == "up":
+        return math.ceil(x)
+    if mode == "down":
+        return math.floor(x)
+    fl = math.floor(x)
+    diff = x - fl
+    if diff > Fraction(1, 2):
+        return fl + 1
+    if diff < Fraction(1, 2):
+        return fl
+    if mode == "half_up":
+        return fl + 1
+    if mode == "half_down":
+        return fl
+    return fl if fl % 2 == 0 else fl + 1   # half_even
+
+
+def _items(xs, fn):
+    if xs is ABSENT:
+        raise EvaluationError(f"{fn}: the value is absent in the source rulebook")
+    if isinstance(xs, (list, tuple, range, frozenset, set)):
+        return list(xs)
+    raise EvaluationError(f"{fn}: expected a list, got {xs!r}")
+
+
+def _count(xs):
+    # count(x for x in xs if cond) counts the kept items; count(list) counts truthy items
+    return sum(1 for x in _items(xs, "count") if x is not False and x is not ABSENT)
+
+
+def _max(*xs):
+    items = _items(xs[0], "max") if len(xs) == 1 else list(xs)
+    if not items:
+        raise EvaluationError("max: no values")
+    return max(items)
+
+
+def _min(*xs):
+    items = _items(xs[0], "min") if len(xs) == 1 else list(xs)
+    if not items:
+        raise EvaluationError("min: no values")
+    return min(items)
+
+
+def _highest(xs, k=1):
+    return sorted(_items(xs, "highest"), reverse=True)[: int(k)]
+
+
+def _lowest(xs, k=1):
+    return sorted(_items(xs, "lowest"))[: int(k)]
+
+
+def _rows(table):
+    rows = getattr(table, "rows", None)
+    if rows is None:
+        raise EvaluationError("rows: expected a table")
+    return rows()
+
+
+def _clamp(x, lo, hi):
+    return max(lo, min(hi, _num(x, "clamp")))
+
+
+def _is_absent(x):
+    return x is ABSENT
+
+
+def _or_else(x, default):
+    return default if x is ABSENT else x
+
+
+def _field(rec, name):
+    if not isinstance(rec, Record):
+        raise EvaluationError(f"field: expected a record, got {rec!r}")
+    return getattr(rec, name)
+
+
+BUILTINS = {
+    # name: (function, min args, max args, one-line doc)
+    "count": (_count, 1, 1, "number of kept items: count(d for d in dice if d <= 4)"),
+    "sum": (lambda xs: number(sum(_num(x, "sum") for x in _items(xs, "sum"))), 1, 1, "total of a list"),
+    "max": (_max, 1, 99, "largest value of a list or of the arguments"),
+    "min": (_min, 1, 99, "smallest value of a list or of the arguments"),
+    "len": (lambda xs: len(_items(xs, "len")), 1, 1, "number of items"),
+    "any": (lambda xs: any(_items(xs, "any")), 1, 1, "true when some item is true"),
+    "all": (lambda xs: all(_items(xs, "all")), 1, 1, "true when every item is true"),
+    "abs": (lambda x: abs(_num(x, "abs")), 1, 1, "absolute value"),
+    "floor": (lambda x: math.floor(_num(x, "floor")), 1, 1, "round down to a whole number"),
+    "ceil": (lambda x: math.ceil(_num(x, "ceil")), 1, 1, "round up to a whole number"),
+    "round": (_round, 2, 2, "round(x, mode) with mode up, down, half_up, half_down or half_even"),
+    "clamp": (_clamp, 3, 3, "clamp(x, low, high)"),
+    "even": (lambda x: _num(x, "even") % 2 == 0, 1, 1, "true for even numbers"),
+    "odd": (lambda x: _num(x, "odd") % 2 == 1, 1, 1, "true for odd numbers"),
+    "sorted": (lambda xs: sorted(_items(xs, "sorted")), 1, 1, "the items in ascending order"),
+    "highest": (_highest, 1, 2, "highest(xs, k): the k highest items (k defaults to 1)"),
+    "lowest": (_lowest, 1, 2, "lowest(xs, k): the k lowest items (k defaults to 1)"),
+    "rows": (_rows, 1, 1, "the rows of a table as records (keys and values)"),
+    "is_absent": (_is_absent, 1, 1, "true when the value is absent in the source"),
+    "or_else": (_or_else, 2, 2, "or_else(x, default): x, or default when x is absent"),
+    "field": (_field, 2, 2, "field(record, \"name\"): a record's field by name"),
+}

@@ -1,0 +1,375 @@
+"""Static checks over a book's AST, one pass per concern, each collecting diagnostics.
+
+Passes: ids (rule and section ids unique, kebab-case), declarations (one
+namespace for constants, enums, dice, tables and mechanics), types (every named
+type exists), references (prose [[refs]] resolve, in this book or another), and
+expressions (every name resolves in its scope, calls have the right arguments,
+rounding names its mode).  `check_book` runs them all and raises one
+`RulebookError` listing everything found, so an author fixes a batch per run.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable, Optional
+
+from . import nodes as n
+from .builtins import BUILTINS, ROUND_MODES
+from .errors import Diagnostic, RulebookError, did_you_mean, line_of
+from .model import BookAST, decls_of, rules_of, sections_of, walk
+
+BASE_TYPES = ("int", "bool", "text", "number")
+
+
+@dataclass
+class Symbols:
+    """The book's global names, filled by the declarations pass."""
+    consts: dict = field(default_factory=dict)
+    enums: dict = field(default_factory=dict)
+    members: dict = field(default_factory=dict)     # member name -> [enum or die names]
+    dice: dict = field(default_factory=dict)
+    tables: dict = field(default_factory=dict)
+    mechanics: dict = field(default_factory=dict)
+    checks: dict = field(default_factory=dict)
+    owner: dict = field(default_factory=dict)       # decl name -> rule id ('' at section level)
+
+    def globals(self):
+        return {**self.consts, **self.enums, **self.dice, **self.tables, **self.mechanics}
+
+
+class Reporter:
+    def __init__(self, texts: dict):
+        self.texts = texts
+        self.diags = []
+
+    def __call__(self, span: n.Span, message: str, hint: str = ""):
+        src = line_of(self.texts.get(span.file, ""), span.line)
+        self.diags.append(Diagnostic(span.file, span.line, span.column, message, hint, src))
+
+
+def check_book(book: BookAST, texts: dict, other_ids: Callable[[str], Optional[set]]) -> Symbols:
+    """Run every pass; raise RulebookError with all diagnostics, else return the symbols."""
+    report = Reporter(texts)
+    check_ids(book, report)
+    syms = collect_declarations(book, report)
+    check_types(book, syms, report)
+    check_references(book, report, other_ids)
+    check_expressions(book, syms, report)
+    if report.diags:
+        raise RulebookError(sorted(report.diags, key=lambda d: (d.file, d.line, d.column)))
+    return syms
+
+
+# ------------------------------------------------------------------------ ids
+def check_ids(book: BookAST, report: Reporter):
+    seen = {}
+    for p in walk(book.items):
+        node = p.node
+        if not isinstance(node, (n.Rule, n.Section)):
+            continue
+        kind = "rule" if isinstance(node, n.Rule) else "section"
+        if node.id in seen:
+            prev = seen[node.id]
+            report(node.span, f"duplicate id '{node.id}' ({kind})",
+                   f"already used by the {prev[0]} at {prev[1]}; ids are unique in a book")
+        else:
+            seen[node.id] = (kind, node.span)
+        if not node.title.strip():
+            report(node.span, f"{kind} '{node.id}' has an empty title")
+
+
+# --------------------------------------------------------------- declarations
+def collect_declarations(book: BookAST, report: Reporter) -> Symbols:
+    syms = Symbols()
+    taken = {}
+
+    def claim(name, span, kind):
+        if name in BUILTINS or name in ROUND_MODES or name in BASE_TYPES:
+            report(span, f"'{name}' is a built-in name and cannot name a {kind}", "choose another name")
+            return False
+        if name in taken:
+            report(span, f"'{name}' is already declared", f"the {taken[name][0]} at {taken[name][1]}")
+            return False
+        taken[name] = (kind, span)
+        return True
+
+    for die in book.header.dice:
+        if claim(die.name, die.span, "die"):
+            syms.dice[die.name] = die
+            if die.custom:
+                for face in dict.fromkeys(die.faces):
+                    syms.members.setdefault(face, []).append(die.name)
+    for p in decls_of(book):
+        d = p.node
+        rule_id = p.rule.id if p.rule is not None else ""
+        if isinstance(d, n.Check):
+            if d.name in syms.checks:
+                report(d.span, f"duplicate check '{d.name}'")
+            syms.checks[d.name] = d
+            syms.owner["check:" + d.name] = rule_id
+            continue
+        kind = type(d).__name__.lower()
+        if not claim(d.name, d.span, kind):
+            continue
+        syms.owner[d.name] = rule_id
+        if isinstance(d, n.Const):
+            syms.consts[d.name] = d
+        elif isinstance(d, n.Enum):
+            syms.enums[d.name] = d
+            if len(set(d.members)) != len(d.members):
+                report(d.span, f"enum '{d.name}' lists a member twice")
+            for m in d.members:
+                syms.members.setdefault(m, []).append(d.name)
+        elif isinstance(d, n.Table):
+            syms.tables[d.name] = d
+        elif isinstance(d, n.Mechanic):
+            syms.mechanics[d.name] = d
+    return syms
+
+
+# ---------------------------------------------------------------------- types
+def _types_in(t):
+    yield t
+    if isinstance(t, n.UnionType):
+        for o in t.options:
+            yield from _types_in(o)
+    elif isinstance(t, n.ListType):
+        yield from _types_in(t.item)
+    elif isinstance(t, n.RecordType):
+        for _, ft in t.fields:
+            yield from _types_in(ft)
+
+
+def check_types(book: BookAST, syms: Symbols, report: Reporter):
+    known = list(BASE_TYPES) + list(syms.enums) + list(syms.dice)
+    for p in decls_of(book):
+        d = p.node
+        types = []
+        if isinstance(d, (n.Mechanic, n.Table)):
+            types = [pa.type for pa in d.params] + [d.returns]
+        for t in types:
+            for sub in _types_in(t):
+                if isinstance(sub, n.NamedType) and sub.name not in known:
+                    hint = did_you_mean(sub.name, known) or "types: int, bool, text, number, LOW..HIGH, list of T, an enum or a die"
+                    report(sub.span, f"unknown type '{sub.name}'", hint)
+        if isinstance(d, (n.Mechanic, n.Table)):
+            seen = set()
+            for pa in d.params:
+                if pa.name in seen:
+                    report(pa.span, f"parameter '{pa.name}' appears twice")
+                seen.add(pa.name)
+
+
+# ----------------------------------------------------------------- references
+def check_references(book: BookAST, report: Reporter, other_ids):
+    own = {p.node.id for p in walk(book.items) if isinstance(p.node, (n.Rule, n.Section))}
+
+    def proses():
+        for p in walk(book.items):
+            node = p.node
+            if isinstance(node, n.Rule):
+                yield from node.prose
+                yield from node.flavour
+                yield from (note.text for note in node.notes)
+            elif isinstance(node, n.Section):
+                yield from node.prose
+        yield from book.header.prose
+        yield from (it for it in book.items if isinstance(it, n.Prose))
+
+    for prose in proses():
+        for ref in prose.refs:
+            if ref.book is None or ref.book == book.id:
+                if ref.rule not in own:
+                    report(ref.span, f"unknown rule '{ref.rule}' in cross-reference", did_you_mean(ref.rule, own))
+                continue
+            ids = other_ids(ref.book)
+            if ids is None:
+                report(ref.span, f"unknown book '{ref.book}' in cross-reference",
+                       did_you_mean(ref.book, other_ids("*") or ()))
+            elif ref.rule not in ids:
+                report(ref.span, f"unknown rule '{ref.rule}' in book '{ref.book}'", did_you_mean(ref.rule, ids))
+
+
+# ---------------------------------------------------------------- expressions
+def check_expressions(book: BookAST, syms: Symbols, report: Reporter):
+    ex = _ExprChecker(syms, report)
+    for p in decls_of(book):
+        d = p.node
+        if isinstance(d, n.Const):
+            ex.expr(d.value, set())
+        elif isinstance(d, n.Mechanic):
+            scope = set()
+            for pa in d.params:
+                if pa.default is not None:
+                    ex.expr(pa.default, set())
+                scope.add(pa.name)
+            for s in d.body:
+                if isinstance(s, n.Let):
+                    ex.expr(s.value, scope)
+                    scope = scope | {s.name}
+                elif isinstance(s, n.Roll):
+                    ex.dice(s.dice, scope)
+                    if s.name in scope:
+                        report(s.span, f"'{s.name}' is already a name in this mechanic", "give the roll its own name")
+                    scope = scope | {s.name}
+                else:
+                    ex.expr(s.cond, scope)
+            ex.expr(d.result, scope)
+        elif isinstance(d, n.Check):
+            scope = set()
+            for b in d.bindings:
+                ex.expr(b.source, scope)
+                scope = scope | {b.name}
+            if d.where is not None:
+                ex.expr(d.where, scope)
+            ex.expr(d.claim, scope)
+        elif isinstance(d, n.Table):
+            for row in d.rows:
+                for cell in row:
+                    if isinstance(cell.value, n.Name):
+                        ex.cell_name(cell.value)
+
+
+class _ExprChecker:
+    def __init__(self, syms: Symbols, report: Reporter):
+        self.syms, self.report = syms, report
+
+    def known(self, scope):
+        return set(scope) | set(self.syms.globals()) | set(BUILTINS) | {
+            m for m, owners in self.syms.members.items() if len(owners) == 1}
+
+    def cell_name(self, name: n.Name):
+        owners = self.syms.members.get(name.name, [])
+        if len(owners) == 1 or name.name in self.syms.consts:
+            return
+        if len(owners) > 1:
+            self.report(name.span, f"'{name.name}' is a member of {', '.join(owners)}",
+                        f"write it qualified, e.g. {owners[0]}.{name.name}, in expressions; in tables give the column an enum type")
+            return
+        self.report(name.span, f"unknown value '{name.name}' in table",
+                    did_you_mean(name.name, list(self.syms.members) + list(self.syms.consts))
+                    or "a table cell holds a number, a \"string\", true/false, absent, a range or an enum member")
+
+    def dice(self, spec: n.DiceSpec, scope):
+        if spec.die not in self.syms.dice:
+            self.report(spec.span, f"unknown die '{spec.die}'",
+                        did_you_mean(spec.die, self.syms.dice) or "declare dice in the book header: dice d6 / die NAME { face: count }")
+        for e in (spec.count, spec.on, spec.then):
+            if e is not None:
+                self.expr(e, scope)
+
+    def expr(self, e, scope):
+        m = getattr(self, "e_" + type(e).__name__, None)
+        if m is not None:
+            m(e, scope)
+
+    def e_Name(self, e, scope):
+        if e.name in scope or e.name in self.syms.globals() or e.name in BUILTINS:
+            return
+        owners = self.syms.members.get(e.name, [])
+        if len(owners) == 1:
+            return
+        if len(owners) > 1:
+            self.report(e.span, f"'{e.name}' is ambiguous: a member of {', '.join(owners)}",
+                        f"write {owners[0]}.{e.name}")
+            return
+        if e.name in ROUND_MODES:
+            self.report(e.span, f"'{e.name}' is a rounding mode", "use it as round(x, " + e.name + ")")
+            return
+        self.report(e.span, f"unknown name '{e.name}'", did_you_mean(e.name, self.known(scope)))
+
+    def e_BinOp(self, e, scope):
+        self.expr(e.left, scope)
+        self.expr(e.right, scope)
+
+    e_Compare = e_BoolOp = e_BinOp
+
+    def e_Not(self, e, scope):
+        self.expr(e.operand, scope)
+
+    e_Neg = e_Not
+
+    def e_IfElse(self, e, scope):
+        for x in (e.cond, e.then, e.orelse):
+            self.expr(x, scope)
+
+    def e_RangeExpr(self, e, scope):
+        self.expr(e.low, scope)
+        self.expr(e.high, scope)
+
+    def e_ListLit(self, e, scope):
+        for x in e.items:
+            self.expr(x, scope)
+
+    e_SetLit = e_ListLit
+
+    def e_Comprehension(self, e, scope):
+        self.expr(e.source, scope)
+        inner = set(scope) | {e.var}
+        self.expr(e.elem, inner)
+        if e.cond is not None:
+            self.expr(e.cond, inner)
+
+    def e_Index(self, e, scope):
+        self.expr(e.obj, scope)
+        self.expr(e.index, scope)
+
+    def e_Attr(self, e, scope):
+        if isinstance(e.obj, n.Name) and e.obj.name not in scope:
+            if e.obj.name in self.syms.enums:
+                members = self.syms.enums[e.obj.name].members
+                if e.name not in members:
+                    self.report(e.span, f"enum '{e.obj.name}' has no member '{e.name}'", did_you_mean(e.name, members))
+                return
+            if e.obj.name in self.syms.dice:
+                faces = set(map(str, self.syms.dice[e.obj.name].faces))
+                if e.name not in faces:
+                    self.report(e.span, f"die '{e.obj.name}' has no face '{e.name}'", did_you_mean(e.name, faces))
+                return
+        self.expr(e.obj, scope)
+
+    def e_Call(self, e, scope):
+        is_round = isinstance(e.func, n.Name) and e.func.name == "round" and e.func.name not in scope
+        for i, a in enumerate(e.args):
+            if not (is_round and i == 1):
+                self.expr(a, scope)
+        for _, a in e.kwargs:
+            self.expr(a, scope)
+        if not isinstance(e.func, n.Name) or e.func.name in scope:
+            self.expr(e.func, scope)
+            return
+        name = e.func.name
+        nargs = len(e.args) + len(e.kwargs)
+        if name in BUILTINS:
+            _, lo, hi, doc = BUILTINS[name]
+            if e.kwargs:
+                self.report(e.span, f"{name}() takes no named arguments", doc)
+            if not lo <= nargs <= hi:
+                self.report(e.span, f"{name}() takes {lo if lo == hi else f'{lo} to {hi}'} argument(s), got {nargs}", doc)
+            if name == "round" and len(e.args) == 2:
+                mode = e.args[1]
+                if not (isinstance(mode, n.Name) and mode.name in ROUND_MODES):
+                    self.report(mode.span, "round() needs an explicit mode", "one of: " + ", ".join(ROUND_MODES))
+            return
+        target = self.syms.mechanics.get(name) or self.syms.tables.get(name)
+        if target is None:
+            self.expr(e.func, scope)
+            if name in self.syms.globals():
+                self.report(e.span, f"'{name}' cannot be called", "only mechanics, tables and built-ins are called")
+            return
+        params = [p.name for p in target.params]
+        required = [p.name for p in target.params if p.default is None]
+        if len(e.args) > len(params):
+            self.report(e.span, f"{name}() takes at most {len(params)} argument(s), got {len(e.args)}",
+                        f"{name}({', '.join(params)})")
+            return
+        given = set(params[: len(e.args)])
+        for k, _ in e.kwargs:
+            if k not in params:
+                self.report(e.span, f"{name}() has no parameter '{k}'", did_you_mean(k, params))
+            elif k in given:
+                self.report(e.span, f"{name}() got '{k}' twice")
+            given.add(k)
+        missing = [p for p in required if p not in given]
+        if missing:
+            self.report(e.span, f"{name}() is missing {', '.join(repr(m) for m in missing)}",
+                        f"{name}({', '.join(params)})")

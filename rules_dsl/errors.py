@@ -1,0 +1,97 @@
+"""Our error types: every failure a user can cause is one of these, never a traceback.
+
+* `RulebookError` -- a rulebook source is wrong (syntax or meaning).  It holds one
+  or more `Diagnostic`s, each with file:line:column, the source line, a caret and
+  a hint, in the style of Catala's and rustc's diagnostics.
+* `InputError` -- a mechanic was called with a value outside its declared type.
+* `EvaluationError` -- a mechanic could not produce a value (missing table row,
+  a `require` that failed, an absent value used in arithmetic).
+* `NotFound` -- an unknown book, rule or mechanic, with suggestions.
+"""
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass
+from typing import Iterable, Optional
+
+
+class RulesError(Exception):
+    """Base class of every error this package raises on purpose."""
+
+
+def suggest(word: str, candidates: Iterable[str], n: int = 3) -> list:
+    """Near matches for did-you-mean hints (case-insensitive)."""
+    cands = list(dict.fromkeys(candidates))
+    lowered = {c.lower(): c for c in cands}
+    hits = difflib.get_close_matches(word.lower(), list(lowered), n=n, cutoff=0.6)
+    return [lowered[h] for h in hits]
+
+
+def did_you_mean(word: str, candidates: Iterable[str]) -> str:
+    hits = suggest(word, candidates)
+    return f"did you mean {', '.join(repr(h) for h in hits)}?" if hits else ""
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    file: str
+    line: int
+    column: int
+    message: str
+    hint: str = ""
+    source_line: str = ""
+
+    def render(self) -> str:
+        out = [f"{self.file}:{self.line}:{self.column}: error: {self.message}"]
+        if self.source_line:
+            gutter = f"{self.line:>4} | "
+            out.append(gutter + self.source_line.rstrip("\n"))
+            pad = "".join(c if c == "\t" else " " for c in self.source_line[: max(self.column - 1, 0)])
+            out.append(" " * (len(gutter) - 2) + "| " + pad + "^")
+        if self.hint:
+            out.append(f"     = hint: {self.hint}")
+        return "\n".join(out)
+
+
+def line_of(text: str, line: int) -> str:
+    lines = text.splitlines()
+    return lines[line - 1] if 0 < line <= len(lines) else ""
+
+
+class RulebookError(RulesError):
+    """A rulebook failed to parse or check; carries every diagnostic found."""
+
+    def __init__(self, diagnostics: list):
+        self.diagnostics = list(diagnostics)
+        super().__init__(self.render())
+
+    def render(self) -> str:
+        n = len(self.diagnostics)
+        body = "\n\n".join(d.render() for d in self.diagnostics)
+        return body + (f"\n\n{n} errors" if n > 1 else "")
+
+    def first_line(self) -> str:
+        d = self.diagnostics[0]
+        more = f" (and {len(self.diagnostics) - 1} more)" if len(self.diagnostics) > 1 else ""
+        return f"{d.file}:{d.line}:{d.column}: {d.message}{more}"
+
+
+class InputError(RulesError, ValueError):
+    """A mechanic argument is outside its declared range or enumeration."""
+
+    def __init__(self, mechanic: str, param: str, value: object, allowed: str):
+        self.mechanic, self.param, self.value, self.allowed = mechanic, param, value, allowed
+        super().__init__(f"{mechanic}: parameter '{param}' got {value!r}; allowed: {allowed}")
+
+
+class EvaluationError(RulesError):
+    """A mechanic could not be evaluated with the inputs it was given."""
+
+
+class NotFound(RulesError, LookupError):
+    """An unknown book, rule, mechanic or name; the message carries suggestions."""
+
+    def __init__(self, kind: str, name: str, candidates: Iterable[str] = (), where: Optional[str] = None):
+        hint = did_you_mean(name, candidates)
+        place = f" in {where}" if where else ""
+        super().__init__(f"unknown {kind} '{name}'{place}" + (f"; {hint}" if hint else ""))

@@ -1,0 +1,165 @@
+"""Finding, parsing (with a cache), checking and compiling books.
+
+Books live in the rulebooks folder: `RULES_DSL_BOOKS` if set, else the
+`rulebooks/` folder beside the package.  Parsed files are cached as pickles in
+the user cache folder (`RULES_DSL_CACHE`, else `~/.cache/rules-dsl`), keyed by
+each file's content hash and the grammar and package versions, so an edited
+source is re-parsed and nothing stale is ever used.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import pickle
+from pathlib import Path
+
+from . import __version__
+from .errors import NotFound, RulebookError
+
+_BOOKS: dict = {}      # book id -> (fingerprint, Book)
+
+
+def books_dir() -> Path:
+    env = os.environ.get("RULES_DSL_BOOKS")
+    return Path(env) if env else Path(__file__).resolve().parent.parent / "rulebooks"
+
+
+def cache_dir() -> Path:
+    env = os.environ.get("RULES_DSL_CACHE")
+    base = Path(env) if env else Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "rules-dsl"
+    return base
+
+
+def book_ids() -> list:
+    d = books_dir()
+    if not d.is_dir():
+        return []
+    ids = set()
+    for p in d.iterdir():
+        if p.suffix == ".rules" and p.is_file():
+            ids.add(p.stem)
+        elif p.is_dir() and any(p.glob("*.rules")):
+            ids.add(p.name)
+    return sorted(ids)
+
+
+def book_files(book_id: str) -> list:
+    d = books_dir()
+    single = d / f"{book_id}.rules"
+    folder = d / book_id
+    if single.is_file():
+        return [single]
+    if folder.is_dir():
+        files = sorted(folder.glob("*.rules"))
+        if files:
+            return files
+    raise NotFound("book", book_id, book_ids())
+
+
+def fingerprint(paths) -> tuple:
+    """Cheap change detection: path, size and mtime of every source file."""
+    out = []
+    for p in paths:
+        st = os.stat(p)
+        out.append((str(p), st.st_size, st.st_mtime_ns))
+    return tuple(out)
+
+
+def _grammar_key() -> str:
+    from .parser import GRAMMAR_PATH
+    h = hashlib.sha256(GRAMMAR_PATH.read_bytes())
+    for mod in ("parser.py", "nodes.py"):
+        h.update((Path(__file__).with_name(mod)).read_bytes())
+    return h.hexdigest()[:16] + "-" + __version__
+
+
+def parse_cached(path: Path, use_cache: bool = True):
+    """Parse one file, reusing a cached AST when the content is unchanged."""
+    from .parser import parse_text
+
+    data = path.read_bytes()
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        from .errors import Diagnostic
+        raise RulebookError([Diagnostic(str(path), 1, 1, f"the file is not UTF-8 text: {e}")]) from None
+    key = hashlib.sha256(data + str(path).encode() + _grammar_key().encode()).hexdigest()
+    cfile = cache_dir() / "ast" / f"{key}.pickle"
+    if use_cache and cfile.is_file():
+        try:
+            with open(cfile, "rb") as f:
+                return pickle.load(f), text
+        except Exception:
+            pass  # a damaged cache entry is simply rebuilt
+    sf = parse_text(text, str(path))
+    if use_cache:
+        try:
+            cfile.parent.mkdir(parents=True, exist_ok=True)
+            tmp = cfile.with_suffix(f".{os.getpid()}.tmp")
+            with open(tmp, "wb") as f:
+                pickle.dump(sf, f, protocol=pickle.HIGHEST_PROTOCOL)
+            os.replace(tmp, cfile)
+        except OSError:
+            pass  # caching is an optimisation only
+    return sf, text
+
+
+def parse_book(book_id: str, use_cache: bool = True):
+    """Parse every file of a book; gather the syntax errors of all its files."""
+    from .model import assemble
+
+    files, texts, diags = [], {}, []
+    for path in book_files(book_id):
+        try:
+            sf, text = parse_cached(path, use_cache)
+        except RulebookError as e:
+            diags.extend(e.diagnostics)
+            continue
+        files.append(sf)
+        texts[str(path)] = text
+    if diags:
+        raise RulebookError(diags)
+    return assemble(book_id, files), texts
+
+
+def _other_ids(book_id: str):
+    """Rule and section ids of another book (parse only), for cross-references."""
+    from . import nodes as n
+    from .model import walk
+
+    def ids(other: str):
+        if other == "*":
+            return set(book_ids())
+        if other not in book_ids():
+            return None
+        try:
+            ast, _ = parse_book(other)
+        except RulebookError:
+            return set()   # that book's own errors are reported when it is loaded
+        return {p.node.id for p in walk(ast.items) if isinstance(p.node, (n.Rule, n.Section))}
+    return ids
+
+
+def compile_book(book_id: str, use_cache: bool = True):
+    from .book import Book
+    from .checks import check_book
+    from .compiler import CompiledBook
+
+    ast, texts = parse_book(book_id, use_cache)
+    syms = check_book(ast, texts, _other_ids(book_id))
+    return Book(ast, CompiledBook(ast, syms, texts))
+
+
+def load(book_id: str, use_cache: bool = True):
+    """Load a compiled book by id (e.g. "null-strike"); reloads when a source changes."""
+    fp = fingerprint(book_files(book_id))
+    hit = _BOOKS.get(book_id)
+    if hit is not None and hit[0] == fp:
+        return hit[1]
+    book = compile_book(book_id, use_cache)
+    _BOOKS[book_id] = (fp, book)
+    return book
+
+
+def load_all(use_cache: bool = True) -> list:
+    return [load(b, use_cache) for b in book_ids()]

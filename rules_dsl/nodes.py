@@ -1,0 +1,347 @@
+"""The rulebook AST: frozen dataclasses, each carrying the source span it came from.
+
+The parser builds these from lark's tree; the checks read them; the outputs
+(resolvers, docs, index) consume them.  Nothing here knows about lark, so the
+AST can be pickled into the compile cache and handed to Sphinx unchanged.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Optional, Union
+
+
+@dataclass(frozen=True)
+class Span:
+    file: str
+    line: int
+    column: int
+    end_line: int = 0
+    end_column: int = 0
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}:{self.column}"
+
+
+NOWHERE = Span("<builtin>", 0, 0)
+
+
+# ---------------------------------------------------------------- expressions
+@dataclass(frozen=True)
+class Expr:
+    span: Span
+
+
+@dataclass(frozen=True)
+class Literal(Expr):
+    value: object          # int, Fraction, str, bool, or ABSENT
+
+
+@dataclass(frozen=True)
+class Name(Expr):
+    name: str
+
+
+@dataclass(frozen=True)
+class BinOp(Expr):
+    op: str                # + - * / %
+    left: Expr
+    right: Expr
+
+
+@dataclass(frozen=True)
+class Compare(Expr):
+    op: str                # == != < <= > >= in notin
+    left: Expr
+    right: Expr
+
+
+@dataclass(frozen=True)
+class BoolOp(Expr):
+    op: str                # and / or
+    left: Expr
+    right: Expr
+
+
+@dataclass(frozen=True)
+class Not(Expr):
+    operand: Expr
+
+
+@dataclass(frozen=True)
+class Neg(Expr):
+    operand: Expr
+
+
+@dataclass(frozen=True)
+class IfElse(Expr):
+    cond: Expr
+    then: Expr
+    orelse: Expr
+
+
+@dataclass(frozen=True)
+class RangeExpr(Expr):
+    low: Expr
+    high: Expr
+
+
+@dataclass(frozen=True)
+class ListLit(Expr):
+    items: tuple
+
+
+@dataclass(frozen=True)
+class SetLit(Expr):
+    items: tuple
+
+
+@dataclass(frozen=True)
+class Comprehension(Expr):
+    """`[elem for var in source if cond]`, also the argument of count/sum/max..."""
+    elem: Expr
+    var: str
+    source: Expr
+    cond: Optional[Expr]
+
+
+@dataclass(frozen=True)
+class Call(Expr):
+    func: Expr
+    args: tuple            # of Expr
+    kwargs: tuple          # of (name, Expr)
+
+
+@dataclass(frozen=True)
+class Attr(Expr):
+    obj: Expr
+    name: str
+
+
+@dataclass(frozen=True)
+class Index(Expr):
+    obj: Expr
+    index: Expr
+
+
+# ---------------------------------------------------------------------- types
+@dataclass(frozen=True)
+class Type:
+    span: Span
+
+
+@dataclass(frozen=True)
+class NamedType(Type):
+    name: str              # int, bool, text, number, an enum, a die
+
+
+@dataclass(frozen=True)
+class RangeType(Type):
+    low: int
+    high: int
+
+
+@dataclass(frozen=True)
+class ListType(Type):
+    item: Type
+
+
+@dataclass(frozen=True)
+class UnionType(Type):
+    options: tuple         # of Type
+
+
+@dataclass(frozen=True)
+class RecordType(Type):
+    fields: tuple          # of (name, Type)
+
+
+# ----------------------------------------------------------------- statements
+@dataclass(frozen=True)
+class Let:
+    span: Span
+    name: str
+    value: Expr
+
+
+@dataclass(frozen=True)
+class DiceSpec:
+    """What a `roll` statement throws: one die, a pool, or a chain."""
+    span: Span
+    kind: str              # "one" | "pool" | "chain"
+    die: str
+    count: Optional[Expr] = None
+    on: Optional[Expr] = None      # chain: faces that succeed on the first roll
+    then: Optional[Expr] = None    # chain: faces that succeed on later rolls
+
+
+@dataclass(frozen=True)
+class Roll:
+    span: Span
+    name: str
+    dice: DiceSpec
+
+
+@dataclass(frozen=True)
+class Require:
+    span: Span
+    cond: Expr
+    message: str
+
+
+# --------------------------------------------------------------- declarations
+@dataclass(frozen=True)
+class Param:
+    span: Span
+    name: str
+    type: Type
+    default: Optional[Expr] = None
+
+
+@dataclass(frozen=True)
+class Const:
+    span: Span
+    name: str
+    value: Expr
+    doc: str = ""
+
+
+@dataclass(frozen=True)
+class Enum:
+    span: Span
+    name: str
+    members: tuple         # of str
+
+
+@dataclass(frozen=True)
+class Mechanic:
+    span: Span
+    name: str
+    params: tuple          # of Param
+    returns: Type
+    doc: str
+    body: tuple            # of Let | Roll | Require
+    result: Expr
+
+
+@dataclass(frozen=True)
+class Cell:
+    span: Span
+    value: object          # literal value, a (low, high) range key, or ABSENT
+
+
+@dataclass(frozen=True)
+class Table:
+    span: Span
+    name: str
+    params: tuple          # of Param (the keys)
+    returns: Type          # RecordType for several value columns
+    doc: str
+    grid: bool
+    header: tuple          # of Cell (the first row: column labels, or a grid's column keys)
+    rows: tuple            # of tuple of Cell
+
+
+@dataclass(frozen=True)
+class Binding:
+    span: Span
+    name: str
+    source: Expr
+
+
+@dataclass(frozen=True)
+class Check:
+    span: Span
+    name: str
+    doc: str
+    bindings: tuple        # of Binding
+    where: Optional[Expr]
+    claim: Expr
+
+
+Decl = Union[Const, Enum, Mechanic, Table, Check]
+
+
+# ----------------------------------------------------------- prose and rules
+@dataclass(frozen=True)
+class Ref:
+    span: Span
+    book: Optional[str]    # None: same book
+    rule: str
+    label: Optional[str]
+
+
+@dataclass(frozen=True)
+class Prose:
+    span: Span
+    text: str              # dedented; [[refs]] kept in place
+    refs: tuple            # of Ref
+
+
+NOTE_KINDS = ("clarification", "interpretation", "erratum", "absent")
+
+
+@dataclass(frozen=True)
+class Note:
+    span: Span
+    kind: str
+    text: Prose
+
+
+@dataclass(frozen=True)
+class Example:
+    span: Span             # of the opening triple quote
+    title: str
+    text: str              # dedented doctest text
+    first_line: int        # source line of the text's first line
+
+
+@dataclass(frozen=True)
+class Rule:
+    span: Span
+    id: str
+    title: str
+    aliases: tuple = ()
+    keywords: tuple = ()
+    source: str = ""
+    prose: tuple = ()      # of Prose
+    flavour: tuple = ()    # of Prose
+    notes: tuple = ()      # of Note
+    examples: tuple = ()   # of Example
+    decls: tuple = ()      # of Decl
+
+
+@dataclass(frozen=True)
+class Section:
+    span: Span
+    id: str
+    title: str
+    prose: tuple = ()
+    items: tuple = ()      # of Section | Rule | Decl
+
+
+@dataclass(frozen=True)
+class Die:
+    span: Span
+    name: str
+    faces: tuple           # standard dN: ints 1..N; custom: symbol names, repeated per face
+    custom: bool
+
+
+@dataclass(frozen=True)
+class Header:
+    span: Span
+    id: str
+    title: str = ""
+    edition: str = ""
+    source: str = ""
+    units: str = ""
+    dice: tuple = ()       # of Die
+    prose: tuple = ()
+
+
+@dataclass(frozen=True)
+class SourceFile:
+    """One parsed `.rules` file: an optional header and its top-level items."""
+    path: str
+    header: Optional[Header]
+    items: tuple

@@ -1,0 +1,460 @@
+"""Source text -> AST.  A tiny cached lark factory (as python-hcl2 does) and a
+converter from lark's tree to the frozen dataclasses of `nodes`.
+
+Syntax errors become `RulebookError`s pointing at file:line:column with the
+expected tokens as a hint; the parser never lets a lark exception escape.
+"""
+from __future__ import annotations
+
+import functools
+import re
+import textwrap
+from fractions import Fraction
+from pathlib import Path
+
+from . import nodes as n
+from .errors import Diagnostic, RulebookError, line_of
+from .values import ABSENT
+
+GRAMMAR_PATH = Path(__file__).with_name("grammar.lark")
+
+
+@functools.lru_cache(maxsize=1)
+def lark_parser():
+    """Build the LALR parser once per process (grammar analysis is the slow part)."""
+    from lark import Lark
+
+    return Lark(GRAMMAR_PATH.read_text(), parser="lalr", lexer="contextual",
+                propagate_positions=True, maybe_placeholders=True, cache=False)
+
+
+# Friendly names for the terminals lark reports as expected.
+_TOKEN_NAMES = {
+    "RBRACE": "'}'", "LBRACE": "'{'", "LPAR": "'('", "RPAR": "')'", "LSQB": "'['", "RSQB": "']'",
+    "COMMA": "','", "COLON": "':'", "EQUAL": "'='", "VBAR": "'|'", "NAME": "a name", "ID": "an id",
+    "STRING": "a \"string\"", "PROSE": "\"\"\"prose\"\"\"", "INT": "a number", "CMP": "a comparison",
+    "ADD": "'+' or '-'", "MUL": "'*', '/' or '%'", "__ANON_0": "'..'", "DICE": "dice such as 3d10",
+    "MINUS": "'-'", "DOT": "'.'", "RARROW": "'->'", "$END": "end of file",
+}
+
+
+def _describe_expected(expected) -> str:
+    names = sorted({_TOKEN_NAMES.get(t, t.lower() if t.isupper() and not t.startswith("__") else t)
+                    for t in expected})
+    if len(names) > 8:
+        names = names[:8] + ["..."]
+    return "expected " + ", ".join(names)
+
+
+def parse_text(text: str, path: str = "<string>") -> n.SourceFile:
+    """Parse one `.rules` source; raise RulebookError on any syntax problem."""
+    from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
+
+    try:
+        tree = lark_parser().parse(text)
+    except UnexpectedToken as e:
+        tok = e.token
+        got = "end of file" if tok.type == "$END" else repr(str(tok))
+        line, col = (e.line, e.column) if e.line and e.line > 0 else _end_pos(text)
+        raise RulebookError([Diagnostic(path, line, col, f"unexpected {got}",
+                                        _hint_for(tok, e.expected), line_of(text, line))]) from None
+    except UnexpectedCharacters as e:
+        ch = text[e.pos_in_stream] if e.pos_in_stream < len(text) else ""
+        hint = _describe_expected(e.allowed) if e.allowed else ""
+        if ch == '"':
+            hint = "a string must close on the same line; use \"\"\"...\"\"\" for prose"
+        raise RulebookError([Diagnostic(path, e.line, e.column, f"unexpected character {ch!r}",
+                                        hint, line_of(text, e.line))]) from None
+    except UnexpectedEOF as e:
+        line, col = _end_pos(text)
+        raise RulebookError([Diagnostic(path, line, col, "unexpected end of file",
+                                        _describe_expected(e.expected) + " (is a '}' missing?)",
+                                        line_of(text, line))]) from None
+    except UnexpectedInput as e:  # pragma: no cover - other lark input errors
+        raise RulebookError([Diagnostic(path, getattr(e, "line", 1), getattr(e, "column", 1),
+                                        "syntax error", str(e).splitlines()[0])]) from None
+    return _Builder(path, text).source_file(tree)
+
+
+def _end_pos(text: str):
+    lines = text.splitlines() or [""]
+    return len(lines), len(lines[-1]) + 1
+
+
+def _hint_for(tok, expected) -> str:
+    hint = _describe_expected(expected)
+    if tok.type == "NAME" and "RETURN" in expected:
+        hint += "; a { } body ends with 'return <expression>'"
+    return hint
+
+
+def parse_file(path) -> n.SourceFile:
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        raise RulebookError([Diagnostic(str(p), 1, 1, f"cannot read rulebook: {e}")]) from None
+    return parse_text(text, str(p))
+
+
+_REF = re.compile(r"\[\[(.*?)\]\]", re.S)
+_REF_BODY = re.compile(r"^(?:([a-z0-9]+(?:-[a-z0-9]+)*):)?([a-z0-9]+(?:-[a-z0-9]+)*)(?:\|(.+))?$", re.S)
+
+
+class _Builder:
+    """Walks lark's tree and returns AST nodes with spans."""
+
+    def __init__(self, path: str, text: str):
+        self.path, self.text = path, text
+        self.errors = []
+
+    # ------------------------------------------------------------ helpers
+    def span(self, x) -> n.Span:
+        m = getattr(x, "meta", None)
+        if m is not None and not getattr(m, "empty", True):
+            return n.Span(self.path, m.line, m.column, m.end_line, m.end_column)
+        if hasattr(x, "line") and x.line is not None:
+            return n.Span(self.path, x.line, x.column, x.end_line or x.line, x.end_column or x.column)
+        return n.Span(self.path, 0, 0)
+
+    def error(self, where, message, hint=""):
+        sp = where if isinstance(where, n.Span) else self.span(where)
+        self.errors.append(Diagnostic(self.path, sp.line, sp.column, message, hint, line_of(self.text, sp.line)))
+
+    @staticmethod
+    def string(tok) -> str:
+        s = str(tok)[1:-1]
+        return re.sub(r"\\(.)", lambda m: {"n": "\n", "t": "\t"}.get(m.group(1), m.group(1)), s)
+
+    def prose(self, tok) -> n.Prose:
+        raw = str(tok)
+        if raw.startswith('"""'):
+            body = raw[3:-3]
+            offset = 3
+        else:
+            body = self.string(tok)
+            offset = 1
+        sp = self.span(tok)
+        refs = []
+        for m in _REF.finditer(body):
+            # locate the reference in the file for diagnostics
+            before = raw[: offset + m.start()]
+            line = sp.line + before.count("\n")
+            col = (len(before) - before.rfind("\n")) if "\n" in before else sp.column + len(before)
+            rsp = n.Span(self.path, line, col)
+            mm = _REF_BODY.match(m.group(1).strip())
+            if not mm:
+                self.error(rsp, f"malformed cross-reference [[{m.group(1)}]]",
+                           "write [[rule-id]], [[book-id:rule-id]] or [[rule-id|shown text]]")
+                continue
+            refs.append(n.Ref(rsp, mm.group(1), mm.group(2), mm.group(3)))
+        return n.Prose(sp, _dedent(body), tuple(refs))
+
+    def text_or_string(self, tok) -> str:
+        return _dedent(str(tok)[3:-3]) if str(tok).startswith('"""') else self.string(tok)
+
+    # ------------------------------------------------------------ structure
+    def source_file(self, tree) -> n.SourceFile:
+        header = None
+        items = []
+        for ch in tree.children:
+            if getattr(ch, "data", None) == "book_header":
+                header = self.header(ch)
+            else:
+                it = self.item(ch)
+                if it is not None:
+                    items.append(it)
+        if self.errors:
+            raise RulebookError(self.errors)
+        return n.SourceFile(self.path, header, tuple(items))
+
+    def header(self, t) -> n.Header:
+        fields = {"title": "", "edition": "", "source": "", "units": ""}
+        dice, prose = [], []
+        for f in t.children[1:]:
+            d = f.data
+            if d in ("h_title", "h_edition", "h_source"):
+                fields[d[2:]] = self.string(f.children[0])
+            elif d == "h_units":
+                fields["units"] = str(f.children[0])
+            elif d == "h_dice":
+                for tok in f.children:
+                    m = re.fullmatch(r"d([0-9]+)", str(tok))
+                    if not m or int(m.group(1)) < 2:
+                        self.error(tok, f"'{tok}' is not a standard die",
+                                   "standard dice are written d6, d10, d100...; declare custom dice with `die NAME { face: count, ... }`")
+                        continue
+                    dice.append(n.Die(self.span(tok), str(tok), tuple(range(1, int(m.group(1)) + 1)), False))
+            elif d == "h_custom_die":
+                faces = []
+                for face in f.children[1:]:
+                    faces.extend([str(face.children[0])] * int(face.children[1]))
+                dice.append(n.Die(self.span(f), str(f.children[0]), tuple(faces), True))
+            elif d == "h_prose":
+                prose.append(self.prose(f.children[0]))
+        return n.Header(self.span(t), str(t.children[0]), dice=tuple(dice), prose=tuple(prose), **fields)
+
+    def item(self, t):
+        d = getattr(t, "data", None)
+        if d in ("loose_prose", "section_prose"):
+            return self.prose(t.children[0])
+        if d == "section":
+            return self.section(t)
+        if d == "rule":
+            return self.rule(t)
+        return self.decl(t)
+
+    def section(self, t) -> n.Section:
+        prose, items = [], []
+        for ch in t.children[2:]:
+            it = self.item(ch)
+            (prose if isinstance(it, n.Prose) else items).append(it)
+        return n.Section(self.span(t), str(t.children[0]), self.string(t.children[1]), tuple(prose), tuple(items))
+
+    def rule(self, t) -> n.Rule:
+        kw = {"aliases": [], "keywords": [], "prose": [], "flavour": [], "notes": [], "examples": [], "decls": []}
+        source = ""
+        for ch in t.children[2:]:
+            d = ch.data
+            if d in ("aliases", "keywords"):
+                kw[d].extend(self.string(s) for s in ch.children)
+            elif d == "source":
+                source = self.string(ch.children[0])
+            elif d == "prose":
+                kw["prose"].append(self.prose(ch.children[0]))
+            elif d == "flavour":
+                kw["flavour"].append(self.prose(ch.children[0]))
+            elif d == "note":
+                kind = str(ch.children[0])
+                if kind not in n.NOTE_KINDS:
+                    from .errors import did_you_mean
+                    self.error(ch.children[0], f"unknown note kind '{kind}'",
+                               did_you_mean(kind, n.NOTE_KINDS) or "kinds: " + ", ".join(n.NOTE_KINDS))
+                kw["notes"].append(n.Note(self.span(ch), kind, self.prose(ch.children[1])))
+            elif d == "example":
+                title_tok, body = ch.children
+                raw = str(body)[3:-3]
+                lead = len(raw) - len(raw.lstrip("\n"))
+                first = body.line + lead
+                kw["examples"].append(n.Example(self.span(body), self.string(title_tok) if title_tok else "",
+                                                _dedent(raw), first))
+            else:
+                kw["decls"].append(self.decl(ch))
+        return n.Rule(self.span(t), str(t.children[0]), self.string(t.children[1]), source=source,
+                      **{k: tuple(v) for k, v in kw.items()})
+
+    # ------------------------------------------------------------ declarations
+    def decl(self, t):
+        return getattr(self, "d_" + t.data)(t)
+
+    def d_const(self, t):
+        name, value, doc = t.children
+        return n.Const(self.span(t), str(name), self.expr(value), self.string(doc) if doc else "")
+
+    def d_enum(self, t):
+        return n.Enum(self.span(t), str(t.children[0]), tuple(str(c) for c in t.children[1:]))
+
+    def params(self, t):
+        if t is None:
+            return ()
+        out = []
+        for p in t.children:
+            name, typ, default = p.children
+            out.append(n.Param(self.span(p), str(name), self.type(typ), self.expr(default) if default is not None else None))
+        return tuple(out)
+
+    def doc(self, t):
+        if t is None:
+            return ""
+        return self.text_or_string(t.children[0])
+
+    def d_mechanic(self, t):
+        name, params, ret, doc, body = t.children
+        stmts = []
+        if body.data == "expr_body":
+            result = self.expr(body.children[0])
+        else:
+            for s in body.children[:-1]:
+                stmts.append(self.stmt(s))
+            result = self.expr(body.children[-1])
+        return n.Mechanic(self.span(t), str(name), self.params(params), self.type(ret), self.doc(doc),
+                          tuple(stmts), result)
+
+    def stmt(self, s):
+        sp = self.span(s)
+        if s.data == "let":
+            return n.Let(sp, str(s.children[0]), self.expr(s.children[1]))
+        if s.data == "require":
+            return n.Require(sp, self.expr(s.children[0]), self.string(s.children[1]))
+        name, dice = s.children
+        return n.Roll(sp, str(name), self.dice(dice))
+
+    def dice(self, d) -> n.DiceSpec:
+        sp = self.span(d)
+        if d.data == "one_die":
+            return n.DiceSpec(sp, "one", str(d.children[0]))
+        if d.data == "dice_literal":
+            count, die = str(d.children[0]).split("d")
+            return n.DiceSpec(sp, "pool", "d" + die, n.Literal(sp, int(count)))
+        if d.data == "pool":
+            return n.DiceSpec(sp, "pool", str(d.children[1]), self.expr(d.children[0]))
+        count, die, on, then = d.children
+        return n.DiceSpec(sp, "chain", str(die), self.expr(count) if count is not None else None,
+                          self.expr(on), self.expr(then) if then is not None else None)
+
+    def d_table(self, t):
+        name, params, ret, doc, grid, *rows = t.children
+        keys = self.params(params)
+        rtype = self.type(ret)
+        header, body = None, []
+        for r in rows:
+            cells = [self.cell(c) for c in r.children]
+            if all(c.value == "---" for c in cells):
+                continue
+            if header is None:
+                header = tuple(cells)
+            else:
+                body.append(tuple(cells))
+        return n.Table(self.span(t), str(name), keys, rtype, self.doc(doc), grid is not None,
+                       header or (), tuple(body))
+
+    def cell(self, c) -> n.Cell:
+        sp = self.span(c)
+        d = c.data
+        if d == "int_cell":
+            return n.Cell(sp, self.signed(c.children[0]))
+        if d == "decimal_cell":
+            return n.Cell(sp, Fraction(str(c.children[0])))
+        if d == "str_cell":
+            return n.Cell(sp, self.string(c.children[0]))
+        if d == "name_cell":
+            return n.Cell(sp, n.Name(sp, str(c.children[0])))
+        if d == "dice_cell":
+            return n.Cell(sp, str(c.children[0]))
+        if d == "true_cell":
+            return n.Cell(sp, True)
+        if d == "false_cell":
+            return n.Cell(sp, False)
+        if d == "absent_cell":
+            return n.Cell(sp, ABSENT)
+        if d == "range_cell":
+            return n.Cell(sp, (int(c.children[0]), int(c.children[1])))
+        if d == "rule_line":
+            return n.Cell(sp, "---")
+        raise AssertionError(d)  # pragma: no cover
+
+    def signed(self, s) -> int:
+        if getattr(s, "data", None) == "negative":
+            return -int(s.children[0])
+        return int(s.children[0])
+
+    def d_check(self, t):
+        name, doc, *rest = t.children
+        where, claim = rest[-2], rest[-1]
+        binds = [n.Binding(self.span(b), str(b.children[0]), self.expr(b.children[1])) for b in rest[:-2]]
+        return n.Check(self.span(t), str(name), self.doc(doc), tuple(binds),
+                       self.expr(where) if where is not None else None, self.expr(claim))
+
+    # ------------------------------------------------------------------ types
+    def type(self, t) -> n.Type:
+        if t.data == "type":
+            opts = [self.type(c) for c in t.children]
+            return opts[0] if len(opts) == 1 else n.UnionType(self.span(t), tuple(opts))
+        if t.data == "named_type":
+            return n.NamedType(self.span(t), str(t.children[0]))
+        if t.data == "range_type":
+            lo, hi = self.signed(t.children[0]), self.signed(t.children[1])
+            if lo > hi:
+                self.error(t, f"empty range {lo}..{hi}", "write the low bound first")
+            return n.RangeType(self.span(t), lo, hi)
+        if t.data == "list_type":
+            return n.ListType(self.span(t), self.type(t.children[0]))
+        if t.data == "record_type":
+            return n.RecordType(self.span(t), tuple((str(f.children[0]), self.type(f.children[1])) for f in t.children))
+        raise AssertionError(t.data)  # pragma: no cover
+
+    # ------------------------------------------------------------ expressions
+    def expr(self, t) -> n.Expr:
+        from lark import Token
+
+        if isinstance(t, Token):  # pragma: no cover - every atom is wrapped
+            return n.Name(self.span(t), str(t))
+        sp = self.span(t)
+        d, c = t.data, t.children
+        if d == "int_lit":
+            return n.Literal(sp, int(c[0]))
+        if d == "decimal_lit":
+            return n.Literal(sp, Fraction(str(c[0])))
+        if d == "str_lit":
+            return n.Literal(sp, self.string(c[0]))
+        if d == "true_lit":
+            return n.Literal(sp, True)
+        if d == "false_lit":
+            return n.Literal(sp, False)
+        if d == "absent_lit":
+            return n.Literal(sp, ABSENT)
+        if d == "name":
+            return n.Name(sp, str(c[0]))
+        if d == "ifelse":
+            return n.IfElse(sp, *(self.expr(x) for x in c))
+        if d in ("or_op", "and_op"):
+            return n.BoolOp(sp, d[:-3], self.expr(c[0]), self.expr(c[1]))
+        if d == "not_op":
+            return n.Not(sp, self.expr(c[0]))
+        if d == "compare":
+            return n.Compare(sp, str(c[1]), self.expr(c[0]), self.expr(c[2]))
+        if d == "member":
+            return n.Compare(sp, "in", self.expr(c[0]), self.expr(c[1]))
+        if d == "not_member":
+            return n.Compare(sp, "notin", self.expr(c[0]), self.expr(c[1]))
+        if d == "range_expr":
+            return n.RangeExpr(sp, self.expr(c[0]), self.expr(c[1]))
+        if d == "binop":
+            return n.BinOp(sp, str(c[1]), self.expr(c[0]), self.expr(c[2]))
+        if d == "neg":
+            return n.Neg(sp, self.expr(c[0]))
+        if d == "call":
+            args, kwargs = [], []
+            a = c[1]
+            if a is not None:
+                if a.data == "generator":
+                    elem, var, src, cond = a.children
+                    args.append(n.Comprehension(self.span(a), self.expr(elem), str(var), self.expr(src),
+                                                self.expr(cond) if cond is not None else None))
+                else:
+                    for arg in a.children:
+                        if getattr(arg, "data", None) == "kwarg":
+                            kwargs.append((str(arg.children[0]), self.expr(arg.children[1])))
+                        else:
+                            if kwargs:
+                                self.error(arg, "a positional argument cannot follow a named one")
+                            args.append(self.expr(arg))
+            return n.Call(sp, self.expr(c[0]), tuple(args), tuple(kwargs))
+        if d == "attr":
+            return n.Attr(sp, self.expr(c[0]), str(c[1]))
+        if d == "index":
+            return n.Index(sp, self.expr(c[0]), self.expr(c[1]))
+        if d == "list_lit":
+            return n.ListLit(sp, tuple(self.expr(x) for x in c if x is not None))
+        if d == "list_comp":
+            elem, var, src, cond = c
+            return n.Comprehension(sp, self.expr(elem), str(var), self.expr(src),
+                                   self.expr(cond) if cond is not None else None)
+        if d == "set_lit":
+            return n.SetLit(sp, tuple(self.expr(x) for x in c))
+        if d in ("int_lit",):  # pragma: no cover
+            return n.Literal(sp, int(c[0]))
+        raise AssertionError(d)  # pragma: no cover
+
+
+def _dedent(body: str) -> str:
+    """Strip the common indentation of a triple-quoted block and its edge blank lines."""
+    lines = body.split("\n")
+    if lines and not lines[0].strip():
+        lines = lines[1:]
+    else:
+        # text starting on the quote line: dedent the rest, keep the first line as is
+        first, rest = (lines[0].strip(), lines[1:]) if lines else ("", [])
+        rest_text = textwrap.dedent("\n".join(rest))
+        return (first + ("\n" + rest_text if rest else "")).strip()
+    return textwrap.dedent("\n".join(lines)).strip()
