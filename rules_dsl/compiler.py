@@ -541,8 +541,8 @@ class MechanicFn:
             if p.default is not None:
                 s += f" = {show(self.defaults[p.name]({}, Ctx(GivenRoller())))}"
             parts.append(s)
-        rolls = "".join(f"; roll {r.name}: {_dice_text(r.dice)}" for r in self.rolls)
-        return f"{self.name}({', '.join(parts)}{rolls}) -> {self.returns.describe}"
+        parts += [f"roll {r.name}: {_dice_text(r.dice)}" for r in self.rolls]
+        return f"{self.name}({', '.join(parts)}) -> {self.returns.describe}"
 
     def _docstring(self):
         lines = [self.node.doc or ""]

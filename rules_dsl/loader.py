@@ -122,6 +122,16 @@ def parse_book(book_id: str, use_cache: bool = True):
     return assemble(book_id, files), texts
 
 
+class _AnyId(frozenset):
+    """Stands for the ids of a book that does not parse right now: every id is accepted."""
+
+    def __contains__(self, item):
+        return True
+
+
+ANY_ID = _AnyId()
+
+
 def _other_ids(book_id: str):
     """Rule and section ids of another book (parse only), for cross-references."""
     from . import nodes as n
@@ -135,7 +145,7 @@ def _other_ids(book_id: str):
         try:
             ast, _ = parse_book(other)
         except RulebookError:
-            return set()   # that book's own errors are reported when it is loaded
+            return ANY_ID  # that book's own errors are reported when it is loaded
         return {p.node.id for p in walk(ast.items) if isinstance(p.node, (n.Rule, n.Section))}
     return ids
 

@@ -1,0 +1,266 @@
+"""The `rules` command: books, lookup, show, call, odds, check.
+
+Start-up is kept lean: argparse and the index (SQLite) load for `lookup`; the
+compiler and lark load only for subcommands that need compiled books.  Every
+error a user can cause prints one readable line and exits non-zero (2 for a bad
+name or argument, 1 for "nothing found" or a failing check).
+"""
+from __future__ import annotations
+
+import sys
+
+
+def _out(text=""):
+    sys.stdout.write(text + "\n")
+
+
+def _die(msg: str, code: int = 2):
+    sys.stderr.write(f"rules: {msg}\n")
+    raise SystemExit(code)
+
+
+def _json(obj):
+    import json
+    _out(json.dumps(obj, indent=2, ensure_ascii=False))
+
+
+def build_parser():
+    import argparse
+
+    p = argparse.ArgumentParser(prog="rules", description="Wargame rulebooks as code: look rules up, call their mechanics, check the books.")
+    sub = p.add_subparsers(dest="cmd", metavar="COMMAND")
+    s = sub.add_parser("books", help="list the books with their counts")
+    s.add_argument("--json", action="store_true")
+    s = sub.add_parser("lookup", help="find rules by title, alias or text, across every book")
+    s.add_argument("query", nargs="+")
+    s.add_argument("--book")
+    s.add_argument("--limit", type=int, default=5)
+    s.add_argument("--json", action="store_true")
+    s = sub.add_parser("show", help="show one rule whole: BOOK:RULE")
+    s.add_argument("ref")
+    s.add_argument("--json", action="store_true")
+    for name, helptext in (("call", "evaluate a mechanic: BOOK:MECHANIC NAME=VALUE ..."),
+                           ("odds", "exact distribution of a dice mechanic: BOOK:MECHANIC NAME=VALUE ...")):
+        s = sub.add_parser(name, help=helptext)
+        s.add_argument("ref")
+        s.add_argument("assignments", nargs="*", metavar="NAME=VALUE")
+        if name == "call":
+            s.add_argument("--seed", type=int)
+        s.add_argument("--json", action="store_true")
+    s = sub.add_parser("check", help="compile books, run every example and check")
+    s.add_argument("book", nargs="?")
+    s.add_argument("--json", action="store_true")
+    s.add_argument("--strict", action="store_true", help="also fail when a check reports findings")
+    return p
+
+
+def main(argv=None):
+    args = build_parser().parse_args(argv)
+    if args.cmd is None:
+        build_parser().print_help()
+        return 2
+    from .errors import RulesError
+    try:
+        return {"books": cmd_books, "lookup": cmd_lookup, "show": cmd_show, "call": cmd_call,
+                "odds": cmd_odds, "check": cmd_check}[args.cmd](args) or 0
+    except RulesError as e:
+        first = e.first_line() if hasattr(e, "first_line") else str(e).splitlines()[0]
+        _die(first, 2)
+    except KeyboardInterrupt:  # pragma: no cover
+        _die("interrupted", 130)
+    except BrokenPipeError:  # pragma: no cover
+        return 0
+
+
+# ----------------------------------------------------------------- commands
+def cmd_books(args):
+    from .index import ensure_index
+    idx = ensure_index()
+    books = idx.books()
+    if args.json:
+        _json(books)
+        return 0
+    for b in books:
+        _out(f"{b['id']:<16} {b['title']:<36} {b['rules']:>4} rules {b['mechanics']:>4} mechanics {b['examples']:>4} examples")
+    return 0
+
+
+def cmd_lookup(args):
+    from .index import ensure_index
+    idx = ensure_index()
+    query = " ".join(args.query)
+    if args.book and args.book not in [b["id"] for b in idx.books()]:
+        from .errors import NotFound
+        raise NotFound("book", args.book, [b["id"] for b in idx.books()])
+    if args.limit < 1:
+        _die("--limit must be at least 1")
+    results = idx.lookup(query, book=args.book, limit=args.limit)
+    if not results:
+        near = idx.near_titles(query)
+        hint = f"; near titles: {', '.join(near)}" if near else ""
+        if args.json:
+            _json([])
+        sys.stderr.write(f"rules: nothing found for {query!r}{hint}\n")
+        return 1
+    if args.json:
+        _json(results)
+        return 0
+    for i, r in enumerate(results):
+        if i:
+            _out()
+        _print_rule(r)
+    return 0
+
+
+def _print_rule(r):
+    _out(f"{r['book']}:{r['rule']}  {r['title']}")
+    if r.get("section"):
+        _out(f"  section: {r['section']}")
+    if r.get("aliases"):
+        _out(f"  also: {', '.join(r['aliases'])}")
+    import textwrap
+    for para in r["text"].split("\n\n"):
+        _out(textwrap.fill(para, width=100, initial_indent="  ", subsequent_indent="  "))
+    for sig in r.get("mechanics", []):
+        _out(f"  mechanic: {sig}")
+    for note in r.get("notes", []):
+        _out(textwrap.fill(f"{note['kind']}: {note['text']}", width=100, initial_indent="  note ", subsequent_indent="       "))
+
+
+def _split_ref(ref: str):
+    if ":" not in ref:
+        _die(f"expected BOOK:NAME, got {ref!r} (e.g. null-strike:opposed-stat-rolls)")
+    return ref.split(":", 1)
+
+
+def cmd_show(args):
+    book_id, rule_id = _split_ref(args.ref)
+    from .index import ensure_index
+    idx = ensure_index()
+    r = idx.get(book_id, rule_id)
+    if args.json:
+        _json(r)
+        return 0
+    _print_rule(r)
+    for ex in r.get("examples", []):
+        _out(f"  example{': ' + ex['title'] if ex['title'] else ''}")
+        for line in ex["text"].splitlines():
+            _out("    " + line)
+    for f in r.get("findings", []):
+        _out(f"  finding: {f}")
+    return 0
+
+
+def _parse_value(raw: str):
+    """NAME=VALUE values: numbers, true/false, lists (1,2,3 or [1,2,3]), names."""
+    from fractions import Fraction
+    s = raw.strip()
+    if s.startswith("[") and s.endswith("]"):
+        s = s[1:-1]
+        return [_parse_value(x) for x in s.split(",") if x.strip()] if s.strip() else []
+    if "," in s:
+        return [_parse_value(x) for x in s.split(",")]
+    if s in ("true", "false"):
+        return s == "true"
+    try:
+        return int(s)
+    except ValueError:
+        pass
+    try:
+        return Fraction(s)
+    except (ValueError, ZeroDivisionError):
+        return s
+
+
+def _resolve_mechanic(ref):
+    book_id, name = _split_ref(ref)
+    from .loader import load
+    book = load(book_id)
+    return book, book.mechanic(name)
+
+
+def _assignments(items):
+    out = {}
+    for a in items:
+        if "=" not in a:
+            _die(f"expected NAME=VALUE, got {a!r}")
+        k, v = a.split("=", 1)
+        if not k:
+            _die(f"expected NAME=VALUE, got {a!r}")
+        out[k.strip()] = _parse_value(v)
+    return out
+
+
+def cmd_call(args):
+    from .values import show, to_json
+    book, mech = _resolve_mechanic(args.ref)
+    kwargs = _assignments(args.assignments)
+    result, rolls = mech.run(seed=args.seed, **kwargs)
+    if args.json:
+        _json({"result": to_json(result), "rolls": {k: to_json(v) for k, v in rolls.items()}})
+        return 0
+    _out(show(result))
+    if rolls:
+        _out("rolls: " + ", ".join(f"{k}={show(v)}" for k, v in rolls.items()))
+    return 0
+
+
+def cmd_odds(args):
+    book, mech = _resolve_mechanic(args.ref)
+    if not mech.has_dice:
+        _die(f"{book.id}:{mech.name} rolls no dice; use `rules call` for its value", 2)
+    from .odds import distribution
+    dist = distribution(mech, **_assignments(args.assignments))
+    if args.json:
+        _json(dist.as_json())
+        return 0
+    _out(dist.table())
+    return 0
+
+
+def cmd_check(args):
+    from .errors import RulebookError
+    from .loader import book_ids, load
+    ids = [args.book] if args.book else book_ids()
+    if args.book and args.book not in book_ids():
+        from .errors import NotFound
+        raise NotFound("book", args.book, book_ids())
+    report = {"books": [], "examples": {"passed": 0, "failed": 0}, "findings": [], "errors": []}
+    failed = False
+    for bid in ids:
+        try:
+            book = load(bid)
+        except RulebookError as e:
+            failed = True
+            report["errors"].append({"book": bid, "message": e.render()})
+            if not args.json:
+                sys.stderr.write(e.render() + "\n")
+            continue
+        results = book.run_examples()
+        ok = sum(r.passed for r in results)
+        bad = [r for r in results if not r.passed]
+        report["examples"]["passed"] += ok
+        report["examples"]["failed"] += len(bad)
+        findings = book.findings
+        report["books"].append({"id": bid, "title": book.title, "rules": len(book.rules),
+                                "mechanics": len(book.mechanics), "examples": len(results),
+                                "examples_failed": len(bad), "findings": len(findings)})
+        report["findings"].extend(f.as_json() for f in findings)
+        if bad or any(f.kind == "check-error" for f in findings):
+            failed = True
+        if args.strict and findings:
+            failed = True
+        if not args.json:
+            _out(f"{bid}: {len(book.rules)} rules, {len(book.mechanics)} mechanics, "
+                 f"{ok}/{len(results)} examples pass, {len(findings)} finding(s)")
+            for r in bad:
+                _out(f"  FAILED example {r.location} ({r.rule})\n" + "\n".join("    " + l for l in r.report.splitlines()))
+            for f in findings:
+                _out(f"  finding [{f.kind}] {f.location} ({f.rule}): {f.message}")
+    if args.json:
+        _json(report)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())

@@ -1,0 +1,80 @@
+"""pytest collects every worked example in `rulebooks/` as its own test item.
+
+Each `example """..."""` block of a `.rules` file becomes one item named after
+its rule, reported at file:line; a book that fails to compile is one failing
+item that shows the diagnostics.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+
+def pytest_collect_file(file_path: Path, parent):
+    if file_path.suffix == ".rules":
+        return RulesFile.from_parent(parent, path=file_path)
+    return None
+
+
+def _book_id_for(path: Path) -> str:
+    return path.parent.name if path.parent.name != "rulebooks" else path.stem
+
+
+class RulesFile(pytest.File):
+    def collect(self):
+        from .errors import RulesError
+        from .loader import book_files, load
+
+        book_id = _book_id_for(self.path)
+        try:
+            if self.path.resolve() not in [p.resolve() for p in book_files(book_id)]:
+                return  # not a book of the configured rulebooks folder
+            book = load(book_id)
+        except RulesError as e:
+            yield CompileItem.from_parent(self, name=f"{book_id}[compile]", error=e)
+            return
+        for rule_id, ex, test in book.doctests():
+            if Path(ex.span.file).resolve() != self.path.resolve():
+                continue
+            yield ExampleItem.from_parent(self, name=test.name, book=book, rule_id=rule_id, example=ex, test=test)
+
+
+class CompileItem(pytest.Item):
+    def __init__(self, *, error, **kw):
+        super().__init__(**kw)
+        self.error = error
+
+    def runtest(self):
+        raise self.error
+
+    def repr_failure(self, excinfo):
+        return str(self.error)
+
+    def reportinfo(self):
+        return self.path, 0, self.name
+
+
+class ExampleFailed(Exception):
+    pass
+
+
+class ExampleItem(pytest.Item):
+    def __init__(self, *, book, rule_id, example, test, **kw):
+        super().__init__(**kw)
+        self.book, self.rule_id, self.example, self.test = book, rule_id, example, test
+
+    def runtest(self):
+        from .book import run_doctest
+
+        result = run_doctest(self.book.id, self.rule_id, self.example, self.test)
+        if not result.passed:
+            raise ExampleFailed(result.report)
+
+    def repr_failure(self, excinfo):
+        if isinstance(excinfo.value, ExampleFailed):
+            return f"{self.example.span.file}:{self.example.first_line}: example failed\n{excinfo.value}"
+        return super().repr_failure(excinfo)
+
+    def reportinfo(self):
+        return self.path, self.example.first_line - 1, f"{self.name} (line {self.example.first_line})"
