@@ -12,9 +12,14 @@ import pytest
 
 
 def pytest_collect_file(file_path: Path, parent):
-    if file_path.suffix == ".rules":
-        return RulesFile.from_parent(parent, path=file_path)
-    return None
+    if file_path.suffix != ".rules":
+        return None
+    from .loader import books_dir
+    try:
+        file_path.resolve().relative_to(books_dir().resolve())
+    except ValueError:
+        return None  # a .rules file outside the rulebooks folder (e.g. a test fixture)
+    return RulesFile.from_parent(parent, path=file_path)
 
 
 def _book_id_for(path: Path) -> str:
