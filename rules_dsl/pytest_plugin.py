@@ -1,6 +1,6 @@
 """pytest collects every worked example in `rulebooks/` as its own test item.
 
-Each `example """..."""` block of a `.rules` file becomes one item named after
+Each `example` block of a `.rules` file becomes one item named after
 its rule, reported at file:line; a book that fails to compile is one failing
 item that shows the diagnostics.
 """
