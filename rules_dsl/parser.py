@@ -82,8 +82,11 @@ def _end_pos(text: str):
 
 
 def _hint_for(tok, expected) -> str:
+    if tok.type in ("NAME", "INT", "STRING", "DECIMAL") and {"ADD", "MUL", "CMP"} & set(expected):
+        return ("an expression cannot follow another directly: is an operator or a comma missing, "
+                "or (in a { } body) the 'return' before the result?")
     hint = _describe_expected(expected)
-    if tok.type == "NAME" and "RETURN" in expected:
+    if "RETURN" in expected:
         hint += "; a { } body ends with 'return <expression>'"
     return hint
 

@@ -1,0 +1,205 @@
+"""The language front end: syntax errors, semantic checks, and parser properties."""
+from __future__ import annotations
+
+from fractions import Fraction
+
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+import rules_dsl
+from rules_dsl import nodes as n
+from rules_dsl.errors import RulebookError
+from rules_dsl.parser import parse_text
+from rules_dsl.render import expr_text
+
+from conftest import write_book
+
+
+def errors_of(demo_books, body):
+    write_book(demo_books, "t", body)
+    with pytest.raises(RulebookError) as e:
+        rules_dsl.load("t")
+    return e.value
+
+
+# ------------------------------------------------------------------ syntax
+def test_syntax_error_points_at_line_and_column_with_caret_and_hint():
+    src = 'book b {\n  title "x"\n}\nrule r "R" {\n  mechanic f(a: 1..3) -> int = a +\n}\n'
+    with pytest.raises(RulebookError) as e:
+        parse_text(src, "b.rules")
+    d = e.value.diagnostics[0]
+    assert (d.file, d.line) == ("b.rules", 6)
+    text = e.value.render()
+    assert "b.rules:6:1: error: unexpected '}'" in text
+    assert "^" in text and "hint: expected" in text
+
+
+def test_unclosed_string_gets_a_specific_hint():
+    with pytest.raises(RulebookError) as e:
+        parse_text('book b {\n  title "x\n}\n', "b.rules")
+    assert "\"\"\"" in e.value.diagnostics[0].hint
+
+
+def test_missing_return_in_block_is_explained():
+    with pytest.raises(RulebookError) as e:
+        parse_text("mechanic f(a: 1..3) -> int { let b = a  b }", "b.rules")
+    assert "return" in e.value.diagnostics[0].hint
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(max_size=200))
+def test_parser_never_crashes_on_arbitrary_text(text):
+    try:
+        parse_text(text, "fuzz.rules")
+    except RulebookError as e:
+        assert e.diagnostics and e.diagnostics[0].line >= 1
+
+
+TOKENS = ['book', 'rule', 'section', 'mechanic', 'table', 'grid', 'let', 'roll', 'return', 'of', 'chain',
+          'if', 'then', 'else', 'and', 'or', 'not', 'in', 'for', 'check', 'enum', 'const', 'note', 'example',
+          '{', '}', '(', ')', '[', ']', '|', ':', '=', ',', '.', '..', '->', '+', '-', '*', '/', '"s"',
+          '"""p [[x]] """', '1', '3d10', 'x', 'd6', '---', '\n', '#c\n']
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.sampled_from(TOKENS), max_size=40))
+def test_parser_never_crashes_on_token_soup(tokens):
+    try:
+        parse_text(" ".join(tokens), "soup.rules")
+    except RulebookError:
+        pass
+
+
+# ------------------------------------------------------------ round trip
+names = st.sampled_from(["a", "b", "hits", "army"])
+ints = st.integers(min_value=0, max_value=99)
+
+
+def exprs():
+    leaf = st.one_of(ints.map(lambda v: n.Literal(n.NOWHERE, v)), names.map(lambda v: n.Name(n.NOWHERE, v)),
+                     st.booleans().map(lambda v: n.Literal(n.NOWHERE, v)))
+
+    def extend(inner):
+        return st.one_of(
+            st.tuples(st.sampled_from("+-*/%"), inner, inner).map(lambda t: n.BinOp(n.NOWHERE, *t)),
+            st.tuples(st.sampled_from(["==", "!=", "<", "<=", ">", ">=", "in", "notin"]), inner, inner)
+            .map(lambda t: n.Compare(n.NOWHERE, *t)),
+            st.tuples(st.sampled_from(["and", "or"]), inner, inner).map(lambda t: n.BoolOp(n.NOWHERE, *t)),
+            inner.map(lambda x: n.Not(n.NOWHERE, x)),
+            inner.map(lambda x: n.Neg(n.NOWHERE, x)),
+            st.tuples(inner, inner, inner).map(lambda t: n.IfElse(n.NOWHERE, *t)),
+            st.lists(inner, max_size=3).map(lambda xs: n.ListLit(n.NOWHERE, tuple(xs))),
+            st.tuples(names, st.lists(inner, max_size=2)).map(
+                lambda t: n.Call(n.NOWHERE, n.Name(n.NOWHERE, t[0]), tuple(t[1]), ())),
+            st.tuples(inner, names).map(lambda t: n.Attr(n.NOWHERE, t[0], t[1])),
+        )
+    return st.recursive(leaf, extend, max_leaves=12)
+
+
+def strip(x):
+    """Compare ASTs without spans."""
+    if isinstance(x, tuple):
+        return tuple(strip(i) for i in x)
+    if isinstance(x, n.Expr):
+        return (type(x).__name__,) + tuple(strip(v) for k, v in vars(x).items() if k != "span")
+    return x
+
+
+@settings(max_examples=300, deadline=None)
+@given(exprs())
+def test_printed_expressions_parse_back_to_the_same_tree(e):
+    src = f"mechanic f() -> int = {expr_text(e)}"
+    sf = parse_text(src, "rt.rules")
+    assert strip(sf.items[0].result) == strip(e)
+
+
+# --------------------------------------------------------------- checks
+def test_unknown_name_has_did_you_mean(demo_books):
+    err = errors_of(demo_books, 'rule r "R" {\n  mechanic f(penalty: 0..3) -> int = penalti + 1\n}\n')
+    d = err.diagnostics[0]
+    assert "unknown name 'penalti'" in d.message and "penalty" in d.hint
+    assert d.line == 7 and d.source_line.strip().startswith("mechanic f")
+
+
+def test_several_errors_are_reported_in_one_run(demo_books):
+    err = errors_of(demo_books, '''rule r "R" {
+  """See [[nowhere]]."""
+  note musing "x"
+  mechanic f(a: 1..3) -> int = b
+}
+rule r "Again" { """dup""" }
+''')
+    messages = " | ".join(d.message for d in err.diagnostics)
+    assert "unknown note kind" in messages
+
+
+def test_semantic_errors_are_collected_together(demo_books):
+    err = errors_of(demo_books, '''rule r "R" {
+  """See [[nowher]]."""
+  mechanic f(a: 1..3) -> int = b
+  mechanic g(a: 1..3) -> int = f(a, 2)
+}
+rule r "Again" { """dup""" }
+rule s "S" { """[[other-book:x]]""" }
+''')
+    messages = [d.message for d in err.diagnostics]
+    assert any("unknown rule 'nowher'" in m for m in messages)
+    assert any("unknown name 'b'" in m for m in messages)
+    assert any("takes at most 1 argument" in m for m in messages)
+    assert any("duplicate id 'r'" in m for m in messages)
+    assert any("unknown book 'other-book'" in m for m in messages)
+    assert len(messages) >= 5
+
+
+def test_reference_did_you_mean(demo_books):
+    err = errors_of(demo_books, 'rule opposed-rolls "R" { """x""" }\nrule s "S" { """See [[oposed-rolls]].""" }\n')
+    assert "opposed-rolls" in err.diagnostics[0].hint
+
+
+def test_cross_book_reference_resolves(demo_books):
+    write_book(demo_books, "t", 'rule s "S" { """See [[demo:dice-rolls]]." """ }\n'.replace('." ', '.'))
+    assert rules_dsl.load("t").rule("s").node.prose[0].refs[0].book == "demo"
+
+
+def test_round_needs_an_explicit_mode(demo_books):
+    err = errors_of(demo_books, 'rule r "R" { mechanic f(a: 1..3) -> int = round(a / 2, nearest) }\n')
+    assert "explicit mode" in err.diagnostics[0].message and "half_up" in err.diagnostics[0].hint
+
+
+def test_table_cells_are_type_checked(demo_books):
+    err = errors_of(demo_books, 'rule r "R" { table t(k: 1..3) -> 1..6 {\n | k | v |\n | 1 | 9 |\n } }\n')
+    assert "does not fit" in err.diagnostics[0].message and err.diagnostics[0].line == 8
+
+
+def test_header_must_match_file_name(demo_books):
+    (demo_books / "t.rules").write_text('book other { title "x" }\n')
+    with pytest.raises(RulebookError) as e:
+        rules_dsl.load("t")
+    assert "header says book 'other'" in e.value.diagnostics[0].message
+
+
+def test_rulebook_text_is_never_executed_as_python(demo_books, tmp_path):
+    marker = tmp_path / "pwned"
+    body = f'rule r "R" {{ mechanic f() -> text = __import__("os").system("touch {marker}") }}\n'
+    err = errors_of(demo_books, body)
+    assert "unknown name '__import__'" in err.diagnostics[0].message
+    assert not marker.exists()
+
+
+def test_dunder_attributes_are_not_reachable(demo_books):
+    write_book(demo_books, "t", 'rule r "R" { mechanic f() -> text = [1].__class__ }\n')
+    with pytest.raises(rules_dsl.EvaluationError):
+        rules_dsl.load("t").f()
+
+
+# --------------------------------------------------------------- cache
+def test_edited_source_is_recompiled(demo_books):
+    path = write_book(demo_books, "t", 'rule r "R" { mechanic f() -> int = 1 }\n')
+    assert rules_dsl.load("t").f() == 1
+    path.write_text(path.read_text().replace("= 1", "= 1 + 1"))
+    assert rules_dsl.load("t").f() == 2
+
+
+def test_decimal_literals_are_exact(demo_books):
+    write_book(demo_books, "t", 'rule r "R" { mechanic f() -> number = 0.1 + 0.2 }\n')
+    assert rules_dsl.load("t").f() == Fraction(3, 10)
