@@ -10,8 +10,6 @@
 """
 from __future__ import annotations
 
-import difflib
-from dataclasses import dataclass
 from typing import Iterable, Optional
 
 
@@ -21,6 +19,8 @@ class RulesError(Exception):
 
 def suggest(word: str, candidates: Iterable[str], n: int = 3) -> list:
     """Near matches for did-you-mean hints (case-insensitive)."""
+    import difflib  # lazy: only a failing lookup needs it
+
     cands = list(dict.fromkeys(candidates))
     lowered = {c.lower(): c for c in cands}
     hits = difflib.get_close_matches(word.lower(), list(lowered), n=n, cutoff=0.6)
@@ -32,14 +32,23 @@ def did_you_mean(word: str, candidates: Iterable[str]) -> str:
     return f"did you mean {', '.join(repr(h) for h in hits)}?" if hits else ""
 
 
-@dataclass(frozen=True)
 class Diagnostic:
-    file: str
-    line: int
-    column: int
-    message: str
-    hint: str = ""
-    source_line: str = ""
+    """One problem in a source: where, what, and how to fix it."""
+
+    __slots__ = ("file", "line", "column", "message", "hint", "source_line")
+
+    def __init__(self, file: str, line: int, column: int, message: str, hint: str = "", source_line: str = ""):
+        self.file, self.line, self.column = file, line, column
+        self.message, self.hint, self.source_line = message, hint, source_line
+
+    def __repr__(self):
+        return f"Diagnostic({self.file}:{self.line}:{self.column}: {self.message!r}, hint={self.hint!r})"
+
+    def __eq__(self, other):
+        return isinstance(other, Diagnostic) and all(getattr(self, k) == getattr(other, k) for k in self.__slots__)
+
+    def __reduce__(self):
+        return (Diagnostic, tuple(getattr(self, k) for k in self.__slots__))
 
     def render(self) -> str:
         out = [f"{self.file}:{self.line}:{self.column}: error: {self.message}"]

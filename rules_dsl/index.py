@@ -16,27 +16,25 @@ import os
 import re
 import sqlite3
 import sys
-from pathlib import Path
+import zlib
+
+from . import paths
 
 SCHEMA = 3
 
 
-def _index_path() -> Path:
-    from .loader import books_dir, cache_dir
-    import hashlib
-    key = hashlib.sha1(str(books_dir().resolve()).encode()).hexdigest()[:12]
-    return cache_dir() / f"index-{key}.sqlite"
+def _index_path() -> str:
+    key = zlib.crc32(os.path.realpath(paths.books_dir()).encode())
+    return os.path.join(paths.cache_dir(), f"index-{key:08x}.sqlite")
 
 
 def _source_fingerprint() -> str:
     from . import __version__
-    from .loader import books_dir
-    d = books_dir()
+    d = paths.books_dir()
     parts = [f"schema={SCHEMA}", f"version={__version__}"]
-    grammar = Path(__file__).with_name("grammar.lark")
-    st = grammar.stat()
+    st = os.stat(paths.grammar_path())
     parts.append(f"grammar:{st.st_size}:{st.st_mtime_ns}")
-    if d.is_dir():
+    if os.path.isdir(d):
         for root, dirs, files in os.walk(d):
             dirs.sort()
             for f in sorted(files):
@@ -175,14 +173,14 @@ def _rule_record(book, r) -> dict:
     }
 
 
-def build(path: Path, fingerprint: str):
+def build(path: str, fingerprint: str):
     from .errors import RulebookError
     from .loader import book_ids, load
 
-    tmp = path.with_suffix(f".{os.getpid()}.tmp")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if tmp.exists():
-        tmp.unlink()
+    tmp = f"{path}.{os.getpid()}.tmp"
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    if os.path.exists(tmp):
+        os.unlink(tmp)
     con = sqlite3.connect(tmp)
     con.executescript("""
         CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT);
@@ -220,7 +218,7 @@ def ensure_index() -> Index:
     """Open the index, rebuilding it first if any source changed."""
     path = _index_path()
     fp = _source_fingerprint()
-    if path.exists():
+    if os.path.exists(path):
         try:
             con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
             row = con.execute("SELECT value FROM meta WHERE key='fingerprint'").fetchone()

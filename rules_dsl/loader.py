@@ -13,21 +13,18 @@ import os
 import pickle
 from pathlib import Path
 
-from . import __version__
+from . import __version__, paths
 from .errors import NotFound, RulebookError
 
 _BOOKS: dict = {}      # book id -> (fingerprint, Book)
 
 
 def books_dir() -> Path:
-    env = os.environ.get("RULES_DSL_BOOKS")
-    return Path(env) if env else Path(__file__).resolve().parent.parent / "rulebooks"
+    return Path(paths.books_dir())
 
 
 def cache_dir() -> Path:
-    env = os.environ.get("RULES_DSL_CACHE")
-    base = Path(env) if env else Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "rules-dsl"
-    return base
+    return Path(paths.cache_dir())
 
 
 def book_ids() -> list:

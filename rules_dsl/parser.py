@@ -20,12 +20,27 @@ GRAMMAR_PATH = Path(__file__).with_name("grammar.lark")
 
 
 @functools.lru_cache(maxsize=1)
-def lark_parser():
-    """Build the LALR parser once per process (grammar analysis is the slow part)."""
+def lark_parser(use_cache: bool = True):
+    """Build the LALR parser once per process.
+
+    Grammar analysis is the slow part (~0.25 s), so lark's own cache keeps the
+    analysed tables in the cache folder; lark checks the grammar's hash before
+    reusing them, so an edited grammar is never served stale.
+    """
+    import os
     from lark import Lark
 
+    from . import paths
+
+    cache = False
+    if use_cache:
+        try:
+            os.makedirs(paths.cache_dir(), exist_ok=True)
+            cache = os.path.join(paths.cache_dir(), "grammar.lark-cache")
+        except OSError:
+            cache = False
     return Lark(GRAMMAR_PATH.read_text(), parser="lalr", lexer="contextual",
-                propagate_positions=True, maybe_placeholders=True, cache=False)
+                propagate_positions=True, maybe_placeholders=True, cache=cache)
 
 
 # Friendly names for the terminals lark reports as expected.
