@@ -103,6 +103,21 @@ def _field(rec, name):
     return getattr(rec, name)
 
 
+def _covers(key, x):
+    """True when x equals a key cell, or lies in it when the key is a range."""
+    if isinstance(key, range):
+        return x in key
+    return key == x
+
+
+def _low(key):
+    return key.start if isinstance(key, range) else key
+
+
+def _high(key):
+    return key.stop - 1 if isinstance(key, range) else key
+
+
 BUILTINS = {
     # name: (function, min args, max args, one-line doc)
     "count": (_count, 1, 1, "number of kept items: count(d for d in dice if d <= 4)"),
@@ -126,4 +141,7 @@ BUILTINS = {
     "is_absent": (_is_absent, 1, 1, "true when the value is absent in the source"),
     "or_else": (_or_else, 2, 2, "or_else(x, default): x, or default when x is absent"),
     "field": (_field, 2, 2, "field(record, \"name\"): a record's field by name"),
+    "covers": (_covers, 2, 2, "covers(key, x): x equals the key, or lies in it when the key is a range"),
+    "low": (_low, 1, 1, "low(key): a range's first value (a number is its own)"),
+    "high": (_high, 1, 1, "high(key): a range's last value (a number is its own)"),
 }

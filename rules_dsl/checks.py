@@ -17,7 +17,7 @@ from .builtins import BUILTINS, ROUND_MODES
 from .errors import Diagnostic, RulebookError, did_you_mean, line_of
 from .model import BookAST, decls_of, rules_of, sections_of, walk
 
-BASE_TYPES = ("int", "bool", "text", "number")
+BASE_TYPES = ("int", "bool", "text", "number", "absent")
 
 
 @dataclass
@@ -149,7 +149,7 @@ def check_types(book: BookAST, syms: Symbols, report: Reporter):
         for t in types:
             for sub in _types_in(t):
                 if isinstance(sub, n.NamedType) and sub.name not in known:
-                    hint = did_you_mean(sub.name, known) or "types: int, bool, text, number, LOW..HIGH, list of T, an enum or a die"
+                    hint = did_you_mean(sub.name, known) or "types: int, bool, text, number, absent, LOW..HIGH, list of T, an enum or a die"
                     report(sub.span, f"unknown type '{sub.name}'", hint)
         if isinstance(d, (n.Mechanic, n.Table)):
             seen = set()

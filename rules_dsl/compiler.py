@@ -56,7 +56,7 @@ class TypeCheck:
             if t.name in self.book.dice:
                 return "a face of " + self.book.dice[t.name].describe()
             return {"int": "a whole number", "bool": "true or false", "text": "text",
-                    "number": "a number"}.get(t.name, t.name)
+                    "number": "a number", "absent": "absent"}.get(t.name, t.name)
         if isinstance(t, n.ListType):
             return f"a list of ({self._describe(t.item)})"
         if isinstance(t, n.UnionType):
@@ -88,6 +88,10 @@ class TypeCheck:
                 raise ValueError
             return v
         name = t.name
+        if name == "absent":
+            if v is ABSENT or v == "absent":
+                return ABSENT
+            raise ValueError
         if name == "int":
             if isinstance(v, bool) or not isinstance(v, int):
                 raise ValueError

@@ -175,3 +175,23 @@ def test_book_api(demo):
     with pytest.raises(NotFound, match="did you mean 'dice-rolls'"):
         demo.rule("dice-roll")
     assert rules_dsl.book_ids() == ["demo"]
+
+
+def test_absent_as_a_type_and_range_key_builtins(demo_books):
+    write_book(demo_books, "t", '''rule r "R" {
+  table vp(points: 1..3000) -> int {
+    | points | vp |
+    | 1..500 | 1 |
+    | 501 | 2 |
+  }
+  mechanic door(grade: 1..3) -> 5..20 | absent = if grade == 3 then absent else 10 + grade
+  check keys_partition "Bands are contiguous" {
+    for p in 1..501: count(r for r in rows(vp) if covers(r.points, p)) == 1
+  }
+  mechanic bounds() -> list of int = [low(r.points) for r in rows(vp)] + [high(r.points) for r in rows(vp)]
+}
+''')
+    book = rules_dsl.load("t")
+    assert book.door(1) == 11 and repr(book.door(3)) == "absent"
+    assert book.findings == []
+    assert book.bounds() == [1, 501, 500, 501]
