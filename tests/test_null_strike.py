@@ -1,0 +1,326 @@
+"""Tests for the Null Strike core rules (rulebooks/null-strike.rules)."""
+from fractions import Fraction
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+import rules_dsl
+from rules_dsl import InputError
+
+book = rules_dsl.load("null-strike")
+
+STAT = st.integers(min_value=1, max_value=10)
+FACES = range(1, 7)
+
+
+def rank(entry):
+    """Order chart entries by difficulty: automatic < 2+ < ... < 6+ < impossible."""
+    if entry == "automatic":
+        return 1
+    if entry == "impossible":
+        return 7
+    return int(entry)
+
+
+def successes(entry):
+    """How many of the six d6 faces succeed against a chart entry."""
+    return sum(book.face_meets(entry, f) for f in FACES)
+
+
+# ---------------------------------------------------------------- opposed chart
+def test_printed_chart_matches_source_text():
+    # Transcription check against the seed's chart, cell by cell.
+    lines = open("/work/shared/seeds/000_a98ad1beda8ad7f1.txt", encoding="utf-8").read().splitlines()
+    start = next(i for i, l in enumerate(lines) if l.startswith("Your Value:")) + 1
+    for line in lines[start:start + 10]:
+        cells = line.split()
+        yours = int(cells[0])
+        for opposed, c in enumerate(cells[1:], start=1):
+            want = "automatic" if c == "A" else "impossible" if c in ("-", "\u2013") else int(c.rstrip("+"))
+            assert str(book.opposed_chart(yours, opposed)) == str(want), (yours, opposed)
+
+
+def test_chart_equals_formula_everywhere():
+    for yours in range(1, 11):
+        for opposed in range(1, 11):
+            assert book.opposed_chart(yours, opposed) == book.opposed_target(yours, opposed)
+
+
+def test_known_values():
+    assert book.opposed_target(1, 1) == 4
+    assert book.opposed_target(5, 3) == 2
+    assert book.opposed_target(4, 1) == "automatic"
+    assert book.opposed_target(1, 4) == "impossible"
+    assert book.opposed_target(10, 10) == 4
+
+
+@given(yours=st.integers(1, 9), opposed=STAT, penalty=st.integers(0, 10))
+def test_opposed_target_non_increasing_in_yours(yours, opposed, penalty):
+    assert rank(book.opposed_target(yours + 1, opposed, penalty)) <= rank(book.opposed_target(yours, opposed, penalty))
+
+
+@given(yours=STAT, opposed=st.integers(1, 9), penalty=st.integers(0, 10))
+def test_opposed_target_non_decreasing_in_opposed(yours, opposed, penalty):
+    assert rank(book.opposed_target(yours, opposed + 1, penalty)) >= rank(book.opposed_target(yours, opposed, penalty))
+
+
+@given(yours=STAT, opposed=STAT, penalty=st.integers(0, 9))
+def test_penalty_never_helps(yours, opposed, penalty):
+    assert rank(book.opposed_target(yours, opposed, penalty + 1)) >= rank(book.opposed_target(yours, opposed, penalty))
+
+
+@given(yours=STAT, opposed=STAT)
+def test_modified_target_without_bonus_is_chart(yours, opposed):
+    assert book.modified_opposed_target(yours, opposed) == book.opposed_chart(yours, opposed)
+
+
+@given(bad=st.one_of(st.integers(max_value=0), st.integers(min_value=11)), good=STAT)
+def test_opposed_target_rejects_out_of_range(bad, good):
+    with pytest.raises(InputError) as e:
+        book.opposed_target(bad, good)
+    assert e.value.param == "yours" and "yours" in str(e.value)
+    with pytest.raises(InputError) as e:
+        book.opposed_target(good, bad)
+    assert e.value.param == "opposed"
+
+
+@pytest.mark.parametrize("call, param", [
+    (lambda: book.needed_score(7), "base"),
+    (lambda: book.needed_score(3, penalty=-1), "penalty"),
+    (lambda: book.stat_roll(1), "base"),
+    (lambda: book.wound_target(11, 3), "strength"),
+    (lambda: book.armour_save_target(1), "armour"),
+    (lambda: book.resolve_attack(-1, 5, 3, 5, 3, 5), "shots"),
+    (lambda: book.move_allowance(0, 3), "speed"),
+    (lambda: book.rally_roll(5, failed_attempts=-1), "failed_attempts"),
+    (lambda: book.panicked_may_take("sprint"), "chosen"),
+    (lambda: book.evasion_bonus("bunker"), "cover"),
+    (lambda: book.opposed_roll(3, 3, die=7), None),
+    (lambda: book.unit_examples(5), "unit"),
+])
+def test_bad_inputs_are_rejected(call, param):
+    if param is None:
+        with pytest.raises(rules_dsl.EvaluationError):
+            call()
+        return
+    with pytest.raises(InputError) as e:
+        call()
+    assert e.value.param == param
+
+
+# ------------------------------------------------------------- dice & penalties
+def test_book_example_penalty():
+    assert book.needed_score(3, penalty=2) == 5
+    assert [book.stat_roll(3, penalty=2, die=f) for f in FACES] == [False] * 4 + [True] * 2
+
+
+@given(base=st.integers(2, 6), penalty=st.integers(0, 10), bonus=st.integers(0, 10))
+def test_stat_roll_brute_force_over_faces(base, penalty, bonus):
+    score = base + penalty - bonus
+    wins = [f for f in FACES if book.stat_roll(base, penalty, bonus, die=f)]
+    expected = [f for f in FACES if score <= 1 or (score <= 6 and f >= score)]
+    assert wins == expected
+    assert len(wins) == successes(book.needed_score(base, penalty, bonus))
+
+
+@given(yours=STAT, opposed=STAT, penalty=st.integers(0, 10))
+def test_opposed_roll_brute_force_matches_chart(yours, opposed, penalty):
+    entry = book.opposed_target(yours, opposed, penalty)
+    wins = sum(book.opposed_roll(yours, opposed, penalty, die=f) for f in FACES)
+    if entry == "automatic":
+        assert wins == 6
+    elif entry == "impossible":
+        assert wins == 0
+    else:
+        assert wins == 7 - entry
+
+
+# --------------------------------------------------------------------- attacks
+def test_attack_step_targets():
+    assert book.hit_target(5, 4) == 3
+    assert book.hit_target(3, 4, aimed=True) == 3          # Aim: +2 Weapons
+    assert book.hit_target(5, 4, evasion_bonus=1) == 4      # soft cover
+    assert book.armour_save_target(3, 2) == 5               # Penetration as a penalty
+    assert book.armour_save_target(6, 1) == "impossible"
+
+
+def test_poison_fusion_emp_and_mechanised():
+    assert book.wound_target(1, 8, poison=4) == 4
+    assert book.wound_target(1, 8, target="vehicle", poison=4) == "impossible"
+    assert book.wound_target(1, 8, target="mechanised", poison=4) == "impossible"
+    assert book.wound_target(1, 8, target="vehicle", fusion=True) == 4
+    assert book.wound_target(1, 8, target="mechanised", emp=True) == 2
+    assert book.wound_target(1, 8, emp=True, fusion=True) == "impossible"   # neither hits non-vehicles
+    assert book.wound_target(9, 1, target="vehicle", fusion=True) == "automatic"
+
+
+@given(s=STAT, t=STAT, poison=st.sampled_from([0, 2, 3, 4, 5, 6]), kind=st.sampled_from(["non_vehicle", "mechanised", "vehicle"]),
+       fusion=st.booleans(), emp=st.booleans())
+def test_special_rules_only_make_wounding_easier(s, t, poison, kind, fusion, emp):
+    plain = book.wound_target(s, t, target=kind)
+    special = book.wound_target(s, t, target=kind, poison=poison, fusion=fusion, emp=emp)
+    assert rank(special) <= rank(plain)
+
+
+@pytest.mark.parametrize("weapons, evasion, strength, toughness, armour, penetration", [
+    (5, 3, 5, 3, 5, 3), (3, 4, 4, 5, 3, 0), (4, 4, 2, 4, 4, 1), (1, 4, 5, 5, 2, 0),
+])
+def test_single_shot_attack_brute_force(weapons, evasion, strength, toughness, armour, penetration):
+    """Enumerate every d6 face of each step of a one-shot attack; compare with the chart odds."""
+    hit, wound = book.hit_target(weapons, evasion), book.wound_target(strength, toughness)
+    save = book.armour_save_target(armour, penetration)
+    kills = 0
+    for h in FACES:
+        hit_ok = book.face_meets(hit, h)
+        for w in FACES:
+            wound_ok = hit_ok and book.face_meets(wound, w)
+            for sv in FACES:
+                casualties = book.resolve_attack(1, weapons, evasion, strength, toughness, armour, penetration,
+                                                 hits=[h], wounds=[w] if hit_ok else [],
+                                                 saves=[sv] if wound_ok else [])
+                assert casualties == int(wound_ok and not book.face_meets(save, sv))
+                kills += casualties
+    assert kills == successes(hit) * successes(wound) * (6 - successes(save))
+
+
+@settings(max_examples=30)
+@given(shots=st.integers(0, 30), seed=st.integers(0, 10_000))
+def test_attack_casualties_never_exceed_shots(shots, seed):
+    casualties = book.mechanics["resolve_attack"].run(shots, 5, 4, 5, 4, 4, seed=seed)[0]
+    assert 0 <= casualties <= shots
+
+
+# ------------------------------------------------------------ movement & terrain
+@given(speed=STAT, prof=STAT)
+def test_difficult_terrain(speed, prof):
+    assert book.move_allowance(speed, prof) == speed
+    assert book.move_allowance(speed, prof, difficult=True) == min(speed, prof)
+    jug = book.move_allowance(speed, prof, difficult=True, kind="juggernaut")
+    assert min(speed, prof) <= jug <= max(speed, prof)
+    assert jug == max(min(speed, prof), int(Fraction(speed + prof, 2) + Fraction(1, 2)))
+    assert book.move_allowance(speed, prof, difficult=True, kind="jet_infantry") == speed
+    assert book.move_allowance(speed, prof, difficult=True, kind="hover") == speed
+    assert book.run_distance(speed) == 2 * speed
+
+
+def test_juggernaut_rounds_halves_up():
+    assert book.move_allowance(5, 4, difficult=True, kind="juggernaut") == 5
+    assert book.round_nearest(Fraction(9, 2)) == 5
+    assert book.round_nearest(Fraction(17, 4)) == 4
+
+
+def test_wheels_and_rotation():
+    assert book.move_allowance(8, 4, kind="wheeled") == 14
+    assert book.move_allowance(8, 4, kind="wheeled", rotated=True) == 8
+    assert book.may_rotate("tracked", "start_and_end")
+    assert not book.may_rotate("wheeled", "start_and_end")
+    assert book.may_rotate("walker", "during_move")
+    with pytest.raises(rules_dsl.EvaluationError):
+        book.may_rotate("infantry", "at_start")
+
+
+def test_cover_bonuses():
+    assert book.evasion_bonus("soft") == 1 and book.toughness_bonus("soft") == 0
+    assert book.evasion_bonus("hard") == 0 and book.toughness_bonus("hard") == 1
+    assert book.evasion_bonus("full") == 1 and book.toughness_bonus("full") == 1
+    assert book.evasion_bonus("soft", stealth=True, ran=True) == 3
+    assert book.evasion_bonus("soft", stealth=True, ran=True, seeker=True) == 0
+    assert book.cover_against("full", barrage=True) == "no_cover"
+    assert book.cover_against("full", from_terrain=False, barrage=True) == "full"
+    assert book.in_cover(1, 2) and not book.in_cover(1, 3)
+
+
+# ------------------------------------------------------------ actions & setup
+def test_actions_per_turn_bands():
+    assert [book.base_actions(p) for p in (1, 500, 501, 1000, 1001, 1500, 1501, 2000, 2001, 5000)] == \
+        [2, 2, 3, 3, 4, 4, 5, 5, 6, 6]
+    assert book.actions_per_turn(1000, warlords=2) == 5
+
+
+@given(p=st.integers(1, 4999))
+def test_base_actions_monotone(p):
+    assert book.base_actions(p) <= book.base_actions(p + 1) <= 6
+
+
+@given(size=st.integers(1, 5000), short=st.integers(0, 5000))
+def test_turn_order_bonus(size, short):
+    army = max(0, size - short)
+    assert book.turn_order_bonus(army, size) == (size - army) // 25
+    assert book.turn_order_roll(army, size, die=1) == 1 + (size - army) // 25
+
+
+def test_turn_order_rejects_oversized_army():
+    with pytest.raises(rules_dsl.EvaluationError):
+        book.turn_order_bonus(1001, 1000)
+
+
+def test_rally_is_cumulative():
+    # Morale 5+: the first try needs 5, each failure lowers the need by one.
+    needs = [min(f for f in FACES if book.rally_roll(5, failed_attempts=k, die=f) == "steady") for k in range(4)]
+    assert needs == [5, 4, 3, 2]
+    assert all(book.rally_roll(5, failed_attempts=4, die=f) == "steady" for f in FACES)
+
+
+def test_morale_and_fearless():
+    assert book.morale_check(3, penalty=2, die=4) == "panicked"
+    assert book.morale_check(3, penalty=2, fearless=True, die=4) == "steady"
+    assert not book.panicked_may_take("attack")
+    assert not book.panicked_may_take("capture")
+    assert book.panicked_may_take("run") and not book.panicked_may_take("run", moves_closer_to_enemy=True)
+
+
+def test_capture_and_victory():
+    assert book.can_capture(True, 1, 25)
+    assert not book.can_capture(True, 1, 24)
+    assert not book.can_capture(True, 1, 30, panicked=True)
+    assert book.has_majority(3, 5) and not book.has_majority(1, 2)
+
+
+# ----------------------------------------------------------- transports & weapons
+@given(v=st.integers(0, 10))
+def test_halved_rounds_to_nearest_halves_up(v):
+    assert book.halved(v) == (v + 1) // 2
+
+
+def test_destroyed_transport():
+    assert book.wreck_strength([5, 6]) == 3
+    assert book.wreck_penetration([1, 4]) == 2
+    assert book.wreck_hits([2, 1, 1]) == 4
+    assert book.has_room(6, 2, [2, 1, 1]) and not book.has_room(6, 3, [2, 1, 1])
+
+
+def test_linked_and_fierce_assault():
+    assert book.weapon_attacks(2, linked=2) == 4
+    assert book.weapon_attacks(1, linked=4) == 4
+    assert book.weapon_attacks(1, charging=True, fierce_assault=True) == 2
+
+
+def test_sample_tables():
+    assert book.sample_weapons("Fusion Rifle").strength == 6
+    assert book.sample_weapons("Fusion Rifle").special == "Fusion"
+    assert book.sample_weapons("EMP Rifle").penetration == 4
+    assert str(book.sample_weapons("Flamethrower").penetration) == "absent"
+    assert len(book.sample_weapons.rows()) == 7
+    sk = book.unit_examples("Star Knights")
+    assert (sk.weapons, sk.evasion, sk.toughness, sk.speed, sk.proficiency, sk.armour, sk.morale) == (5, 4, 5, 5, 4, 3, 3)
+    assert book.effective_range(24, "auto", moved=True) == 12
+    assert book.effective_range(48, "heavy", moved=True) == 0
+    assert not book.may_fire("heavy", moved=True)
+
+
+# ------------------------------------------------------------------- the book
+def test_book_checks_and_findings():
+    findings = {f.check for f in book.findings}
+    assert findings == {"action_bands_disjoint", "fortify_is_an_increase"}
+
+
+def test_examples_pass():
+    results = book.run_examples()
+    assert results and all(r.passed for r in results), [r.report for r in results if not r.passed]
+
+
+def test_lost_headings_are_rules():
+    for rid in ("vehicle-attacks", "vehicle-movement", "transport-capacity", "destroyed-transports", "run",
+                "aim", "rally", "charge", "capture", "deploy", "embark", "disembark", "fortify", "cover",
+                "move-action", "attack-action", "actions"):
+        assert book.rule(rid).text
