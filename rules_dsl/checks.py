@@ -123,6 +123,11 @@ def collect_declarations(book: BookAST, report: Reporter) -> Symbols:
             syms.tables[d.name] = d
         elif isinstance(d, n.Mechanic):
             syms.mechanics[d.name] = d
+    for member, owners in syms.members.items():
+        if member in taken and taken[member][0] not in ("enum", "die"):
+            kind, span = taken[member]
+            report(span, f"'{member}' names a {kind} and also a member of {', '.join(owners)}",
+                   "rename one of them: a bare name must mean one thing")
     return syms
 
 
@@ -358,14 +363,17 @@ class _ExprChecker:
             return
         params = [p.name for p in target.params]
         required = [p.name for p in target.params if p.default is None]
+        rolls = [s.name for s in getattr(target, "body", ()) if isinstance(s, n.Roll)]
         if len(e.args) > len(params):
             self.report(e.span, f"{name}() takes at most {len(params)} argument(s), got {len(e.args)}",
                         f"{name}({', '.join(params)})")
             return
         given = set(params[: len(e.args)])
         for k, _ in e.kwargs:
+            if k in rolls:
+                continue  # giving a callee's roll by name: that roll takes this value
             if k not in params:
-                self.report(e.span, f"{name}() has no parameter '{k}'", did_you_mean(k, params))
+                self.report(e.span, f"{name}() has no parameter or roll '{k}'", did_you_mean(k, params + rolls))
             elif k in given:
                 self.report(e.span, f"{name}() got '{k}' twice")
             given.add(k)

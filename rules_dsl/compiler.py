@@ -15,7 +15,7 @@ from fractions import Fraction
 from . import nodes as n
 from .builtins import BUILTINS
 from .checks import Symbols
-from .dice import MAX_DICE, DieInfo, GivenRoller
+from .dice import MAX_DICE, DieInfo, ForcedRoller, GivenRoller
 from .errors import Diagnostic, EvaluationError, InputError, RulebookError, line_of
 from .model import BookAST, decls_of
 from .render import dice_text as _dice_text, expr_text as _expr_text
@@ -97,6 +97,8 @@ class TypeCheck:
                 raise ValueError
             return v
         if name == "number":
+            if isinstance(v, float) and v == v and v not in (float("inf"), float("-inf")):
+                v = Fraction(repr(v))  # 9.5 -> 19/2 exactly as written, not the binary expansion
             if isinstance(v, bool) or not isinstance(v, (int, Fraction)):
                 raise ValueError
             return number(v)
@@ -458,10 +460,18 @@ def _call(book, e, scope):
                     _fail(sp, str(err))
             return builtin
         if name in book.syms.mechanics:
+            roll_names = {s.name for s in book.syms.mechanics[name].body if isinstance(s, n.Roll)}
+            given = [(k, a) for k, a in kwargs if k in roll_names]
+            plain = [(k, a) for k, a in kwargs if k not in roll_names]
+
             def mech(env, ctx):
                 m = book.mechanics[name]
-                bound = m.bind([a(env, ctx) for a in args], {k: a(env, ctx) for k, a in kwargs})
-                return m.invoke(bound, ctx.child(name))
+                bound = m.bind([a(env, ctx) for a in args], {k: a(env, ctx) for k, a in plain})
+                child = ctx.child(name)
+                if given:
+                    forced = {child.prefix + k: a(env, ctx) for k, a in given}
+                    child = Ctx(ForcedRoller(ctx.roller, forced), child.prefix, child.depth)
+                return m.invoke(bound, child)
             return mech
         if name in book.syms.tables:
             def table(env, ctx):

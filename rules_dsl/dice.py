@@ -124,3 +124,33 @@ class GivenRoller:
                     break
         self.made[name] = total
         return total
+
+
+class ForcedRoller:
+    """Wraps a roller so that some rolls (by qualified name) take given values.
+
+    Used when a mechanic passes a callee's roll by name, as in
+    `heavy_armour_save(3, die=d)`: those rolls are not random; every other roll
+    goes to the wrapped roller (a GivenRoller, or the exact-odds enumerator).
+    """
+
+    def __init__(self, inner, forced: dict):
+        self.inner, self.forced = inner, forced
+
+    def __getattr__(self, item):
+        return getattr(self.inner, item)
+
+    def one(self, name, die):
+        if name in self.forced:
+            return GivenRoller({name: self.forced[name]}).one(name, die)
+        return self.inner.one(name, die)
+
+    def pool(self, name, die, count):
+        if name in self.forced:
+            return GivenRoller({name: self.forced[name]}).pool(name, die, count)
+        return self.inner.pool(name, die, count)
+
+    def chain(self, name, die, count, on, then):
+        if name in self.forced:
+            return GivenRoller({name: self.forced[name]}).chain(name, die, count, on, then)
+        return self.inner.chain(name, die, count, on, then)

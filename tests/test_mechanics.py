@@ -195,3 +195,24 @@ def test_absent_as_a_type_and_range_key_builtins(demo_books):
     assert book.door(1) == 11 and repr(book.door(3)) == "absent"
     assert book.findings == []
     assert book.bounds() == [1, 501, 500, 501]
+
+
+def test_a_mechanic_can_give_a_callees_roll_by_name(demo_books):
+    write_book(demo_books, "t", '''rule r "R" {
+  mechanic save(level: 0..3) -> bool {
+    roll die: d10
+    return die + level >= 10
+  }
+  mechanic faces_that_save(level: 0..3) -> int = count(f for f in 1..10 if save(level, die=f))
+  mechanic half(x: number) -> number = x / 2
+}
+''')
+    book = rules_dsl.load("t")
+    assert [book.faces_that_save(k) for k in range(4)] == [1, 2, 3, 4]
+    assert book.half(9.5) == Fraction(19, 4)
+
+
+def test_a_name_cannot_be_both_a_mechanic_and_an_enum_member(demo_books):
+    write_book(demo_books, "t", 'rule r "R" {\n enum kind { morale_check }\n mechanic morale_check() -> int = 1\n}\n')
+    with pytest.raises(rules_dsl.RulebookError, match="names a mechanic and also a member of kind"):
+        rules_dsl.load("t")
