@@ -5,6 +5,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import rules_dsl
+from rules_dsl.values import ABSENT
 from rules_dsl.errors import InputError
 
 book = rules_dsl.load("warhammer-40k")
@@ -158,7 +159,7 @@ def test_cavalry_combines_rider_and_mount(rider, mount):
     assert cc("movement", rider, mount) == mount
     assert cc("attacks", rider, mount) == rider + mount
     for ch in ("weapon_skill", "ballistic_skill", "strength"):
-        assert cc(ch, rider, mount) == "unstated"
+        assert cc(ch, rider, mount) is ABSENT
 
 
 def test_cavalry_save_adds_one_on_every_face():
@@ -180,7 +181,7 @@ def test_smaller_part_of_split_unit_is_broken(a, b):
     elif b < a:
         assert r == "second_part_broken"
     else:
-        assert r == "unstated"
+        assert r is ABSENT
 
 
 # ------------------------------------------------------------- infiltration & hiding
@@ -240,8 +241,8 @@ def test_interior_doors_one_grade_lower():
     dav = M["door_armour_value"]
     for m in ("timber_stone_or_concrete", "steel_plasteel_or_rockrete", "armaplas_ceramite_or_adamantium"):
         assert dav(m, interior=True) == dav(m, interior=False) - 5
-    assert dav("plexiglas_or_plastic", interior=True) == "unstated"
-    assert dav("tent_or_inflatable") == "unstated"
+    assert dav("plexiglas_or_plastic", interior=True) is ABSENT
+    assert dav("tent_or_inflatable") is ABSENT
 
 
 # ------------------------------------------------------------- bunkers
@@ -250,7 +251,7 @@ def test_bunker_hit_table_over_every_face():
     assert locs == ["vision_slit", "bunker_door"] + ["bunker_body"] * 4
     hidden_door = [M["bunker_hit_location"](door_visible=False, die=d) for d in range(1, 7)]
     assert hidden_door == ["vision_slit"] + ["bunker_body"] * 5
-    assert [M["bunker_hit_armour"](die=d) for d in range(1, 7)] == ["unstated", 20, 25, 25, 25, 25]
+    assert [M["bunker_hit_armour"](die=d) for d in range(1, 7)] == [ABSENT, 20, 25, 25, 25, 25]
 
 
 @given(st.integers(0, 20), st.integers(0, 20), st.booleans())
