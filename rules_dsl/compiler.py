@@ -181,8 +181,10 @@ class CompiledBook:
         return value
 
     def namespace(self) -> dict:
-        """Names visible to worked examples: every mechanic, table, constant and enum value."""
-        ns = {}
+        """Names visible to worked examples: the built-ins, `Fraction`, and every mechanic,
+        table, constant and enum value of the book (the book's names win)."""
+        ns = {k: v[0] for k, v in BUILTINS.items()}
+        ns["Fraction"] = Fraction
         for enum, members in self.enums.items():
             ns[enum] = _Namespace(enum, members)
         for die in self.dice.values():

@@ -100,6 +100,8 @@ def _hint_for(tok, expected) -> str:
     if tok.type in ("NAME", "INT", "STRING", "DECIMAL") and {"ADD", "MUL", "CMP"} & set(expected):
         return ("an expression cannot follow another directly: is an operator or a comma missing, "
                 "or (in a { } body) the 'return' before the result?")
+    if tok.type == "LPAR" and "OF" in expected:
+        return "a pool's count is a number, a name, or an expression in brackets: roll x: (f(a)) of d6"
     hint = _describe_expected(expected)
     if "RETURN" in expected:
         hint += "; a { } body ends with 'return <expression>'"

@@ -203,3 +203,9 @@ def test_edited_source_is_recompiled(demo_books):
 def test_decimal_literals_are_exact(demo_books):
     write_book(demo_books, "t", 'rule r "R" { mechanic f() -> number = 0.1 + 0.2 }\n')
     assert rules_dsl.load("t").f() == Fraction(3, 10)
+
+
+def test_pool_count_call_needs_brackets_and_says_so():
+    with pytest.raises(RulebookError) as e:
+        parse_text("mechanic f(a: 1..3) -> int { roll w: g(a) of d6  return 1 }", "b.rules")
+    assert "(f(a)) of d6" in e.value.diagnostics[0].hint
