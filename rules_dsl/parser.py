@@ -61,34 +61,79 @@ def _describe_expected(expected) -> str:
     return "expected " + ", ".join(names)
 
 
+MAX_SYNTAX_ERRORS = 10
+_RULE_LINE = re.compile(r"^[ \t]*(rule|section)[ \t]", re.M)
+
+
 def parse_text(text: str, path: str = "<string>") -> n.SourceFile:
-    """Parse one `.rules` source; raise RulebookError on any syntax problem."""
-    from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
+    """Parse one `.rules` source; raise RulebookError on any syntax problem.
+
+    After the first syntax error the parser resynchronises at the next line that
+    starts a rule or section and parses on from there (line numbers kept), so one
+    run reports the independent errors of a file, not just the first.
+    """
+    from lark.exceptions import UnexpectedInput
 
     try:
         tree = lark_parser().parse(text)
-    except UnexpectedToken as e:
+    except UnexpectedInput as e:
+        diags = [_syntax_diagnostic(e, text, path)]
+        line = diags[0].line
+        while len(diags) < MAX_SYNTAX_ERRORS:
+            more = _next_error(text, line)
+            if more is None:
+                break
+            d = _syntax_diagnostic(more, text, path)
+            if d.line <= line:
+                break
+            diags.append(d)
+            line = d.line
+        raise RulebookError(diags) from None
+    return _Builder(path, text).source_file(tree)
+
+
+def _next_error(text: str, after_line: int):
+    """Parse the text from the first rule/section line after `after_line`; return its first error."""
+    from lark.exceptions import UnexpectedInput, UnexpectedToken
+
+    starts = [m.start() for m in _RULE_LINE.finditer(text)]
+    offsets = [text.count("\n", 0, s) + 1 for s in starts]
+    for start, line in zip(starts, offsets):
+        if line > after_line:
+            break
+    else:
+        return None
+    rest = "\n" * (line - 1) + text[start:]
+
+    def skip_stray_close(e):
+        # the closing braces of sections that opened before the resync point
+        return isinstance(e, UnexpectedToken) and e.token.type == "RBRACE" and "RULE" in e.expected
+
+    try:
+        lark_parser().parse(rest, on_error=skip_stray_close)
+    except UnexpectedInput as e:
+        return e
+    return None
+
+
+def _syntax_diagnostic(e, text: str, path: str) -> Diagnostic:
+    from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedToken
+
+    if isinstance(e, UnexpectedToken) and e.token.type != "$END":
         tok = e.token
-        got = "end of file" if tok.type == "$END" else repr(str(tok))
-        line, col = (e.line, e.column) if e.line and e.line > 0 else _end_pos(text)
-        raise RulebookError([Diagnostic(path, line, col, f"unexpected {got}",
-                                        _hint_for(tok, e.expected), line_of(text, line))]) from None
-    except UnexpectedCharacters as e:
+        return Diagnostic(path, e.line, e.column, f"unexpected {str(tok)!r}", _hint_for(tok, e.expected),
+                          line_of(text, e.line))
+    if isinstance(e, UnexpectedCharacters):
         ch = text[e.pos_in_stream] if e.pos_in_stream < len(text) else ""
         hint = _describe_expected(e.allowed) if e.allowed else ""
         if ch == '"':
             hint = "a string must close on the same line; use \"\"\"...\"\"\" for prose"
-        raise RulebookError([Diagnostic(path, e.line, e.column, f"unexpected character {ch!r}",
-                                        hint, line_of(text, e.line))]) from None
-    except UnexpectedEOF as e:
-        line, col = _end_pos(text)
-        raise RulebookError([Diagnostic(path, line, col, "unexpected end of file",
-                                        _describe_expected(e.expected) + " (is a '}' missing?)",
-                                        line_of(text, line))]) from None
-    except UnexpectedInput as e:  # pragma: no cover - other lark input errors
-        raise RulebookError([Diagnostic(path, getattr(e, "line", 1), getattr(e, "column", 1),
-                                        "syntax error", str(e).splitlines()[0])]) from None
-    return _Builder(path, text).source_file(tree)
+        return Diagnostic(path, e.line, e.column, f"unexpected character {ch!r}", hint, line_of(text, e.line))
+    line, col = _end_pos(text)
+    expected = getattr(e, "expected", None) or []
+    return Diagnostic(path, line, col, "unexpected end of file",
+                      (_describe_expected(expected) + " " if expected else "") + "(is a '}' missing?)",
+                      line_of(text, line))
 
 
 def _end_pos(text: str):
@@ -97,7 +142,7 @@ def _end_pos(text: str):
 
 
 def _hint_for(tok, expected) -> str:
-    if tok.type in ("NAME", "INT", "STRING", "DECIMAL") and {"ADD", "MUL", "CMP"} & set(expected):
+    if tok.type in ("NAME", "ID", "INT", "STRING", "DECIMAL") and {"ADD", "MUL", "CMP"} & set(expected):
         return ("an expression cannot follow another directly: is an operator or a comma missing, "
                 "or (in a { } body) the 'return' before the result?")
     if tok.type == "LPAR" and "OF" in expected:

@@ -209,3 +209,22 @@ def test_pool_count_call_needs_brackets_and_says_so():
     with pytest.raises(RulebookError) as e:
         parse_text("mechanic f(a: 1..3) -> int { roll w: g(a) of d6  return 1 }", "b.rules")
     assert "(f(a)) of d6" in e.value.diagnostics[0].hint
+
+
+def test_independent_syntax_errors_in_one_file_are_all_reported():
+    src = '''book b { title "x" }
+section s "S" {
+rule a "A" {
+  mechanic f(a: 1..3) -> int = a +
+}
+rule c "C" {
+  mechanic g(a: 1..3) -> int = a a
+}
+rule d "D" { """fine""" }
+}
+rule e "E" { mechanic h() -> int = [1, }
+'''
+    with pytest.raises(RulebookError) as e:
+        parse_text(src, "m.rules")
+    assert [d.line for d in e.value.diagnostics] == [5, 7, 11]
+    assert "operator" in e.value.diagnostics[1].hint
