@@ -1,0 +1,65 @@
+"""Sphinx extension: the rulebooks' reference website, built from the `.rules` sources.
+
+Add ``"rules_dsl.sphinxext"`` to ``extensions`` in conf.py.  It provides:
+
+* the ``rules`` domain (see :mod:`rules_dsl.sphinxext.domain`): every book,
+  section, rule, mechanic and table is an object with a stable anchor
+  ``book:id``, index entries, cross-reference roles and objects.inv entries;
+* directives rendering books, sections and rules from the sources, plus the
+  books table, the keyword glossary, the cross-book index and the CLI help
+  (see :mod:`rules_dsl.sphinxext.directives`);
+* generated pages: one per book and one per top-level section, written at
+  ``builder-inited`` under ``rules_books_dir`` (default ``docs/books``);
+* fine-grained rebuilds: each page depends (``env.note_dependency``) on one
+  fingerprint file per rule/section it shows, rewritten only when that
+  rule's rendered content changes (see :mod:`rules_dsl.sphinxext.site`);
+* worked examples executed against the compiled books on every build: a
+  failing example is a warning at its ``.rules`` line and fails the build;
+* hover previews of cross-references (offline: title attribute + a small
+  script), exact odds tables for dice mechanics when ``rules_dsl.odds``
+  provides ``page_odds``.
+
+Config values: ``rules_books_dir`` (generated pages folder, relative to the
+source folder), ``rules_fail_on_error`` (default True: a failing example or a
+book that does not compile makes the build exit non-zero even without -W).
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from . import data, directives, domain, site
+
+STATIC = Path(__file__).resolve().parent / "static"
+
+
+def _add_static(app):
+    if app.builder.format == "html":
+        app.config.html_static_path.append(str(STATIC))
+
+
+def setup(app):
+    app.add_config_value("rules_books_dir", "docs/books", "env", types=[str])
+    app.add_config_value("rules_fail_on_error", True, "", types=[bool])
+    app.add_domain(domain.RulesDomain)
+    app.add_directive_to_domain("rules", "book", directives.BookDirective)
+    app.add_directive_to_domain("rules", "section", directives.SectionDirective)
+    app.add_directive_to_domain("rules", "rule", directives.RuleDirective)
+    app.add_directive_to_domain("rules", "books", directives.BooksDirective)
+    app.add_directive_to_domain("rules", "glossary", directives.GlossaryDirective)
+    app.add_directive_to_domain("rules", "crossindex", directives.CrossIndexDirective)
+    app.add_directive_to_domain("rules", "cli", directives.CliDirective)
+    app.connect("builder-inited", _add_static)
+    app.connect("builder-inited", site.builder_inited)
+    app.connect("env-get-outdated", site.env_get_outdated)
+    app.connect("env-get-updated", site.env_get_updated)
+    app.connect("env-updated", site.report_problems)
+    app.connect("doctree-read", domain.collect_refs)
+    app.connect("build-finished", site.build_finished)
+    app.add_css_file("rules_dsl.css")
+    app.add_js_file("rules_dsl.js", loading_method="defer")
+    return {
+        "version": data.MODEL_VERSION,
+        "env_version": data.MODEL_VERSION,
+        "parallel_read_safe": True,
+        "parallel_write_safe": True,
+    }

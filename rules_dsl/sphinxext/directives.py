@@ -1,0 +1,170 @@
+"""Directives that render rulebooks straight from their `.rules` sources.
+
+    ```{rules:book} null-strike                 (a book's page: header, counts, sections)
+    ```{rules:section} null-strike:the-basics   (a section with its rules, sub-sections)
+    ```{rules:rule} null-strike:opposed-stat-rolls
+    ```{rules:books}                            (the books with their counts)
+    ```{rules:glossary}                         (every keyword of every book)
+    ```{rules:crossindex}                       (terms shared by several books)
+    ```{rules:cli} lookup                       (`rules lookup --help`, from the parser)
+
+`rules:section` and `rules:rule` accept `:no-index:` to show a rule a second
+time without registering it (its anchor stays on the book's own page).
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from docutils import nodes
+from docutils.parsers.rst import directives
+from sphinx.util import logging
+from sphinx.util.docutils import SphinxDirective
+
+from . import rendering, site as site_mod
+
+logger = logging.getLogger(__name__)
+
+
+class _RulesDirective(SphinxDirective):
+    has_content = False
+    final_argument_whitespace = False
+
+    def site(self):
+        return site_mod.current(self.env, self.config)
+
+    def ctx(self, no_index=False):
+        return rendering.Ctx(self.env, self.state.document, self.site(), no_index=no_index,
+                             location=self.get_location())
+
+    def depend(self, ctx_or_units):
+        units = ctx_or_units.units if isinstance(ctx_or_units, rendering.Ctx) else ctx_or_units
+        for path in self.site().deps_for(units):
+            self.env.note_dependency(path)
+        # a book that does not exist now: depend on the folder listing via the book stub
+        return None
+
+    def warn(self, msg):
+        logger.warning(msg, location=self.get_location(), type="rules", subtype="directive")
+        return []
+
+    def split(self, arg, what):
+        if ":" not in arg:
+            return None, None
+        book, ident = arg.split(":", 1)
+        return book.strip(), ident.strip()
+
+
+class BookDirective(_RulesDirective):
+    required_arguments = 1
+
+    def run(self):
+        site = self.site()
+        bid = self.arguments[0].strip()
+        model = site.models.get(bid)
+        if model is None:
+            return self.warn(f"unknown or broken book {bid!r} (books: {', '.join(sorted(site.models)) or 'none'})")
+        self.env.ref_context["rules:book"] = bid
+        ctx = self.ctx()
+        docs = [site.docname_section(bid, sid) for sid in model["top_sections"]]
+        node = rendering.book_node(ctx, model, docs)
+        for kind, value in model["items"]:
+            if kind == "rule":
+                ctx.units.add(("rule", bid, value))
+        self.depend(ctx)
+        return [node]
+
+
+class SectionDirective(_RulesDirective):
+    required_arguments = 1
+    option_spec = {"no-index": directives.flag}
+
+    def run(self):
+        site = self.site()
+        bid, sid = self.split(self.arguments[0], "section")
+        model = site.models.get(bid) if bid else None
+        if model is None or sid not in model["sections"]:
+            return self.warn(f"unknown section {self.arguments[0]!r} (write book-id:section-id)")
+        self.env.ref_context["rules:book"] = bid
+        ctx = self.ctx(no_index="no-index" in self.options)
+        node = rendering.section_node(ctx, model, model["sections"][sid])
+        self.depend(ctx)
+        return [node]
+
+
+class RuleDirective(_RulesDirective):
+    required_arguments = 1
+    option_spec = {"no-index": directives.flag}
+
+    def run(self):
+        site = self.site()
+        bid, rid = self.split(self.arguments[0], "rule")
+        model = site.models.get(bid) if bid else None
+        if model is None or rid not in model["rules"]:
+            return self.warn(f"unknown rule {self.arguments[0]!r} (write book-id:rule-id)")
+        ctx = self.ctx(no_index="no-index" in self.options)
+        node = rendering.rule_node(ctx, model["rules"][rid])
+        self.depend(ctx)
+        return [node]
+
+
+class BooksDirective(_RulesDirective):
+    required_arguments = 0
+
+    def run(self):
+        site = self.site()
+        self.depend({("global", "books", "")})
+        docs = {bid: site.docname_book(bid) for bid in site.models}
+        return rendering.books_table(self.ctx(), site.books, docs)
+
+
+class GlossaryDirective(_RulesDirective):
+    required_arguments = 0
+
+    def run(self):
+        site = self.site()
+        self.depend({("global", "glossary", "")})
+        return rendering.glossary_nodes(self.ctx(), site.glossary, self.state.document, self.lineno)
+
+
+class CrossIndexDirective(_RulesDirective):
+    required_arguments = 0
+
+    def run(self):
+        site = self.site()
+        self.depend({("global", "xindex", "")})
+        return rendering.crossindex_nodes(self.ctx(), site.xindex, sorted(site.models))
+
+
+class CliDirective(SphinxDirective):
+    """The help text of `rules` or of one subcommand, taken from the real parser."""
+    required_arguments = 0
+    optional_arguments = 1
+
+    def run(self):
+        import argparse
+
+        from .. import cli
+        self.env.note_dependency(Path(cli.__file__).resolve())
+        parser = cli.build_parser()
+
+        def fmt(prog):
+            return argparse.HelpFormatter(prog, width=88, max_help_position=30)
+        parser.formatter_class = fmt
+        subs = {}
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                subs = action.choices
+        if self.arguments:
+            name = self.arguments[0]
+            if name not in subs:
+                logger.warning("unknown `rules` subcommand %r (known: %s)", name, ", ".join(subs),
+                               location=self.get_location(), type="rules", subtype="directive")
+                return []
+            sub = subs[name]
+            sub.formatter_class = fmt
+            text = sub.format_help()
+        else:
+            text = parser.format_help()
+        text = text.rstrip()
+        block = nodes.literal_block(text, text, language="text", classes=["rules-cli-help"])
+        return [block]

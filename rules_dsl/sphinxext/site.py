@@ -1,0 +1,222 @@
+"""The build-wide state: the books' models, the generated pages, the fingerprints.
+
+At `builder-inited` (once per build, in the main process, before any page is
+read) the books are loaded once and turned into render models (reusing the
+cached model of every unchanged book), and then:
+
+* one stub page per book and per top-level section is written under the
+  generated folder (default `docs/books/`), only when its text changes;
+* one fingerprint file per rule, section and book (and for the cross-book
+  pages) is written under the doctree folder, only when that unit's rendered
+  content changes.  Pages `note_dependency` on the fingerprints of what they
+  show, so Sphinx re-reads exactly the pages whose content changed.
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from sphinx.util import logging
+
+from . import data
+
+logger = logging.getLogger(__name__)
+
+STUB_MARK = "% Generated from the rulebook sources by rules_dsl.sphinxext: edits are overwritten."
+
+_SITE = None
+
+
+def current(env=None, config=None):
+    """The build's Site (built lazily if a directive runs before builder-inited)."""
+    global _SITE
+    if _SITE is None and env is not None:
+        _SITE = Site(Path(env.srcdir), Path(env.doctreedir), config or env.config)
+    return _SITE
+
+
+def _write_if_changed(path: Path, text: str) -> bool:
+    try:
+        if path.read_text(encoding="utf-8") == text:
+            return False
+    except OSError:
+        pass
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
+    return True
+
+
+class Site:
+    def __init__(self, srcdir: Path, doctreedir: Path, config):
+        self.srcdir = Path(srcdir)
+        self.doctreedir = Path(doctreedir)
+        self.books_rel = config.rules_books_dir.strip("/")
+        self.gen_dir = self.srcdir / self.books_rel
+        self.fp_dir = self.doctreedir / "rules_dsl-deps"
+        cache = data.ModelCache(self.doctreedir / "rules_dsl-models.pickle")
+        self.models, self.problems = data.load_models(cache)
+        cache.save()
+        self.glossary = data.glossary(self.models)
+        self.xindex = data.cross_index(self.models)
+        self.books = data.books_table(self.models)
+        self.unit_hashes = self._unit_hashes()
+
+    # -------------------------------------------------------------- names
+    def docname_book(self, bid: str) -> str:
+        return f"{self.books_rel}/{bid}/index"
+
+    def section_file(self, sid: str) -> str:
+        return "section-index" if sid == "index" else sid
+
+    def docname_section(self, bid: str, sid: str) -> str:
+        return f"{self.books_rel}/{bid}/{self.section_file(sid)}"
+
+    def fp_path(self, unit) -> Path:
+        kind, book, ident = unit
+        return self.fp_dir / kind / (book or "_") / f"{ident or '_'}.fp"
+
+    # -------------------------------------------------------------- fingerprints
+    def _unit_hashes(self) -> dict:
+        out = {}
+        titles = {bid: m["title"] for bid, m in self.models.items()}
+        for bid, m in self.models.items():
+            top = []
+            for kind, value in m["items"]:
+                if kind == "section":
+                    top.append(("section", value, m["sections"][value]["title"]))
+                else:
+                    top.append((kind, value))
+            head = {k: m[k] for k in ("title", "edition", "source", "units", "dice", "prose", "files",
+                                      "counts", "loose_findings", "top_sections")}
+            out[("book", bid, "")] = data.digest((head, top))
+            for sid, sec in m["sections"].items():
+                shallow = dict(sec)
+                out[("section", bid, sid)] = data.digest((shallow, titles[bid]))
+            for rid, r in m["rules"].items():
+                out[("rule", bid, rid)] = data.digest((r, titles[bid]))
+        out[("global", "books", "")] = data.digest(self.books)
+        out[("global", "glossary", "")] = data.digest((self.glossary, titles))
+        out[("global", "xindex", "")] = data.digest((self.xindex, titles))
+        return out
+
+    def write_fingerprints(self):
+        wanted = set()
+        for unit, h in self.unit_hashes.items():
+            path = self.fp_path(unit)
+            wanted.add(path)
+            _write_if_changed(path, f"{unit[0]} {unit[1]}:{unit[2]}\n{h}\n")
+        if self.fp_dir.is_dir():
+            for root, _dirs, files in os.walk(self.fp_dir):
+                for f in files:
+                    p = Path(root) / f
+                    if p.suffix == ".fp" and p not in wanted:
+                        p.unlink(missing_ok=True)
+
+    # -------------------------------------------------------------- stub pages
+    def write_stubs(self):
+        wanted = {}
+        for bid, m in self.models.items():
+            wanted[self.srcdir / f"{self.docname_book(bid)}.md"] = (
+                f"{STUB_MARK}\n\n```{{rules:book}} {bid}\n```\n")
+            for sid in m["top_sections"]:
+                wanted[self.srcdir / f"{self.docname_section(bid, sid)}.md"] = (
+                    f"{STUB_MARK}\n\n```{{rules:section}} {bid}:{sid}\n```\n")
+        for path, text in wanted.items():
+            _write_if_changed(path, text)
+        if self.gen_dir.is_dir():
+            for root, dirs, files in os.walk(self.gen_dir, topdown=False):
+                for f in files:
+                    p = Path(root) / f
+                    if p.suffix == ".md" and p not in wanted:
+                        try:
+                            first = p.read_text(encoding="utf-8").split("\n", 1)[0]
+                        except OSError:
+                            continue
+                        if first == STUB_MARK:
+                            p.unlink(missing_ok=True)
+                if Path(root) != self.gen_dir and not os.listdir(root):
+                    os.rmdir(root)
+        ignore = self.gen_dir / ".gitignore"
+        if not ignore.exists():
+            _write_if_changed(ignore, "# generated at build time from rulebooks/ (see rules_dsl.sphinxext)\n*\n!.gitignore\n")
+
+    def deps_for(self, units):
+        return [self.fp_path(u) for u in sorted(units) if u in self.unit_hashes]
+
+
+# ------------------------------------------------------------------ events
+def builder_inited(app):
+    global _SITE
+    _SITE = Site(Path(app.srcdir), Path(app.doctreedir), app.config)
+    _SITE.write_stubs()
+    _SITE.write_fingerprints()
+    n_rules = sum(len(m["rules"]) for m in _SITE.models.values())
+    logger.info("rules_dsl: %d book(s), %d rules", len(_SITE.models), n_rules)
+
+
+def env_get_outdated(app, env, added, changed, removed):
+    # remember what every cross-reference target looked like before this build's reading
+    dom = env.domains["rules"]
+    app._rules_dsl_before = dict(dom.data.get("objects", {}))
+    return []
+
+
+def env_get_updated(app, env):
+    """Pages whose links show a rule (title, preview) that changed are written again."""
+    before = getattr(app, "_rules_dsl_before", None)
+    if before is None:
+        return []
+    dom = env.domains["rules"]
+    after = dom.data.get("objects", {})
+    changed = set()
+    for key in set(before) | set(after):
+        b, a = before.get(key), after.get(key)
+        if (b is None) != (a is None) or (b and a and b[1:] != a[1:]) or (b and a and b[0] != a[0]):
+            changed.add(key[1])
+    if not changed:
+        return []
+    out = set()
+    for docname, targets in dom.data.get("refs", {}).items():
+        if changed.intersection(targets):
+            out.add(docname)
+    return sorted(out & env.found_docs)
+
+
+def report_problems(app, env):
+    """Every build: books that do not compile, examples that fail, odds that cannot be computed."""
+    site = _SITE
+    if site is None:
+        return
+    for kind, book, where, message in site.problems:
+        location = f"{where[0]}:{where[1]}" if where and where[1] else (where[0] if where else None)
+        if kind == "compile":
+            logger.warning("rulebook %r does not compile and is left out of the site:\n%s", book, message,
+                           location=location, type="rules", subtype="compile")
+        elif kind == "example":
+            logger.warning("%s", message, location=location, type="rules", subtype="example")
+        elif kind == "odds":
+            logger.warning("%s", message, type="rules", subtype="odds")
+        else:
+            logger.warning("rulebook %r: %s", book, message, type="rules", subtype="compile")
+
+
+def build_finished(app, exc):
+    if exc is not None or _SITE is None:
+        return
+    if app.config.rules_fail_on_error:
+        bad = [p for p in _SITE.problems if p[0] in ("example", "compile", "error")]
+        if bad:
+            app.statuscode = 1
+            logger.info("rules_dsl: %d failing example(s) or book error(s); the build fails", len(bad))
+    if app.builder.format == "html" and app.config.root_doc != "index":
+        _write_if_changed(Path(app.outdir) / "index.html", _redirect(app.builder.get_target_uri(app.config.root_doc)))
+
+
+def _redirect(target: str) -> str:
+    from html import escape
+    t = escape(target, quote=True)
+    return (f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>Redirecting…</title>'
+            f'<meta http-equiv="refresh" content="0; url={t}"><link rel="canonical" href="{t}"></head>'
+            f'<body><p><a href="{t}">Continue to the rulebook reference</a></p></body></html>\n')
