@@ -15,7 +15,7 @@ from fractions import Fraction
 from . import nodes as n
 from .builtins import BUILTINS
 from .checks import Symbols
-from .dice import MAX_DICE, DieInfo, ForcedRoller, GivenRoller
+from .dice import MAX_DICE, DieInfo, ForcedRoller, GivenRoller, Symbolic
 from .errors import Diagnostic, EvaluationError, InputError, RulebookError, line_of
 from .model import BookAST, decls_of
 from .render import dice_text as _dice_text, expr_text as _expr_text
@@ -287,6 +287,8 @@ def _binop(book, e, scope):
 
 
 def _contains(span, container, item):
+    if isinstance(item, Symbolic):      # an exact-odds stand-in: let it see the test (see dice.Symbolic)
+        return item.observe(lambda v: _contains(span, container, v), ("in", container))
     if container is ABSENT:
         _fail(span, "'in': the collection is absent in the source rulebook")
     if isinstance(container, (list, tuple, range, frozenset, set, str)):

@@ -1,0 +1,1369 @@
+"""Exact odds: the distribution of a dice mechanic's result, in exact fractions.
+
+    >>> dist = distribution(book.mechanics["sustained"], n=20)     # doctest: +SKIP
+    >>> dist.mean, dist.probability(lambda v: v >= 10)               # doctest: +SKIP
+
+How it works
+============
+The engine runs the mechanic's own compiled closures, handing them a roller that
+enumerates instead of rolling, so nothing is re-implemented and every rule of the
+language (tables, nested mechanics, `require`, enums...) behaves exactly as in a call.
+
+* **Steps.**  The mechanic's statements are evaluated one at a time.  A `roll`
+  statement is moved to just before the first statement that reads it (independent
+  rolls may be taken in any order), and the result of the statements still to run
+  is memoised on the values of the names they read, so a later roll is enumerated
+  once per distinct state (`roll second: (n - hits) of dust` once per `hits`), not
+  once per earlier roll.
+* **Replay.**  Within one statement (which may call mechanics that roll), the roll
+  calls form a tree; it is walked depth-first by re-evaluating the statement: each
+  roll beyond the recorded path takes its first alternative and records the others.
+* **Face classes.**  A pool is enumerated as a multiset (its order carries no
+  meaning in the language), weighted by multinomial coefficients; and not over faces
+  but over *classes* of faces that the mechanic cannot tell apart.  A die in a class
+  of several faces is handed over as a stand-in (`_Face`) that carries every face of
+  its class and checks each use: a comparison, membership test or conversion that
+  gives the same answer for every face of the class is answered; one that does not
+  splits the class (globally for that roll) and the enumeration that made the die is
+  restarted.  Arithmetic on a stand-in gives a stand-in.  So `count(f for f in dice
+  if f == army)` sees two classes ({army}, {target, shield}): 21 outcomes for 20
+  dice instead of 231 multisets or 3^20 sequences.  Indexing a pool whose dice are
+  not all alike switches that roll to ordered enumeration.  A class of one face is
+  handed over as the plain face, so results never depend on a stand-in.
+* **Chains** (`chain [COUNT] of DIE on A then B`) are not enumerated roll by roll:
+  their count of successes has a closed form.  One chain scores 0 with probability
+  1-p1 and k >= 1 with p1 * p2^(k-1) * (1-p2); COUNT chains score the sum: with B
+  of them starting (binomial), the rest is negative binomial, so
+  P(S=s) = sum_b C(m,b) p1^b (1-p1)^(m-b) C(s-1,b-1) p2^(s-b) (1-p2)^b.
+  The values 0..K-1 are alternatives with these exact probabilities and the rest is
+  one stand-in (`_Tail`) for "K or more" carrying the exact tail mass 1 - P(S<K).
+  Comparisons and affine arithmetic (+, -, * by a number) on it are answered when
+  they agree over the whole tail, else K grows.  A result that is (an affine image
+  of) the tail itself becomes a final bucket "n or more" (`OrMore`) whose mass and
+  contribution to the mean (from the exact conditional mean E[S | S >= K]) are
+  exact; K is first grown until that tail mass is below 1e-12 so the table is
+  informative.  The probabilities always sum to exactly 1.
+  Only a use that no finite K can settle (the chain's value as a pool size, `%`,
+  a set lookup...) *truncates*: the tail is read as the value K_max, the first K
+  whose tail mass is below 1e-12, i.e. the engine computes f(min(S, K_max)).  The
+  exact probability of every path that went through such a truncation is reported
+  as `Distribution.error_bound` (a bound on the total variation distance to the
+  true law; kept below 1e-12 by tightening K_max if needed) and `exact` is False.
+
+Everything else is exact: probabilities are `fractions.Fraction`s.
+"""
+from __future__ import annotations
+
+import math
+import operator
+import time
+from fractions import Fraction
+from itertools import product
+
+from . import nodes as n
+from .compiler import Ctx, MechanicFn
+from .dice import GivenRoller, Symbolic
+from .errors import EvaluationError, NotFound, RulesError
+from .values import ABSENT, Rational, Record, Sym, number, show, to_json
+
+__all__ = ["distribution", "page_odds", "Distribution", "OrMore", "NoDice", "TooLarge"]
+
+ONE = Fraction(1)
+ZERO = Fraction(0)
+TAIL_EPS = Fraction(1, 10 ** 12)     # a chain's tail is shown / truncated below this mass
+
+
+class NoDice(RulesError):
+    """The mechanic (and every mechanic it calls) rolls no dice: it has no odds."""
+
+
+class TooLarge(RulesError):
+    """The enumeration went over its budget (time or evaluations)."""
+
+
+class _Refine(BaseException):
+    """Internal: a stand-in was used in a way its class cannot answer; the partition
+    was refined and the enumeration that made the stand-in must restart.  A
+    BaseException so that no `except Exception` in compiled code can swallow it."""
+
+    def __init__(self, tokens):
+        super().__init__()
+        self.tokens = tokens
+
+
+class _NoKey(Exception):
+    pass
+
+
+# ============================================================ result buckets
+class OrMore:
+    """A final bucket of a chain's unbounded tail: every result from `n` up (or down)."""
+    __slots__ = ("n", "up")
+
+    def __init__(self, n, up=True):
+        self.n, self.up = n, up
+
+    def __eq__(self, other):
+        return isinstance(other, OrMore) and (self.n, self.up) == (other.n, other.up)
+
+    def __hash__(self):
+        return hash(("OrMore", self.n, self.up))
+
+    def __repr__(self):
+        return f"{show(self.n)} or {'more' if self.up else 'less'}"
+
+    def as_json(self):
+        return {"at_least" if self.up else "at_most": to_json(self.n)}
+
+
+# ================================================================ stand-ins
+def _same(a, b) -> bool:
+    if a is b:
+        return True
+    try:
+        return type(a) is type(b) and bool(a == b)
+    except Exception:
+        return False
+
+
+def _apply(fn, values):
+    """fn over each value: ('ok', result) or ('err', exception)."""
+    out = []
+    for v in values:
+        try:
+            out.append((True, fn(v)))
+        except _Refine:
+            raise
+        except Exception as e:   # the same error for every face is just that error
+            out.append((False, e))
+    return out
+
+
+def _split_key(o):
+    ok, v = o
+    if not ok:
+        return ("err", type(v).__name__, str(v))
+    try:
+        hash(v)
+        return (type(v).__name__, v)
+    except TypeError:
+        return (type(v).__name__, repr(v))
+
+
+def _unanimous(outs):
+    """(True, value) when every outcome is the same, else (False, None); raises a shared error."""
+    ok0, v0 = outs[0]
+    for ok, v in outs[1:]:
+        if ok != ok0:
+            return False, None
+        if ok:
+            if not _same(v, v0):
+                return False, None
+        elif type(v) is not type(v0) or str(v) != str(v0):
+            return False, None
+    if not ok0:
+        raise v0
+    return True, v0
+
+
+def _cache_key(tag, other):
+    t = type(other)
+    if t is int or t is Sym or t is bool or t is str or t is Rational or t is Fraction:
+        return (tag, t, other)
+    if t is frozenset or t is range or t is tuple:
+        try:
+            hash(other)
+            return (tag, t, other)
+        except TypeError:
+            return None
+    return None
+
+
+class _Face(Symbolic):
+    """A die whose face is any of `faces` (a class the mechanic has not told apart);
+    `vals` are the values it stands for (the faces, or an arithmetic image of them)."""
+    __slots__ = ("origin", "faces", "vals", "memo")
+
+    def __init__(self, origin, faces, vals):
+        self.origin, self.faces, self.vals, self.memo = origin, faces, vals, {}
+
+    @property
+    def __class__(self):                      # isinstance(x, int) / Sym, as the faces are
+        return type(self.vals[0])
+
+    # -- the core: answer when unanimous, else refine the class and restart
+    def _obs(self, fn, ck=None):
+        if ck is not None:
+            hit = self.memo.get(ck, _Face)
+            if hit is not _Face:
+                return hit
+        outs = _apply(fn, self.vals)
+        ok, v = _unanimous(outs)
+        if not ok:
+            self.origin.split(self.faces, [_split_key(o) for o in outs])
+        if ck is not None:
+            self.memo[ck] = v
+        return v
+
+    def observe(self, fn, key=None):
+        ck = None
+        if key is not None:
+            try:
+                hash(key)
+                ck = ("observe", key)
+            except TypeError:
+                ck = None
+        return self._obs(fn, ck)
+
+    def _derive(self, fn):
+        outs = _apply(fn, self.vals)
+        try:
+            ok, v = _unanimous(outs)
+        except _Refine:
+            raise
+        if ok:
+            return v
+        if not all(o[0] for o in outs):     # an error for some faces only: tell them apart
+            self.origin.split(self.faces, [_split_key(o) for o in outs])
+        return _Face(self.origin, self.faces, tuple(o[1] for o in outs))
+
+    def _pair(self, other, fn, derive=False):
+        """An operation on two stand-ins: answered if the same for every pair of values."""
+        if isinstance(other, _Tail):
+            other._collapse()
+        outs = _apply(lambda x: tuple(_apply(lambda y: fn(x, y), other.vals)), self.vals)
+        flat = [o for ok, row in outs for o in (row if ok else [(ok, row)])]
+        ok, v = _unanimous(flat)
+        if ok:
+            return v
+        # the result depends on both: make both classes constant (split by value) and restart
+        self.origin.split(self.faces, [_split_key((True, x)) for x in self.vals], restart=False)
+        other.origin.split(other.faces, [_split_key((True, y)) for y in other.vals], restart=False)
+        raise _Refine({self.origin.token, other.origin.token})
+
+    def _cmp(self, other, op, tag):
+        if isinstance(other, Symbolic):
+            return self._pair(other, op)
+        return self._obs(lambda v: op(v, other), _cache_key(tag, other))
+
+    def __eq__(self, other):
+        return self._cmp(other, operator.eq, "==")
+
+    def __ne__(self, other):
+        return self._cmp(other, operator.ne, "!=")
+
+    def __lt__(self, other):
+        return self._cmp(other, operator.lt, "<")
+
+    def __le__(self, other):
+        return self._cmp(other, operator.le, "<=")
+
+    def __gt__(self, other):
+        return self._cmp(other, operator.gt, ">")
+
+    def __ge__(self, other):
+        return self._cmp(other, operator.ge, ">=")
+
+    def __hash__(self):
+        return self._obs(hash, ("hash",))
+
+    def __bool__(self):
+        return self._obs(bool, ("bool",))
+
+    def __index__(self):
+        return self._obs(operator.index, ("index",))
+
+    def __int__(self):
+        return self._obs(int, ("int",))
+
+    def __float__(self):
+        return self._obs(float, ("float",))
+
+    def __complex__(self):
+        return self._obs(complex, ("complex",))
+
+    def __repr__(self):
+        return self._obs(repr, ("repr",))
+
+    def __str__(self):
+        return self._obs(str, ("str",))
+
+    def __format__(self, spec):
+        return self._obs(lambda v: format(v, spec))
+
+    def __len__(self):
+        return self._obs(len, ("len",))
+
+    def __iter__(self):
+        return iter(self._obs(list))
+
+    def __getitem__(self, i):
+        return self._obs(lambda v: v[i])
+
+    def __contains__(self, x):
+        return self._obs(lambda v: x in v)
+
+    def __getattr__(self, name):
+        if (name.startswith("__") and name.endswith("__")) or name in _Face.__slots__:
+            raise AttributeError(name)
+        return self._obs(lambda v: getattr(v, name), ("attr", name))
+
+    def __round__(self, nd=None):
+        return self._derive(lambda v: round(v) if nd is None else round(v, nd))
+
+    def __reduce__(self):
+        raise TypeError("an exact-odds stand-in cannot be pickled")
+
+
+def _unary(fn):
+    def method(self):
+        return self._derive(fn)
+    return method
+
+
+def _binary_op(fn, reflected=False):
+    def method(self, other):
+        if isinstance(other, Symbolic):
+            return self._pair(other, (lambda x, y: fn(y, x)) if reflected else fn)
+        return self._derive((lambda v: fn(other, v)) if reflected else (lambda v: fn(v, other)))
+    return method
+
+
+_BIN = {"add": operator.add, "sub": operator.sub, "mul": operator.mul, "truediv": operator.truediv,
+        "floordiv": operator.floordiv, "mod": operator.mod, "divmod": divmod, "pow": pow,
+        "lshift": operator.lshift, "rshift": operator.rshift, "and": operator.and_,
+        "or": operator.or_, "xor": operator.xor, "matmul": operator.matmul}
+for _name, _fn in _BIN.items():
+    setattr(_Face, f"__{_name}__", _binary_op(_fn))
+    setattr(_Face, f"__r{_name}__", _binary_op(_fn, reflected=True))
+for _name, _fn in {"neg": operator.neg, "pos": operator.pos, "abs": abs, "invert": operator.invert,
+                   "floor": math.floor, "ceil": math.ceil, "trunc": math.trunc}.items():
+    setattr(_Face, f"__{_name}__", _unary(_fn))
+
+
+class _Tail(Symbolic):
+    """a*S + b for a chain total S that is K or more (never a plain value)."""
+    __slots__ = ("origin", "K", "a", "b")
+
+    def __init__(self, origin, K, a=1, b=0):
+        self.origin, self.K, self.a, self.b = origin, K, a, b
+
+    @property
+    def __class__(self):
+        return int if isinstance(self.a, int) and isinstance(self.b, int) else Rational
+
+    def _low(self):
+        return self.a * self.K + self.b            # the value at S = K
+
+    def _settled_from(self, c):
+        """The least S from which any comparison with c gives one answer."""
+        return math.floor(Fraction(c - self.b) / self.a) + 1
+
+    def _collapse(self):
+        self.origin.collapse()
+
+    def _cmp(self, other, op):
+        if isinstance(other, Symbolic):
+            if isinstance(other, _Face):
+                return other._pair(self, lambda x, y: op(y, x))
+            self._collapse()
+        if isinstance(other, (int, Fraction)):
+            need = self._settled_from(other)
+            if self.K < need:
+                self.origin.grow(need)
+        return op(self._low(), other)
+
+    __eq__ = lambda self, o: self._cmp(o, operator.eq)
+    __ne__ = lambda self, o: self._cmp(o, operator.ne)
+    __lt__ = lambda self, o: self._cmp(o, operator.lt)
+    __le__ = lambda self, o: self._cmp(o, operator.le)
+    __gt__ = lambda self, o: self._cmp(o, operator.gt)
+    __ge__ = lambda self, o: self._cmp(o, operator.ge)
+
+    def _affine(self, a, b):
+        a, b = number(a), number(b)
+        if a == 0:
+            return b
+        return _Tail(self.origin, self.K, a, b)
+
+    def _num_other(self, other):
+        if isinstance(other, Symbolic):
+            if isinstance(other, _Face):
+                other._pair(self, lambda x, y: x)     # collapses this tail, refines the face
+            self._collapse()
+        if isinstance(other, bool) or not isinstance(other, (int, Fraction)):
+            return None
+        return other
+
+    def __add__(self, other):
+        c = self._num_other(other)
+        if c is None:
+            return NotImplemented
+        return self._affine(self.a, self.b + c)
+
+    __radd__ = __add__
+
+    def __sub__(self, other):
+        c = self._num_other(other)
+        if c is None:
+            return NotImplemented
+        return self._affine(self.a, self.b - c)
+
+    def __rsub__(self, other):
+        c = self._num_other(other)
+        if c is None:
+            return NotImplemented
+        return self._affine(-self.a, c - self.b)
+
+    def __mul__(self, other):
+        c = self._num_other(other)
+        if c is None:
+            return NotImplemented
+        return self._affine(self.a * c, self.b * c)
+
+    __rmul__ = __mul__
+
+    def __neg__(self):
+        return self._affine(-self.a, -self.b)
+
+    def __pos__(self):
+        return self
+
+    def __abs__(self):
+        need = self._settled_from(0)
+        if self.K < need:
+            self.origin.grow(need)
+        return self if self._low() >= 0 else -self
+
+    def __bool__(self):
+        need = self._settled_from(0)
+        if self.K < need:
+            self.origin.grow(need)
+        return self._low() != 0
+
+    def observe(self, fn, key=None):
+        self._collapse()
+
+    def _give_up(self, *args, **kwargs):
+        self._collapse()
+
+    __hash__ = __index__ = __int__ = __float__ = __complex__ = __repr__ = __str__ = __format__ = _give_up
+    __len__ = __iter__ = __getitem__ = __contains__ = __round__ = __floor__ = __ceil__ = __trunc__ = _give_up
+
+    def __getattr__(self, name):
+        if name.startswith("__") and name.endswith("__"):
+            raise AttributeError(name)
+        self._collapse()
+
+    def __reduce__(self):
+        raise TypeError("an exact-odds stand-in cannot be pickled")
+
+
+for _name in ("truediv", "floordiv", "mod", "divmod", "pow", "lshift", "rshift", "and", "or", "xor", "matmul"):
+    setattr(_Tail, f"__{_name}__", _Tail._give_up)
+    setattr(_Tail, f"__r{_name}__", _Tail._give_up)
+setattr(_Tail, "__invert__", _Tail._give_up)
+
+
+class _PoolList(list):
+    """A pool handed to a mechanic: a list in a canonical order.  Indexing it (or
+    comparing it as a list) when its dice are not all alike means its order matters
+    to the mechanic: the roll then switches to ordered enumeration."""
+    __slots__ = ("origin", "mixed", "shape")
+
+    def _order(self):
+        if self.mixed and not self.origin.part.ordered:
+            self.origin.make_ordered()
+
+    def __getitem__(self, i):
+        self._order()
+        return list.__getitem__(self, i)
+
+    def __eq__(self, other):
+        self._order()
+        return list.__eq__(self, other)
+
+    def __ne__(self, other):
+        self._order()
+        return list.__ne__(self, other)
+
+    __hash__ = None
+
+
+# ============================================================ partitions
+class _Partition:
+    """The classes of a roll's faces that the mechanic has not (yet) told apart."""
+    __slots__ = ("die", "classes", "probs", "ordered")
+
+    def __init__(self, die):
+        self.die = die
+        self.classes = (die.distinct,)
+        self.ordered = False
+        self._probs()
+
+    def _probs(self):
+        self.probs = tuple(sum((self.die.weight(f) for f in c), ZERO) for c in self.classes)
+
+    def split(self, faces, keys) -> bool:
+        if faces not in self.classes:
+            return False
+        groups = {}
+        for f, k in zip(faces, keys):
+            groups.setdefault(k, []).append(f)
+        if len(groups) == 1:
+            return False
+        order = {f: i for i, f in enumerate(self.die.distinct)}
+        parts = sorted((tuple(g) for g in groups.values()), key=lambda g: order[g[0]])
+        new = []
+        for c in self.classes:
+            new.extend(parts if c == faces else [c])
+        self.classes = tuple(sorted(new, key=lambda g: order[g[0]]))
+        self._probs()
+        return True
+
+
+_ALTS_CACHE: dict = {}
+
+
+def _pool_alternatives(classes, probs, k, ordered):
+    """[(counts per class or a sequence of class indices, probability)]."""
+    key = (classes, probs, k, ordered)
+    hit = _ALTS_CACHE.get(key)
+    if hit is not None:
+        return hit
+    m = len(classes)
+    out = []
+    if ordered:
+        for seq in product(range(m), repeat=k):
+            p = ONE
+            for j in seq:
+                p *= probs[j]
+            out.append((seq, p))
+    else:
+        fact = math.factorial
+
+        def rec(j, left, counts):
+            if j == m - 1:
+                counts.append(left)
+                yield tuple(counts)
+                counts.pop()
+                return
+            for c in range(left, -1, -1):
+                counts.append(c)
+                yield from rec(j + 1, left - c, counts)
+                counts.pop()
+        powers = [[probs[j] ** c for c in range(k + 1)] for j in range(m)]
+        for counts in rec(0, k, []):
+            coef = fact(k)
+            p = ONE
+            for j, c in enumerate(counts):
+                if c:
+                    coef //= fact(c)
+                    p *= powers[j][c]
+            out.append((counts, p * coef))
+    if len(_ALTS_CACHE) > 4096:
+        _ALTS_CACHE.clear()
+    _ALTS_CACHE[key] = out
+    return out
+
+
+# ================================================================== chains
+class _ChainLaw:
+    """The exact law of the total successes S of m chains (first roll succeeds with
+    probability p1, later rolls with p2)."""
+
+    def __init__(self, m, p1, p2, eps):
+        self.m, self.p1, self.p2 = m, p1, p2
+        self.finite = p1 == 0 or p2 == 0 or m == 0
+        q1, q2 = 1 - p1, 1 - p2
+        pmf = [q1 ** m]
+        if self.finite:
+            if p1 != 0 and m:     # p2 == 0: S is binomial(m, p1)
+                pmf = [math.comb(m, s) * p1 ** s * q1 ** (m - s) for s in range(m + 1)]
+            self.pmf, self.K_max = pmf, len(pmf)
+            self.mean = sum((s * p for s, p in enumerate(pmf)), ZERO)
+            return
+        self.mean = m * p1 / q2
+        b_terms = [math.comb(m, b) * (p1 * q2) ** b * q1 ** (m - b) for b in range(m + 1)]
+        total = pmf[0]
+        s = 0
+        while 1 - total >= eps:
+            s += 1
+            # P(S=s) = sum_b C(m,b) p1^b q1^(m-b) C(s-1,b-1) p2^(s-b) q2^b
+            p = ZERO
+            for b in range(1, min(m, s) + 1):
+                p += b_terms[b] * math.comb(s - 1, b - 1) * p2 ** (s - b)
+            pmf.append(p)
+            total += p
+        self.pmf, self.K_max = pmf, len(pmf)
+
+    def tail(self, K):
+        return 1 - sum(self.pmf[:K], ZERO)
+
+    def cond_mean(self, K):
+        """E[S | S >= K]."""
+        t = self.tail(K)
+        return (self.mean - sum((s * p for s, p in enumerate(self.pmf[:K])), ZERO)) / t
+
+
+class _ChainState:
+    __slots__ = ("K", "collapsed")
+
+    def __init__(self):
+        self.K, self.collapsed = 1, False
+
+
+# ================================================================= origins
+class _Origin:
+    """One roll name within one enumeration (token): makes and refines its stand-ins."""
+    __slots__ = ("token", "part", "elems")
+
+    def __init__(self, token, part):
+        self.token, self.part, self.elems = token, part, {}
+
+    def elem(self, j):
+        e = self.elems.get(j)
+        if e is None:
+            c = self.part.classes[j]
+            e = self.elems[j] = c[0] if len(c) == 1 else _Face(self, c, c)
+        return e
+
+    def split(self, faces, keys, restart=True):
+        self.part.split(faces, keys)
+        if restart:
+            raise _Refine({self.token})
+
+    def make_ordered(self):
+        self.part.ordered = True
+        raise _Refine({self.token})
+
+
+class _ChainOrigin:
+    __slots__ = ("token", "state", "law")
+
+    def __init__(self, token, state, law):
+        self.token, self.state, self.law = token, state, law
+
+    def grow(self, K):
+        if K > self.law.K_max:
+            self.state.collapsed = True
+        else:
+            self.state.K = max(self.state.K, K)
+        raise _Refine({self.token})
+
+    def collapse(self):
+        self.state.collapsed = True
+        raise _Refine({self.token})
+
+
+# ============================================================ the replay roller
+class _Replay:
+    """The roller for one statement: walks the tree of its rolls depth-first by
+    re-evaluation, and returns the statement's values with their probabilities."""
+
+    def __init__(self, eng):
+        self.eng = eng
+        self.origins = {}
+
+    # -- the roller protocol (see dice.GivenRoller)
+    def one(self, name, die):
+        if self.eng.given is not None and name in self.eng.given.given:
+            return self.eng.given.one(name, die)
+        origin = self._origin(name, die)
+        part = origin.part
+        alts = self.eng.one_alts(part)
+        return self._choose(origin, alts, one=True)
+
+    def pool(self, name, die, count):
+        count = operator.index(count)
+        if self.eng.given is not None and name in self.eng.given.given:
+            return self.eng.given.pool(name, die, count)
+        origin = self._origin(name, die)
+        if count == 0:
+            return []
+        part = origin.part
+        alts = _pool_alternatives(part.classes, part.probs, count, part.ordered)
+        return self._choose(origin, alts)
+
+    def chain(self, name, die, count, on, then):
+        count = operator.index(count)
+        if self.eng.given is not None and name in self.eng.given.given:
+            return self.eng.given.chain(name, die, count, on, then)
+        p1 = sum((die.weight(f) for f in die.distinct if f in on), ZERO)
+        p2 = sum((die.weight(f) for f in die.distinct if f in then), ZERO)
+        if p1 > 0 and p2 == 1 and count > 0:
+            raise EvaluationError(f"roll '{name}': the chain never stops (every face of {die.describe()} continues it)")
+        law = self.eng.chain_law(count, p1, p2)
+        key = ("chain", name)
+        state = self.eng.chains.get(key)
+        if state is None:
+            state = self.eng.chains[key] = _ChainState()
+        origin = self.origins.get(key)
+        if origin is None or origin.law is not law:
+            origin = self.origins[key] = _ChainOrigin(self, state, law)
+        if law.finite:
+            alts = [(s, p, False) for s, p in enumerate(law.pmf) if p]
+        else:
+            K = law.K_max if state.collapsed else min(state.K, law.K_max)
+            alts = [(s, law.pmf[s], False) for s in range(K) if law.pmf[s]]
+            t = law.tail(K)
+            if state.collapsed:
+                alts.append((K, t, True))
+            else:
+                alts.append((_Tail(origin, K), t, False))
+        return self._pick(alts)
+
+    # -- enumeration
+    def _origin(self, name, die):
+        key = (name, die.name)
+        o = self.origins.get(key)
+        if o is None:
+            part = self.eng.parts.get(key)
+            if part is None:
+                part = self.eng.parts[key] = _Partition(die)
+            o = self.origins[key] = _Origin(self, part)
+        return o
+
+    def _choose(self, origin, alts, one=False):
+        i = self.pos
+        self.pos += 1
+        c = self.path[i] if i < len(self.path) else 0
+        self.chosen.append(c)
+        self.nalts.append(len(alts))
+        shape, p = alts[c]
+        self.prob = p if self.prob is ONE else self.prob * p
+        if one:
+            return origin.elem(shape)
+        if origin.part.ordered:
+            return [origin.elem(j) for j in shape]
+        out = _PoolList()
+        nonzero = 0
+        for j, k in enumerate(shape):
+            if k:
+                nonzero += 1
+                out.extend([origin.elem(j)] * k)
+        out.origin, out.mixed, out.shape = origin, nonzero > 1, shape
+        return out
+
+    def _pick(self, alts):
+        i = self.pos
+        self.pos += 1
+        c = self.path[i] if i < len(self.path) else 0
+        self.chosen.append(c)
+        self.nalts.append(len(alts))
+        v, p, tainted = alts[c]
+        self.prob = p if self.prob is ONE else self.prob * p
+        if tainted:
+            self.tainted = True
+        return v
+
+    def run(self, thunk, keyed=True):
+        """[(value, probability, tainted probability)] over every path of `thunk`."""
+        eng = self.eng
+        while True:
+            out = {}
+            path = []
+            try:
+                while True:
+                    self.path, self.pos, self.chosen, self.nalts = path, 0, [], []
+                    self.prob, self.tainted = ONE, False
+                    eng.tick()
+                    v = thunk()
+                    try:
+                        k = _key(v, True) if keyed else None
+                    except _NoKey:
+                        k = None
+                    if k is None:
+                        k = ("path", len(out))
+                    e = out.get(k)
+                    if e is None:
+                        out[k] = [v, self.prob, self.prob if self.tainted else ZERO]
+                    else:
+                        e[1] += self.prob
+                        if self.tainted:
+                            e[2] += self.prob
+                    chosen, nalts = self.chosen, self.nalts
+                    i = len(chosen) - 1
+                    while i >= 0 and chosen[i] + 1 >= nalts[i]:
+                        i -= 1
+                    if i < 0:
+                        return list(out.values())
+                    path = chosen[:i] + [chosen[i] + 1]
+            except _Refine as r:
+                if self in r.tokens:
+                    self.origins = {}
+                    continue
+                raise
+
+
+# ======================================================================= keys
+def _key(v, symbolic):
+    """A hashable, type-exact key for a value (memo and aggregation)."""
+    t = type(v)
+    if t is int:
+        return v
+    if t is bool:
+        return ("b", v)
+    if t is Sym:
+        return ("s", v.enum, str(v))
+    if t is str:
+        return ("t", v)
+    if t is Rational or t is Fraction:
+        return ("q", v)
+    if t is list or t is tuple:
+        return ("l", tuple(_key(x, symbolic) for x in v))
+    if t is _PoolList:
+        if not symbolic:
+            raise _NoKey
+        return ("p", id(v.origin), v.origin.part.classes, v.shape)
+    if t is frozenset:
+        return ("set", frozenset(_key(x, symbolic) for x in v))
+    if t is range:
+        return ("r", v.start, v.stop)
+    if v is ABSENT:
+        return ("absent",)
+    if v is None:
+        return ("none",)
+    if t is Record:
+        return ("rec", tuple((k, _key(x, symbolic)) for k, x in v.as_dict().items()))
+    if t is _Face:
+        if not symbolic:
+            raise _NoKey
+        return ("F", id(v.origin), v.faces, tuple(_key(x, False) for x in v.vals))
+    if t is _Tail:
+        if not symbolic:
+            raise _NoKey
+        return ("T", id(v.origin), v.K, v.a, v.b)
+    if t is OrMore:
+        return ("or", v.n, v.up)
+    if t is MechanicFn or hasattr(v, "lookup") or t.__name__ in ("DieInfo", "_Namespace"):
+        return ("obj", id(v))
+    raise _NoKey
+
+
+# ================================================================ the engine
+def _names(node) -> set:
+    out = set()
+
+    def visit(x):
+        if isinstance(x, n.Name):
+            out.add(x.name)
+        if isinstance(x, (n.Expr, n.Let, n.Roll, n.Require, n.DiceSpec)):
+            for v in vars(x).values():
+                visit_any(v)
+
+    def visit_any(v):
+        if isinstance(v, (list, tuple)):
+            for i in v:
+                visit_any(i)
+        elif isinstance(v, (n.Expr, n.Let, n.Roll, n.Require, n.DiceSpec)):
+            visit(v)
+
+    visit(node)
+    return out
+
+
+def _calls_dice(node, book) -> bool:
+    return any(name in book.mechanics and book.mechanics[name].has_dice for name in _names(node))
+
+
+class _Plan:
+    """A mechanic's statements in evaluation order, with what each later part reads."""
+
+    def __init__(self, mech: MechanicFn):
+        body = mech.node.body
+        steps = mech.steps
+        reads = [_names(s) for s in body]
+        result_reads = _names(mech.node.result)
+        order, pending = [], []
+
+        def emit_for(names):
+            # emit the pending rolls that these names need (and what those need), in order
+            need = set(names)
+            changed = True
+            while changed:
+                changed = False
+                for i in pending:
+                    if body[i].name in need and not (reads[i] <= need):
+                        need |= reads[i]
+                        changed = True
+            for i in list(pending):
+                if body[i].name in need:
+                    pending.remove(i)
+                    order.append(i)
+
+        for i, s in enumerate(body):
+            if isinstance(s, n.Roll):
+                pending.append(i)
+                continue
+            emit_for(reads[i])
+            order.append(i)
+        emit_for(result_reads)
+        order.extend(pending)
+        self.order = order
+        self.steps = [steps[i] for i in order]
+        self.random = [isinstance(body[i], n.Roll) or _calls_dice(body[i], mech.book) for i in order]
+        self.result_random = _calls_dice(mech.node.result, mech.book)
+        live, acc = [], set(result_reads)
+        for i in reversed(order):
+            live.append(frozenset(acc | reads[i]))
+            acc |= reads[i]
+        self.live = list(reversed(live)) + [frozenset(result_reads)]
+
+
+class _Sub:
+    """A (conditional) distribution of results: key -> [value, p, mean mass], tainted mass."""
+    __slots__ = ("entries", "tainted")
+
+    def __init__(self):
+        self.entries, self.tainted = {}, ZERO
+
+    def add(self, sub, p, tp=ZERO):
+        ent = self.entries
+        for k, (v, q, mm) in sub.entries.items():
+            e = ent.get(k)
+            pq = p * q
+            m2 = None if mm is None else p * mm
+            if e is None:
+                ent[k] = [v, pq, m2]
+            else:
+                e[1] += pq
+                e[2] = None if (e[2] is None or m2 is None) else e[2] + m2
+        self.tainted += tp + (p - tp) * sub.tainted
+
+
+class _Rolled(Exception):
+    """Internal: a statement thought to roll no dice did roll (it is then enumerated)."""
+
+
+class _NoRoller:
+    def one(self, *a):
+        raise _Rolled
+
+    pool = chain = one
+
+
+class _Engine:
+    def __init__(self, mech, given, deadline=None, max_evals=None, eps=TAIL_EPS):
+        self.mech = mech
+        self.given = GivenRoller(given) if given else None
+        self.parts, self.chains, self.laws = {}, {}, {}
+        self.memo = {}
+        self.evals = 0
+        self.deadline, self.max_evals = deadline, max_evals
+        self.eps = eps
+        self.plan = _Plan(mech)
+        self._one_cache = {}
+        self.fixed = Ctx(_NoRoller())
+
+    def tick(self):
+        self.evals += 1
+        if self.max_evals is not None and self.evals > self.max_evals:
+            raise TooLarge(f"{self.mech.book_id}:{self.mech.name}: more than {self.max_evals} evaluations")
+        if self.deadline is not None and not self.evals & 63 and time.monotonic() > self.deadline:
+            raise TooLarge(f"{self.mech.book_id}:{self.mech.name}: over the time budget")
+
+    def one_alts(self, part):
+        key = (part.classes, part.ordered)
+        hit = self._one_cache.get(key)
+        if hit is None:
+            hit = self._one_cache[key] = [(j, p) for j, p in enumerate(part.probs)]
+        return hit
+
+    def chain_law(self, m, p1, p2):
+        key = (m, p1, p2)
+        law = self.laws.get(key)
+        if law is None:
+            law = self.laws[key] = _ChainLaw(m, p1, p2, self.eps)
+        return law
+
+    # -- statements
+    def solve(self, bound):
+        for _ in range(1000):
+            try:
+                return self.run(0, dict(bound))
+            except _Refine:       # pragma: no cover - every stand-in's enumeration is on the stack
+                continue
+        raise EvaluationError(f"{self.mech.name}: the exact-odds engine did not settle")  # pragma: no cover
+
+    def run(self, pos, env):
+        plan = self.plan
+        final = pos == len(plan.steps)
+        mk = None
+        if final or plan.random[pos]:
+            try:
+                mk = (pos, tuple(_key(env[k], False) for k in sorted(plan.live[pos]) if k in env))
+            except _NoKey:
+                mk = None
+            if mk is not None:
+                hit = self.memo.get(mk)
+                if hit is not None:
+                    return hit
+        res = self.final(env) if final else self.step(pos, env)
+        if mk is not None:
+            self.memo[mk] = res
+        return res
+
+    def step(self, pos, env):
+        kind, name, fn = self.plan.steps[pos][:3]
+        if not self.plan.random[pos]:          # no dice here: evaluate once, no enumeration
+            try:
+                self.tick()
+                value = fn(env, self.fixed)
+            except _Rolled:
+                pass
+            else:
+                return self.next(pos, env, kind, name, value)
+        while True:
+            rep = _Replay(self)
+            ctx = Ctx(rep)
+            try:
+                branches = rep.run(lambda: fn(env, ctx))
+                if len(branches) == 1 and not branches[0][2]:
+                    return self.next(pos, env, kind, name, branches[0][0])
+                acc = _Sub()
+                for value, p, tp in branches:
+                    acc.add(self.next(pos, env, kind, name, value), p, tp)
+                return acc
+            except _Refine as r:
+                if rep in r.tokens:
+                    continue
+                raise
+
+    def next(self, pos, env, kind, name, value):
+        if kind == "require":
+            if not value:
+                raise EvaluationError(f"{self.mech.name}: {name}")
+            return self.run(pos + 1, env)
+        env2 = dict(env)
+        env2[name] = value
+        return self.run(pos + 1, env2)
+
+    def final(self, env):
+        fn = self.mech.result
+        if not self.plan.result_random:
+            try:
+                self.tick()
+                value = fn(env, self.fixed)
+            except _Rolled:
+                pass
+            else:
+                acc = _Sub()
+                self.outcome(acc, value, ONE, ZERO)
+                return acc
+        while True:
+            rep = _Replay(self)
+            ctx = Ctx(rep)
+            try:
+                branches = rep.run(lambda: fn(env, ctx))
+                acc = _Sub()
+                for value, p, tp in branches:
+                    self.outcome(acc, value, p, tp)
+                return acc
+            except _Refine as r:
+                if rep in r.tokens:
+                    continue
+                raise
+
+    def outcome(self, acc, value, p, tp):
+        mech = self.mech
+        if isinstance(value, range):
+            value = list(value)
+        try:
+            value = mech.returns.convert(value)
+        except ValueError:
+            raise EvaluationError(f"{mech.node.span}: {mech.name} produced {show(value)}, "
+                                  f"which is not {mech.returns.describe} as declared") from None
+        value, mean = self.settle(value)
+        k = _key(value, False)
+        e = acc.entries.get(k)
+        mm = None if mean is None else (mean if p is ONE else p * mean)
+        if e is None:
+            acc.entries[k] = [value, p, mm]
+        else:
+            e[1] += p
+            e[2] = None if (e[2] is None or mm is None) else e[2] + mm
+        acc.tainted += tp
+
+    def settle(self, value):
+        """A final result: no stand-in for several faces may remain (split them); a chain's
+        tail becomes an `OrMore` bucket (grown first so that its mass is below 1e-12).
+        Returns (value, its mean when it is a number, else None)."""
+        t = type(value)
+        if t is _Face:
+            value.origin.split(value.faces, [_split_key((True, v)) for v in value.vals])
+        if t is _Tail:
+            law, K = value.origin.law, value.K
+            if K < law.K_max:
+                value.origin.grow(law.K_max)
+            b = OrMore(value._low(), value.a > 0)
+            return b, value.a * law.cond_mean(K) + value.b
+        if t is list or t is _PoolList or t is tuple:
+            items = [self.settle(x)[0] for x in value]
+            return (items if t is not tuple else tuple(items)), None
+        if t is Record:
+            return Record({k: self.settle(x)[0] for k, x in value.as_dict().items()}), None
+        if t is frozenset:
+            return frozenset(self.settle(x)[0] for x in value), None
+        if t is int or t is Rational or t is Fraction:
+            return value, Fraction(value)
+        return value, None
+
+
+# ============================================================= distributions
+class Distribution:
+    """The exact law of a mechanic's result for given inputs.
+
+    `outcomes`: [(value, Fraction)] sorted by value, summing to exactly 1;
+    `mean`: a Fraction, or None when the result is not a number;
+    `exact`: False only when a chain had to be truncated (see the module doc), and then
+    `error_bound` bounds the total variation distance to the true law (< 1e-12).
+    """
+
+    def __init__(self, mechanic, inputs, outcomes, mean, error_bound=ZERO):
+        self.mechanic, self.inputs = mechanic, dict(inputs)
+        self.outcomes = outcomes
+        self.mean = mean
+        self.error_bound = error_bound
+        self.exact = error_bound == 0
+
+    def __repr__(self):
+        return f"<Distribution of {self.title()}: {len(self.outcomes)} outcomes>"
+
+    def __iter__(self):
+        return iter(self.outcomes)
+
+    def __len__(self):
+        return len(self.outcomes)
+
+    def title(self):
+        m = self.mechanic
+        args = ", ".join(f"{k}={show(v)}" for k, v in self.inputs.items())
+        return f"{m.book_id}:{m.name}({args})"
+
+    def probability(self, what) -> Fraction:
+        """P(result == what), or P(what(result)) when `what` is callable."""
+        if callable(what) and not isinstance(what, (MechanicFn,)):
+            return sum((p for v, p in self.outcomes if what(v)), ZERO)
+        return sum((p for v, p in self.outcomes if _same_value(v, what)), ZERO)
+
+    def as_dict(self) -> dict:
+        return {_key(v, False): p for v, p in self.outcomes}
+
+    def as_json(self) -> dict:
+        out = []
+        for v, p in self.outcomes:
+            out.append({"value": v.as_json() if isinstance(v, OrMore) else to_json(_plain(v)),
+                        "probability": f"{p.numerator}/{p.denominator}", "float": float(p)})
+        mean = self.mean
+        return {"mechanic": f"{self.mechanic.book_id}:{self.mechanic.name}",
+                "inputs": {k: to_json(v) for k, v in self.inputs.items()},
+                "outcomes": out,
+                "mean": None if mean is None else f"{mean.numerator}/{mean.denominator}",
+                "mean_float": None if mean is None else float(mean),
+                "exact": self.exact,
+                "error_bound": None if self.exact else f"{self.error_bound.numerator}/{self.error_bound.denominator}"}
+
+    def table(self) -> str:
+        rows = [(_show(v), f"{p.numerator}/{p.denominator}" if p.denominator != 1 else str(p.numerator),
+                 _pct(p)) for v, p in self.outcomes]
+        head = ("result", "probability", "%")
+        w = [max(len(head[i]), *(len(r[i]) for r in rows)) for i in range(3)]
+        lines = [self.title(), "",
+                 f"{head[0]:<{w[0]}}  {head[1]:>{w[1]}}  {head[2]:>{w[2]}}",
+                 f"{'-' * w[0]}  {'-' * w[1]}  {'-' * w[2]}"]
+        lines += [f"{a:<{w[0]}}  {b:>{w[1]}}  {c:>{w[2]}}" for a, b, c in rows]
+        lines.append("")
+        if self.mean is not None:
+            m = self.mean
+            exact = str(m.numerator) if m.denominator == 1 else f"{m.numerator}/{m.denominator}"
+            lines.append(f"mean: {exact} (about {_approx(m)})")
+        else:
+            lines.append("mean: - (the result is not a number)")
+        if not self.exact:
+            lines.append(f"truncated: a chain's tail was cut; total error below {float(self.error_bound):.3g}")
+        if any(isinstance(v, OrMore) for v, _ in self.outcomes):
+            lines.append("a chain has no upper limit: the 'or more' row is its exact remaining probability")
+        return "\n".join(lines)
+
+
+def _plain(v):
+    if isinstance(v, OrMore):
+        return repr(v)
+    if isinstance(v, list):
+        return [_plain(x) for x in v]
+    return v
+
+
+def _show(v):
+    if isinstance(v, OrMore):
+        return repr(v)
+    if isinstance(v, (list, tuple)):
+        return "[" + ", ".join(_show(x) for x in v) + "]"
+    return show(v)
+
+
+def _same_value(v, what):
+    try:
+        return _key(v, False) == _key(what, False)
+    except _NoKey:
+        return v == what
+
+
+def _pct(p: Fraction) -> str:
+    x = float(p) * 100
+    if p == 0:
+        return "0%"
+    if x >= 0.01:
+        return f"{x:.2f}%"
+    return f"{x:.2g}%"
+
+
+def _approx(x: Fraction) -> str:
+    return f"{float(x):.6g}"
+
+
+def _sort_key(v, order):
+    if isinstance(v, OrMore):
+        return (0, v.n, 1 if v.up else -1)
+    if isinstance(v, bool):
+        return (1, v)
+    if isinstance(v, (int, Fraction)):
+        return (0, v, 0)
+    if isinstance(v, Sym):
+        return (2, order.get((v.enum, str(v)), 10 ** 6), str(v))
+    if isinstance(v, str):
+        return (3, v)
+    if isinstance(v, (list, tuple)):
+        return (4, len(v), tuple(_sort_key(x, order) for x in v))
+    if isinstance(v, Record):
+        return (5, tuple(_sort_key(x, order) for x in v.as_dict().values()))
+    if isinstance(v, frozenset):
+        return (6, tuple(sorted(_sort_key(x, order) for x in v)))
+    if v is ABSENT:
+        return (7,)
+    return (8, repr(v))
+
+
+def _member_order(book):
+    order = {}
+    for enum, members in book.enums.items():
+        for i, m in enumerate(members):
+            order[(enum, m)] = i
+    for die in book.dice.values():
+        if die.custom:
+            for i, f in enumerate(die.distinct):
+                order[(die.name, str(f))] = i
+    return order
+
+
+# ===================================================================== API
+def distribution(mechanic, *args, rolls=None, _deadline=None, _max_evals=None, **kwargs) -> Distribution:
+    """The exact distribution of `mechanic`'s result for the given inputs.
+
+    Inputs are checked as in a call (InputError names the parameter).  A roll's name
+    given as a keyword (or in `rolls`) fixes that roll, as in a call; the others are
+    enumerated.  Raises NoDice for a mechanic that rolls no dice.
+    """
+    if not isinstance(mechanic, MechanicFn):
+        raise TypeError(f"distribution() needs a compiled mechanic, got {mechanic!r}")
+    roll_names = {r.name for r in mechanic.rolls}
+    params = {p.name for p in mechanic.params}
+    given = dict(rolls or {})
+    for k in list(kwargs):
+        if k in roll_names and k not in params:
+            given[k] = kwargs.pop(k)
+    bound = mechanic.bind(list(args), kwargs)
+    if not mechanic.has_dice:
+        raise NoDice(f"{mechanic.book_id}:{mechanic.name} rolls no dice, so it has no odds; "
+                     f"use `rules call` for its value")
+    eps = TAIL_EPS
+    for _ in range(4):
+        eng = _Engine(mechanic, given, _deadline, _max_evals, eps)
+        res = eng.solve(bound)
+        if res.tainted < TAIL_EPS:
+            break
+        eps = eps / 2 ** 20       # several truncated chains on one path: cut deeper
+    if eng.given is not None:
+        unknown = set(given) - eng.given.used
+        if unknown:
+            raise NotFound("roll", sorted(unknown)[0], sorted(roll_names), where=f"{mechanic.book_id}:{mechanic.name}")
+    order = _member_order(mechanic.book)
+    items = sorted(res.entries.values(), key=lambda e: _sort_key(e[0], order))
+    outcomes = [(v, p) for v, p, _ in items if p]
+    mean = None
+    if outcomes and all(mm is not None for _, _, mm in items):
+        mean = sum((mm for _, _, mm in items), ZERO)
+    total = sum((p for _, p in outcomes), ZERO)
+    if total != 1:   # pragma: no cover - a bug, never a rounding
+        raise AssertionError(f"probabilities sum to {total}")
+    shown = {**bound, **given}
+    return Distribution(mechanic, shown, outcomes, mean, res.tainted)
+
+
+def _candidates(mech, p, check):
+    t = p.type
+    if isinstance(t, n.UnionType):
+        t = t.options[0]
+    if isinstance(t, n.RangeType):
+        lo, hi = t.low, t.high
+        return [lo, (lo + hi) // 2, hi]
+    if isinstance(t, n.NamedType):
+        if t.name == "bool":
+            return [False, True]
+        if t.name in mech.book.enums:
+            return list(mech.book.enums[t.name])[:3]
+        if t.name in mech.book.dice:
+            return [str(f) if mech.book.dice[t.name].custom else f for f in mech.book.dice[t.name].distinct][:3]
+        if t.name in ("int", "number"):
+            return [1]
+    if isinstance(t, n.ListType):
+        return [[]]
+    return []
+
+
+def page_odds(mechanic, budget: float = 0.5, max_inputs: int = 12) -> list:
+    """Representative (inputs, Distribution) pairs for a mechanic's web page.
+
+    Every parameter takes its default (or the middle of its range, or its first
+    value); then each range parameter in turn takes its low, middle and high value.
+    The whole computation stops after `budget` seconds; inputs that are rejected or
+    too large are skipped.  [] for a mechanic without dice.
+    """
+    if not isinstance(mechanic, MechanicFn) or not mechanic.has_dice:
+        return []
+    start = time.monotonic()
+    base = {}
+    cands = {}
+    for p in mechanic.params:
+        cs = _candidates(mechanic, p, mechanic.checks[p.name])
+        cands[p.name] = cs
+        if p.default is not None:
+            try:
+                base[p.name] = mechanic.defaults[p.name]({}, None)
+            except Exception:
+                pass
+        if p.name not in base:
+            if not cs:
+                return []
+            base[p.name] = cs[len(cs) // 2] if isinstance(p.type, n.RangeType) else cs[0]
+    inputs = [dict(base)]
+    for p in mechanic.params:
+        if isinstance(p.type, n.RangeType) or (isinstance(p.type, n.UnionType) and isinstance(p.type.options[0], n.RangeType)):
+            for v in cands[p.name]:
+                d = {**base, p.name: v}
+                if d not in inputs:
+                    inputs.append(d)
+    out = []
+    for inp in inputs[:max_inputs]:
+        left = budget - (time.monotonic() - start)
+        if left <= 0:
+            break
+        try:
+            dist = distribution(mechanic, _deadline=time.monotonic() + left, **inp)
+        except TooLarge:
+            break
+        except RulesError:
+            continue
+        out.append((inp, dist))
+    return out
