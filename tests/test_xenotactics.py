@@ -1,0 +1,390 @@
+"""Tests for Xenotactics 0.9.8 (rulebooks/xenotactics/*.rules): roll-under tests,
+defence rolls, opposed-roll cancellation, end-of-activation Quality rolls, weapon
+abilities, HP, cost formulas and price lists, missions and the campaign."""
+from __future__ import annotations
+
+import itertools
+from fractions import Fraction
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import rules_dsl
+from rules_dsl.errors import InputError
+
+FACES = range(1, 11)
+
+
+@pytest.fixture(scope="module")
+def book():
+    return rules_dsl.load("xenotactics")
+
+
+def reference_cancel(mine, stat, theirs, their_stat):
+    """Independent statement of the cancelling rule: a success survives unless some
+    opposing success is strictly higher."""
+    their_successes = [t for t in theirs if t <= their_stat]
+    return sum(1 for m in mine if m <= stat and not any(t > m for t in their_successes))
+
+
+pools = st.lists(st.integers(1, 10), max_size=4)
+stats = st.integers(0, 10)
+
+
+# ------------------------------------------------------------------ header
+def test_header(book):
+    assert book.title == "Xenotactics"
+    assert book.edition == "0.9.8"
+    assert book.units == "inches"
+
+
+# ------------------------------------------------------------------ basic rolls
+def test_stat_roll_is_roll_under(book):
+    for stat in range(0, 11):
+        assert [book.stat_roll(stat, d) for d in FACES] == [d <= stat for d in FACES]
+
+
+def test_defence_outcome_all_faces(book):
+    for defence in range(0, 11):
+        for die in FACES:
+            got = book.defence_outcome(defence, die)
+            if die <= defence:
+                assert got == "ignored"
+            elif die % 2:
+                assert got == "pinned_down"
+            else:
+                assert got == "out_of_action"
+
+
+def test_defence_roll_exact_odds(book):
+    # Defence 5: 5 faces ignored, 7 and 9 pin, 6, 8 and 10 take out of action
+    dist = book.odds("defence_roll", defence=5)
+    assert dist.probability(lambda v: v == "ignored") == Fraction(5, 10)
+    assert dist.probability(lambda v: v == "pinned_down") == Fraction(2, 10)
+    assert dist.probability(lambda v: v == "out_of_action") == Fraction(3, 10)
+    # a pinned model rolls against Defence 0: odd faces pin, even faces take out
+    pinned = book.odds("defence_roll", defence=5, pinned=True)
+    assert pinned.probability(lambda v: v == "out_of_action") == Fraction(1, 2)
+
+
+def test_bounty_hunter_and_dummy(book):
+    assert book.attack_hits(attack=6, firepower=2, dice=[1, 6]) == 2
+    assert book.defence_rolls(defence=6, hits=2, dice=[4, 10]) == ["ignored", "out_of_action"]
+
+
+def test_bad_inputs_are_rejected(book):
+    with pytest.raises(InputError):
+        book.stat_roll(6, 11)
+    with pytest.raises(InputError):
+        book.statline_cost(2, 6, 3, 6)          # Move must be 3-9
+    with pytest.raises(InputError):
+        book.statline_cost(4, 6, 7, 6)          # Defence must be 1-6
+    with pytest.raises(InputError):
+        book.close_combat_weapon_cost("stabbing", 1, 6)
+
+
+# ------------------------------------------------------------------ opposed rolls
+def test_book_examples_of_opposed_rolls(book):
+    # the smuggler's 4 cancels the bounty hunter's 1; the 8 missed
+    assert book.opposed_hits(6, 2, 4, 1, mine=[1, 8], theirs=[4]) == [0, 1]
+    # the alien's 1 is cancelled by the android's 2, which the alien's 7 cancels
+    assert book.opposed_hits(7, 3, 3, 1, mine=[1, 2, 7], theirs=[2]) == [2, 0]
+    # the observer bot's 5 cancels both of the mercenary's 3s
+    assert book.surviving_successes([3, 3], 6, [5], 5) == 0
+
+
+@settings(max_examples=200, deadline=None)
+@given(pools, stats, pools, stats)
+def test_cancellation_matches_reference(book, mine, a, theirs, b):
+    assert book.surviving_successes(mine, a, theirs, b) == reference_cancel(mine, a, theirs, b)
+
+
+@settings(max_examples=200, deadline=None)
+@given(pools, stats, pools, stats)
+def test_hits_never_exceed_pools_or_successes(book, mine, a, theirs, b):
+    hits = book.opposed_hits(a, len(mine), b, len(theirs), mine=mine, theirs=theirs)
+    assert 0 <= hits[0] <= sum(1 for m in mine if m <= a) <= len(mine)
+    assert 0 <= hits[1] <= sum(1 for t in theirs if t <= b) <= len(theirs)
+
+
+@settings(max_examples=200, deadline=None)
+@given(pools, pools, stats)
+def test_swapping_sides_is_symmetric(book, mine, theirs, a):
+    one = book.opposed_hits(a, len(mine), a, len(theirs), mine=mine, theirs=theirs)
+    two = book.opposed_hits(a, len(theirs), a, len(mine), mine=theirs, theirs=mine)
+    assert one == list(reversed(two))
+
+
+@settings(max_examples=200, deadline=None)
+@given(pools, stats, pools, stats)
+def test_one_side_always_keeps_its_best_success(book, mine, a, theirs, b):
+    # the highest success overall can never be cancelled, and equal rolls both stand
+    hits = book.opposed_hits(a, len(mine), b, len(theirs), mine=mine, theirs=theirs)
+    succ = [m for m in mine if m <= a] + [t for t in theirs if t <= b]
+    if succ:
+        assert hits[0] + hits[1] >= 1
+
+
+def test_equal_rolls_both_hit(book):
+    for face in FACES:
+        assert book.opposed_hits(10, 1, 10, 1, mine=[face], theirs=[face]) == [1, 1]
+
+
+def test_single_reacting_die_brute_force(book):
+    # every pair of two active dice against one reacting die, Attack 6 vs 4
+    for d1, d2, r in itertools.product(FACES, FACES, FACES):
+        got = book.opposed_hits(6, 2, 4, 1, mine=[d1, d2], theirs=[r])
+        assert got == [reference_cancel([d1, d2], 6, [r], 4), reference_cancel([r], 4, [d1, d2], 6)]
+
+
+# ------------------------------------------------------------------ activation
+def test_quality_roll_count(book):
+    assert [book.quality_roll_count(ap) for ap in range(0, 6)] == [0, 1, 2, 3, 4, 5]
+    assert book.quality_roll_count(4, ai=True) == 3
+    assert book.quality_roll_count(1, robot=True) == 0
+    assert book.quality_roll_count(2, robot=True) == 0
+    assert book.quality_roll_count(3, robot=True) == 3
+
+
+def test_turn_ends_on_two_failures_brute_force(book):
+    for dice in itertools.product(FACES, repeat=3):
+        fails = sum(1 for d in dice if d > 6)
+        got = book.end_of_activation(quality=6, action_points=3, quality_dice=list(dice))
+        assert got == ("turn_ends" if fails >= 2 else "turn_continues")
+
+
+def test_single_action_point_never_ends_the_turn(book):
+    dist = book.odds("end_of_activation", quality=3, action_points=1)
+    assert dist.probability(lambda v: v == "turn_ends") == 0
+
+
+def test_leader_reroll_lowers_the_risk(book):
+    plain = book.odds("end_of_activation", quality=5, action_points=3).probability(lambda v: v == "turn_ends")
+    led = book.odds("end_of_activation", quality=5, action_points=3, leader=True).probability(lambda v: v == "turn_ends")
+    robot = book.odds("end_of_activation", quality=5, action_points=3, leader=True, robot=True).probability(lambda v: v == "turn_ends")
+    assert led < plain
+    assert robot == plain        # robots gain nothing from leaders
+
+
+def test_mercenary_spotted(book):
+    assert book.end_of_activation(quality=6, action_points=2, spotted=True, spotter_quality=5,
+                                  quality_dice=[3, 3], spot=5) == "turn_ends"
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.integers(1, 10), min_size=0, max_size=3), st.integers(1, 10), st.integers(0, 9))
+def test_spotting_only_adds_failures(book, dice, spot, sq):
+    base = book.quality_failures(6, dice)
+    spotted = book.quality_failures(6, dice, spotted=True, spotter_quality=sq, spot=spot)
+    assert base <= spotted <= len(dice)
+
+
+def test_stand_up(book):
+    assert book.stand_up_cost(True) == 2
+    assert book.stand_up_cost(False) == 3
+    assert book.stand_up_cost(True, robot=True) == 3
+    assert book.stands_up(quality=6, friend_within_3=False, quality_dice=[1, 2, 6])
+    assert not book.stands_up(quality=6, friend_within_3=False, quality_dice=[1, 2, 7])
+
+
+def test_reactions(book):
+    assert [book.reaction_dice(f) for f in range(0, 4)] == [0, 1, 1, 1]
+    assert not book.may_react(True, 3)
+    assert not book.may_react(True, 0, is_reaction=True)
+    assert book.close_combat_dice(3) == 3 and book.close_combat_dice(3, reacting=True) == 1
+    assert book.pushback(0, 0) == "initiator_pushed"
+
+
+def test_action_costs(book):
+    assert book.shoot_action_cost(heavy=True, directly_after_move=True) == 2
+    assert book.action_costs("fly") == 2
+    assert book.action_costs("teleport") == 3
+    assert book.action_costs("telepathic_confusion") == 1
+
+
+# ------------------------------------------------------------------ weapon abilities
+def test_impacts_on_even_hits(book):
+    for die in FACES:
+        for impact in (1, 2, 3):
+            got = book.attack_die_hits(die, 6, impact)
+            assert got == (0 if die > 6 else impact if die % 2 == 0 else 1)
+
+
+def test_shields(book):
+    assert [book.attack_die_hits(d, 10, 1, "shield_protected") for d in FACES] == [0, 0] + [1] * 8
+    assert [book.attack_die_hits(d, 10, 1, "bubble_protected") for d in FACES] == [0] + [1] * 9
+
+
+def test_energy_beam_and_slashing(book):
+    assert book.auto_hit_faces([9, 8, 7]) == [9, 1, 1]
+    assert book.auto_hit_faces([9], earlier_attacks=2) == [1]
+    assert book.shot_hits(attack=5, firepower=3, beam=True, dice=[9, 8, 7]) == 2
+
+
+def test_defence_modifiers(book):
+    for d in range(0, 11):
+        assert book.weapon_defence(d, effect="counts_as_zero") == 0
+        assert book.weapon_defence(d, effect="counts_as_four") == 4
+        assert book.weapon_defence(d, pinned=True) == 0
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.integers(0, 10), st.lists(st.integers(1, 10), max_size=3))
+def test_more_impact_never_fewer_hits(book, attack, dice):
+    fp = len(dice)
+    hits = [book.shot_hits(attack, fp, impact=i, dice=dice) for i in (1, 2, 3)]
+    assert hits == sorted(hits)
+    assert hits[0] <= fp and hits[2] <= 3 * fp
+
+
+# ------------------------------------------------------------------ HP
+def test_hp(book):
+    assert [book.hp_costs(h) for h in range(2, 7)] == [12, 18, 24, 30, 36]
+    assert book.damage_after_hits(defence=4, hp=3, damage=0, hits=2, dice=[3, 7]) == 1
+    # with 2 damage, a roll of 1 is cancelled and counts as failed
+    assert book.damage_after_hits(defence=4, hp=3, damage=2, hits=1, dice=[1]) == 3
+    with pytest.raises(Exception):
+        book.damage_after_hits(defence=3, hp=2, damage=0, hits=1, dice=[1])
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.integers(4, 10), st.integers(2, 6), st.integers(0, 6), st.lists(st.integers(1, 10), max_size=5))
+def test_damage_only_grows_and_is_capped(book, defence, hp, damage, dice):
+    damage = min(damage, hp)
+    after = book.damage_after_hits(defence=defence, hp=hp, damage=damage, hits=len(dice), dice=dice)
+    assert damage <= after <= hp
+
+
+# ------------------------------------------------------------------ costs
+def test_terran_worked_example(book):
+    statline = book.statline_cost(4, 6, 3, 6)
+    gun = book.ranged_weapon_cost("Plasmagun", 6)
+    shield = book.ability_cost("Energy shield", 4, 6, 3, 6)
+    assert (statline, gun, shield) == (37, 36, 30)
+    assert book.model_cost(statline, [gun, shield]) == 103
+
+
+def test_statline_formula_brute_force(book):
+    for m, a, d, q in itertools.product(range(3, 10), range(3, 10), range(1, 7), range(3, 10)):
+        raw = Fraction(m + 3 * a + 5 * d) * q / 6
+        expected = int(raw) + (1 if raw - int(raw) >= Fraction(1, 2) else 0)
+        assert book.statline_cost(m, a, d, q) == expected
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(3, 8), st.integers(3, 8), st.integers(1, 5), st.integers(3, 8))
+def test_statline_cost_monotone_in_each_stat(book, m, a, d, q):
+    base = book.statline_cost(m, a, d, q)
+    assert book.statline_cost(m + 1, a, d, q) >= base
+    assert book.statline_cost(m, a + 1, d, q) >= base
+    assert book.statline_cost(m, a, d + 1, q) >= base
+    assert book.statline_cost(m, a, d, q + 1) > base
+
+
+def test_rounding_is_half_up(book):
+    assert book.ranged_weapon_cost("Thrown weapon", 7) == 18      # 17.5
+    assert book.ranged_weapon_cost("Shotgun", 7) == 32            # 31.5
+    assert book.faction_base_cost("mutants") == 33                # 32.5
+    assert book.armour_cost(1, 0, "none", 4, 5, 4, 5) == 4        # 4.17: not rounded up
+
+
+def test_close_combat_costs(book):
+    for d in (1, 2, 3):
+        for t in ("balanced", "slashing", "thrusting"):
+            assert book.close_combat_rates(t, d) == d
+        assert book.close_combat_rates("crushing", d) == d + 1
+
+
+def test_firepower_only_where_the_book_fixes_it(book):
+    fp = {r.weapon: r.firepower for r in book.compiled.tables["ranged_weapons"].rows()}
+    stated = {w: f for w, f in fp.items() if f is not rules_dsl.values.ABSENT}
+    assert stated == {"Laser pistol": 1, "Autogun": 2, "Smoke grenade": 0, "Gas grenade": 0}
+    assert len(fp) == 26
+
+
+def test_price_list_findings(book):
+    findings = {f.check: f for f in book.findings}
+    assert "statlines_follow_formula" not in findings
+    assert "terrans_prices_follow_formulas" not in findings
+    assert all(f.kind == "disagreement" for f in book.findings)
+    sniper = findings["superterrans_prices_follow_formulas"]
+    assert any("Sniper" in str(c) for c in sniper.cases)
+
+
+def test_every_faction_base_cost_matches(book):
+    for row in book.compiled.tables["faction_statlines"].rows():
+        assert book.faction_base_cost(row.faction) == row.listed
+
+
+# ------------------------------------------------------------------ missions
+def test_mission_table(book):
+    assert [book.mission_table(r) for r in range(1, 7)] == [
+        "encounter_mission", "assassination_mission", "capture_mission",
+        "rescue_mission", "sabotage_mission", "raid_mission"]
+
+
+def test_defender_bid(book):
+    assert book.defender_bid(100, 50, 300, 300) == "first_player_defends"
+    assert book.defender_bid(50, 50, 400, 300) == "second_player_defends"
+    assert book.defender_bid(50, 50, 300, 300) == "roll_to_decide"
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.integers(0, 500), st.integers(0, 500), st.integers(0, 1000), st.integers(0, 1000))
+def test_defender_bid_is_symmetric(book, b1, b2, w1, w2):
+    one = book.defender_bid(b1, b2, w1, w2)
+    two = book.defender_bid(b2, b1, w2, w1)
+    flip = {"first_player_defends": "second_player_defends",
+            "second_player_defends": "first_player_defends", "roll_to_decide": "roll_to_decide"}
+    assert flip[one] == two
+
+
+def test_mission_scores(book):
+    assert book.rescue_score(True, True) == [3, 2]
+    assert book.sabotage_score(True, True, False) == [3, 2]
+    assert book.sabotage_score(True, False, True) == [2, 3]
+    with pytest.raises(Exception):
+        book.sabotage_score(False, True, False)
+    assert book.raid_score(3) == [3, 2]
+    assert book.hold_point(2) == 1 and book.hold_point(1) == 0
+    assert book.countdown_after(3, 1, added=2) == 4
+
+
+# ------------------------------------------------------------------ campaign
+def test_rewards_and_reputation(book):
+    assert book.mission_reward(True, True) == 100
+    assert book.mission_reward(False, False) == 25
+    assert book.reputation_after(9, 11) == [11, 9]
+    assert book.reputation_after(12, 10) == [13, 9]
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.integers(0, 100), st.integers(0, 100))
+def test_reputation_is_conserved(book, w, l):
+    after = book.reputation_after(w, l)
+    assert sum(after) == w + l and after[1] >= 0
+
+
+def test_experience_keeps_highest(book):
+    assert book.experience_gained(3, dice=[2, 9, 4]) == 9
+    dist = book.odds("experience_gained", victory_points=0)
+    assert all(p == Fraction(1, 10) for _, p in dist)
+    # more victory points, better expected experience
+    assert book.odds("experience_gained", victory_points=2).mean > dist.mean
+
+
+def test_levels(book):
+    assert book.level_up_cost(8) == 13
+    for cost in range(0, 400):
+        assert book.starting_level(cost) == cost // 30
+
+
+def test_campaign_tables_cover_every_face(book):
+    for face in FACES:
+        book.injury_table(face)
+        book.madness_table(face)
+        book.missing_in_action_table(face)
+        book.level_up_table(face)
+    assert book.injury_roll(doomed=True, dice=[3, 10]) == "missing"
+    assert [book.stat_caps(s) for s in ("move_stat", "attack_stat", "defence_stat", "quality_stat")] == [8, 9, 6, 9]
