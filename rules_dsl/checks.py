@@ -18,6 +18,9 @@ from .errors import Diagnostic, RulebookError, did_you_mean, line_of
 from .model import BookAST, decls_of, rules_of, sections_of, walk
 
 BASE_TYPES = ("int", "bool", "text", "number", "absent")
+# Parameters and rolls become Python keyword arguments (book.mechanic(stat=4, die=7)), so
+# they cannot be Python keywords nor the names `run` itself takes.
+RESERVED_ARGS = frozenset(__import__("keyword").kwlist) | {"rolls", "seed", "rng", "self"}
 
 
 @dataclass
@@ -158,9 +161,14 @@ def check_types(book: BookAST, syms: Symbols, report: Reporter):
                     report(sub.span, f"unknown type '{sub.name}'", hint)
         if isinstance(d, (n.Mechanic, n.Table)):
             seen = set()
-            for pa in d.params:
+            named = list(d.params) + [s for s in getattr(d, "body", ()) if isinstance(s, n.Roll)]
+            for pa in named:
+                kind = "roll" if isinstance(pa, n.Roll) else "parameter"
+                if pa.name in RESERVED_ARGS:
+                    report(pa.span, f"'{pa.name}' cannot name a {kind}",
+                           "it is reserved (a Python keyword, or one of rolls/seed/rng that mechanic calls take)")
                 if pa.name in seen:
-                    report(pa.span, f"parameter '{pa.name}' appears twice")
+                    report(pa.span, f"{kind} '{pa.name}' appears twice (parameters and rolls share one namespace)")
                 seen.add(pa.name)
 
 

@@ -194,6 +194,8 @@ class CompiledBook:
         ns.update(self.tables)
         ns.update(self.mechanics)
         ns["absent"] = ABSENT
+        ns.setdefault("true", True)     # examples may write results in the language's own spelling
+        ns.setdefault("false", False)
         return ns
 
 

@@ -228,3 +228,11 @@ rule e "E" { mechanic h() -> int = [1, }
         parse_text(src, "m.rules")
     assert [d.line for d in e.value.diagnostics] == [5, 7, 11]
     assert "operator" in e.value.diagnostics[1].hint
+
+
+@pytest.mark.parametrize("name", ["class", "rolls", "seed"])
+def test_reserved_names_cannot_name_parameters_or_rolls(demo_books, name):
+    err = errors_of(demo_books, f'rule r "R" {{ mechanic f({name}: 1..3) -> int = 1 }}\n')
+    assert f"'{name}' cannot name a parameter" in err.diagnostics[0].message
+    err = errors_of(demo_books, f'rule r "R" {{ mechanic f() -> int {{ roll {name}: d6  return 1 }} }}\n')
+    assert f"'{name}' cannot name a roll" in err.diagnostics[0].message
