@@ -852,6 +852,10 @@ class CheckFn:
             self.sources.append((b.name, compile_expr(book, b.source, scope), b.span))
             scope = scope | {b.name}
         self.where = compile_expr(book, node.where, scope) if node.where is not None else None
+        # `where` filters as soon as the bindings it mentions are bound, so it can guard later ones
+        names = [b.name for b in node.bindings]
+        used = _names_in(node.where) if node.where is not None else set()
+        self.where_level = max([names.index(x) + 1 for x in used if x in names], default=0)
         claim = node.claim
         self.claim = compile_expr(book, claim, scope)
         self.sides = None
@@ -866,9 +870,9 @@ class CheckFn:
 
         def rec(i, env):
             nonlocal total
+            if i == self.where_level and self.where is not None and not self.where(env, ctx):
+                return
             if i == len(self.sources):
-                if self.where is not None and not self.where(env, ctx):
-                    return
                 total += 1
                 if not self.claim(env, ctx):
                     case = {"bindings": {k: v for k, v in env.items()}}
@@ -883,6 +887,24 @@ class CheckFn:
 
         rec(0, {})
         return total, failures
+
+
+def _names_in(e) -> set:
+    """The bare names an expression mentions."""
+    out = set()
+
+    def visit(x):
+        if isinstance(x, n.Name):
+            out.add(x.name)
+        if isinstance(x, (n.Expr,)):
+            for v in vars(x).values():
+                if isinstance(v, tuple):
+                    for i in v:
+                        visit(i[1] if isinstance(i, tuple) else i)
+                else:
+                    visit(v)
+    visit(e)
+    return out
 
 
 def case_text(case) -> str:

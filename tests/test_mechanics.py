@@ -216,3 +216,20 @@ def test_a_name_cannot_be_both_a_mechanic_and_an_enum_member(demo_books):
     write_book(demo_books, "t", 'rule r "R" {\n enum kind { morale_check }\n mechanic morale_check() -> int = 1\n}\n')
     with pytest.raises(rules_dsl.RulebookError, match="names a mechanic and also a member of kind"):
         rules_dsl.load("t")
+
+
+def test_where_guards_later_bindings(demo_books):
+    write_book(demo_books, "t", '''rule r "R" {
+  table price(item: text) -> int | absent {
+    | item | gc |
+    | "a" | 3 |
+    | "b" | absent |
+  }
+  mechanic doubled(gc: int) -> int = gc * 2
+  check doubles "Doubled prices are even" {
+    for row in rows(price), d in [doubled(row.value)] where not is_absent(row.value): even(d)
+  }
+}
+''')
+    book = rules_dsl.load("t")
+    assert book.findings == []
