@@ -20,7 +20,7 @@ import zlib
 
 from . import paths
 
-SCHEMA = 3
+SCHEMA = 4
 
 
 def _index_path() -> str:
@@ -76,7 +76,8 @@ class Index:
         return self._record(row[0], 100)
 
     def _names(self, book):
-        sql = "SELECT rowid, book, title, aliases FROM rules" + (" WHERE book=?" if book else "")
+        """(rowid, normalised name, penalty) for every title (0) and alias (5)."""
+        sql = "SELECT rowid_, norm, penalty FROM names" + (" WHERE book=?" if book else "")
         return self.con.execute(sql, (book,) if book else ()).fetchall()
 
     def lookup(self, query: str, book: str = None, limit: int = 5):
@@ -92,32 +93,34 @@ class Index:
         from difflib import SequenceMatcher
         sm = SequenceMatcher(autojunk=False)
         sm.set_seq2(q)
-        for rowid, bk, title, aliases in self._names(book):
-            names = [(title, 0)] + [(a, 5) for a in json.loads(aliases)]
-            for name, penalty in names:
-                nn = _norm(name)
-                if nn == q:
-                    offer(rowid, 100 - penalty)
-                    continue
-                words = nn.split()
-                if q in words or (len(q) >= 4 and nn.startswith(q)):
-                    offer(rowid, 80 - penalty)
-                    continue
-                if len(q) >= 4 and f" {q}" in f" {nn}":
-                    offer(rowid, 70 - penalty)
-                    continue
+        lq = len(q)
+        one_word = len(q) >= 5 and " " not in q
+        for rowid, nn, penalty in self._names(book):
+            if nn == q:
+                offer(rowid, 100 - penalty)
+                continue
+            words = nn.split()
+            if q in words or (lq >= 4 and nn.startswith(q)):
+                offer(rowid, 80 - penalty)
+                continue
+            if lq >= 4 and f" {q}" in f" {nn}":
+                offer(rowid, 70 - penalty)
+                continue
+            # typo-tolerant: a similarity ratio >= 0.75 needs lengths within a factor 0.6
+            ln = len(nn)
+            if 0.6 * lq <= ln <= lq / 0.6:
                 sm.set_seq1(nn)
-                if sm.real_quick_ratio() >= 0.75 and sm.quick_ratio() >= 0.75:
+                if sm.quick_ratio() >= 0.75:
                     r = sm.ratio()
                     if r >= 0.75:
                         offer(rowid, 50 + 40 * (r - 0.75) / 0.25 - penalty)
-                # a typo of one word of a longer title (e.g. "supresion" -> "Suppressive Fire")
-                if len(q) >= 5 and " " not in q:
-                    for w in words:
-                        if len(w) >= 5:
-                            sm.set_seq1(w)
-                            if sm.quick_ratio() >= 0.8 and sm.ratio() >= 0.8:
-                                offer(rowid, 45 - penalty)
+            # a typo of one word of a longer title (e.g. "supresion" -> "Suppressive Fire")
+            if one_word:
+                for w in words:
+                    if len(w) >= 5 and 0.66 * lq <= len(w) <= lq / 0.66:
+                        sm.set_seq1(w)
+                        if sm.quick_ratio() >= 0.8 and sm.ratio() >= 0.8:
+                            offer(rowid, 45 - penalty)
         for rowid, rank in self._fulltext(q, book, limit * 4):
             offer(rowid, 40 * rank)
         ranked = sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))[:limit]
@@ -187,6 +190,7 @@ def build(path: str, fingerprint: str):
         CREATE TABLE books(id TEXT PRIMARY KEY, data TEXT);
         CREATE TABLE rules(book TEXT, rule TEXT, title TEXT, aliases TEXT, data TEXT);
         CREATE INDEX rules_ref ON rules(book, rule);
+        CREATE TABLE names(rowid_ INTEGER, book TEXT, norm TEXT, penalty INTEGER);
         CREATE VIRTUAL TABLE fts USING fts5(book UNINDEXED, rule UNINDEXED, title, aliases, text, notes,
                                             tokenize = 'porter unicode61');
     """)
@@ -204,6 +208,9 @@ def build(path: str, fingerprint: str):
             rec = _rule_record(book, r)
             cur = con.execute("INSERT INTO rules VALUES (?, ?, ?, ?, ?)",
                               (bid, r.id, r.title, json.dumps(list(r.aliases)), json.dumps(rec)))
+            con.execute("INSERT INTO names VALUES (?, ?, ?, 0)", (cur.lastrowid, bid, _norm(r.title)))
+            for alias in r.aliases:
+                con.execute("INSERT INTO names VALUES (?, ?, ?, 5)", (cur.lastrowid, bid, _norm(alias)))
             notes = " ".join(x["text"] for x in rec["notes"])
             con.execute("INSERT INTO fts(rowid, book, rule, title, aliases, text, notes) VALUES (?, ?, ?, ?, ?, ?, ?)",
                         (cur.lastrowid, bid, r.id, r.title, " ".join(list(r.aliases) + list(r.keywords)),
