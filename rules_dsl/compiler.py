@@ -691,24 +691,8 @@ class MechanicFn:
 
 
 def _called_mechanics(node):
-    out = []
-
-    def visit(x):
-        if isinstance(x, n.Call) and isinstance(x.func, n.Name):
-            out.append(x.func.name)
-        if isinstance(x, (n.Expr, n.Let, n.Roll, n.Require, n.DiceSpec, n.Mechanic)):
-            for v in vars(x).values():
-                visit_any(v)
-
-    def visit_any(v):
-        if isinstance(v, (list, tuple)):
-            for i in v:
-                visit_any(i)
-        elif isinstance(v, (n.Expr, n.Let, n.Roll, n.Require, n.DiceSpec, n.Param)):
-            visit(v) if not isinstance(v, n.Param) else visit_any(v.default)
-
-    visit(node)
-    return out
+    """Names of the mechanics and tables a mechanic calls by name."""
+    return [x.func.name for x in n.iter_nodes(node) if isinstance(x, n.Call) and isinstance(x.func, n.Name)]
 
 
 # --------------------------------------------------------------------- tables
@@ -891,20 +875,7 @@ class CheckFn:
 
 def _names_in(e) -> set:
     """The bare names an expression mentions."""
-    out = set()
-
-    def visit(x):
-        if isinstance(x, n.Name):
-            out.add(x.name)
-        if isinstance(x, (n.Expr,)):
-            for v in vars(x).values():
-                if isinstance(v, tuple):
-                    for i in v:
-                        visit(i[1] if isinstance(i, tuple) else i)
-                else:
-                    visit(v)
-    visit(e)
-    return out
+    return {x.name for x in n.iter_nodes(e) if isinstance(x, n.Name)}
 
 
 def case_text(case) -> str:

@@ -345,3 +345,22 @@ class SourceFile:
     path: str
     header: Optional[Header]
     items: tuple
+
+
+def iter_nodes(node):
+    """Every AST node inside `node` (itself included), depth first.
+
+    The one generic walk over the tree: callers filter by node type (calls made,
+    names used, rolls declared) instead of each writing its own visitor.
+    """
+    stack = [node]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, (tuple, list)):
+            stack.extend(reversed(x))
+            continue
+        if not hasattr(x, "__dataclass_fields__") or isinstance(x, Span):
+            continue
+        yield x
+        children = [getattr(x, f) for f in x.__dataclass_fields__ if f != "span"]
+        stack.extend(reversed(children))
