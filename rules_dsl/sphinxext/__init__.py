@@ -37,9 +37,27 @@ def _add_static(app):
         app.config.html_static_path.append(str(STATIC))
 
 
+def _cap_navigation(app, pagename, templatename, context, doctree):
+    """Themes (furo) build the sidebar with toctree(maxdepth=-1, titles_only=True): Sphinx
+    then deep-copies every section of every page (thousands of rules) for each page
+    written, only to drop all but the page titles.  A finite depth that still reaches
+    every page (root > book > section page) gives the same sidebar, much faster."""
+    depth = app.config.rules_nav_maxdepth
+    orig = context.get("toctree")
+    if not depth or orig is None:
+        return
+
+    def toctree(**kwargs):
+        if kwargs.get("titles_only") and kwargs.get("maxdepth", -1) <= 0:
+            kwargs["maxdepth"] = depth
+        return orig(**kwargs)
+    context["toctree"] = toctree
+
+
 def setup(app):
     app.add_config_value("rules_books_dir", "docs/books", "env", types=[str])
     app.add_config_value("rules_fail_on_error", True, "", types=[bool])
+    app.add_config_value("rules_nav_maxdepth", 4, "html", types=[int])
     app.add_domain(domain.RulesDomain)
     app.add_directive_to_domain("rules", "book", directives.BookDirective)
     app.add_directive_to_domain("rules", "section", directives.SectionDirective)
@@ -55,6 +73,7 @@ def setup(app):
     app.connect("env-updated", site.report_problems)
     app.connect("doctree-read", domain.collect_refs)
     app.connect("build-finished", site.build_finished)
+    app.connect("html-page-context", _cap_navigation, priority=400)
     app.add_css_file("rules_dsl.css")
     app.add_js_file("rules_dsl.js", loading_method="defer")
     return {

@@ -34,19 +34,28 @@ from ..values import ABSENT, show
 
 MODEL_VERSION = 3
 CASES_SHOWN = 12
-SUMMARY_CHARS = 280
+SUMMARY_CHARS = 200
 
 _REF = re.compile(r"\[\[(.*?)\]\]", re.S)
 _REF_BODY = re.compile(r"^(?:([a-z0-9]+(?:-[a-z0-9]+)*):)?([a-z0-9]+(?:-[a-z0-9]+)*)(?:\|(.+))?$", re.S)
 
 
 # ------------------------------------------------------------------ keys
+def engine_key() -> str:
+    """Changes whenever the language implementation (compiler, odds engine...) changes."""
+    return _files_key(("*.py", "*.lark"))
+
+
 def code_key() -> str:
-    """Changes whenever the package (compiler, odds engine, this extension) changes."""
+    """Changes whenever the package or this extension changes."""
+    return _files_key(("*.py", "*.lark", "sphinxext/*.py"))
+
+
+def _files_key(patterns) -> str:
     from .. import __version__
     pkg = Path(__file__).resolve().parent.parent
     parts = [__version__, str(MODEL_VERSION)]
-    for p in sorted(list(pkg.glob("*.py")) + list(pkg.glob("*.lark")) + list(pkg.glob("sphinxext/*.py"))):
+    for p in sorted(f for pat in patterns for f in pkg.glob(pat)):
         st = p.stat()
         parts.append(f"{p.name}:{st.st_size}:{st.st_mtime_ns}")
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:20]
@@ -175,24 +184,162 @@ def fraction_text(p: Fraction) -> str:
 
 
 # ------------------------------------------------------------------ derived data
-def compute_derived(book, log=None) -> dict:
-    """Findings, example failures and exact odds: the slow part, cached by semantic key."""
+class Closures:
+    """Keys for cached results: the hash of a declaration (a check, a mechanic, an
+    example) together with every declaration it reaches by name, transitively,
+    plus the book's enums and dice.  Editing one mechanic re-runs only the
+    checks, odds and examples that can see it."""
+
+    def __init__(self, ast, code: str):
+        from ..model import decls_of
+        self.decls = {}
+        enums = []
+        for p in decls_of(ast):
+            d = p.node
+            if isinstance(d, n.Check):
+                continue
+            self.decls.setdefault(d.name, d)
+            if isinstance(d, n.Enum):
+                enums.append(d)
+        self.base = code + repr(_strip(ast.header.dice)) + repr(sorted(repr(_strip(e)) for e in enums))
+        self._names, self._reprs = {}, {}
+
+    def names(self, node) -> set:
+        key = id(node)
+        if key not in self._names:
+            out = set()
+
+            def visit(x):
+                if isinstance(x, n.Name):
+                    out.add(x.name)
+                elif isinstance(x, n.NamedType):
+                    out.add(x.name)
+                elif isinstance(x, n.DiceSpec):
+                    out.add(x.die)
+                if dataclasses.is_dataclass(x) and not isinstance(x, type):
+                    for f in dataclasses.fields(x):
+                        if f.name != "span":
+                            visit(getattr(x, f.name))
+                elif isinstance(x, (tuple, list)):
+                    for i in x:
+                        visit(i)
+            visit(node)
+            self._names[key] = out
+        return self._names[key]
+
+    def _repr(self, name):
+        if name not in self._reprs:
+            self._reprs[name] = repr(_strip(self.decls[name]))
+        return self._reprs[name]
+
+    def key(self, root, extra_names=()) -> str:
+        seen, stack = set(), list(self.names(root) | set(extra_names)) if root is not None else list(extra_names)
+        while stack:
+            name = stack.pop()
+            if name in self.decls and name not in seen:
+                seen.add(name)
+                stack.extend(self.names(self.decls[name]))
+        parts = [self.base, repr(_strip(root))] + [self._repr(x) for x in sorted(seen)]
+        return hashlib.sha256("\n".join(parts).encode()).hexdigest()
+
+
+class DerivedStore:
+    """Results of checks, examples and odds by closure key, kept between builds
+    (and between output folders) in the rules cache folder, one file per book."""
+
+    def __init__(self, book_id: str):
+        from .. import loader
+        self.path = Path(loader.cache_dir()) / "sphinx" / f"{book_id}.pickle"
+        self.old, self.new = {}, {}
+        try:
+            with open(self.path, "rb") as f:
+                data = pickle.load(f)
+            if data.get("version") == MODEL_VERSION:
+                self.old = data["items"]
+        except Exception:
+            self.old = {}
+
+    def get(self, key, compute):
+        if key in self.new:
+            return self.new[key]
+        if key in self.old:
+            value = self.old[key]
+        else:
+            value = compute()
+        self.new[key] = value
+        return value
+
+    def save(self):
+        if self.new == self.old:
+            return
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = self.path.with_suffix(f".{os.getpid()}.tmp")
+            with open(tmp, "wb") as f:
+                pickle.dump({"version": MODEL_VERSION, "items": self.new}, f, protocol=pickle.HIGHEST_PROTOCOL)
+            os.replace(tmp, self.path)
+        except OSError:
+            pass  # an optimisation only
+
+
+def _run_check(book, name, chk) -> list:
+    """One check -> its findings (as Book.run_checks reports them)."""
+    from ..compiler import case_text
+    try:
+        total, failures = chk.run()
+    except Exception as e:  # a check that cannot run is itself a finding about our source
+        return [{"rule": chk.rule_id, "kind": "check-error", "check": name,
+                 "message": f"{chk.node.doc or name}: {e}", "cases": []}]
+    if not failures:
+        return []
+    shown = "; ".join(case_text(c) for c in failures[:12])
+    more = f"; and {len(failures) - 12} more" if len(failures) > 12 else ""
+    return [{"rule": chk.rule_id, "kind": "disagreement", "check": name,
+             "message": f"{chk.node.doc or name}: fails in {len(failures)} of {total} cases: {shown}{more}",
+             "cases": [case_text(c) for c in failures]}]
+
+
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def compute_derived(book, code: str = "") -> dict:
+    """Findings, example failures and exact odds, each cached by its closure key."""
+    from ..book import run_doctest
+    closures = Closures(book.ast, code)
+    store = DerivedStore(book.id)
     findings = []
-    for f in book.findings:
-        findings.append({"rule": f.rule, "kind": f.kind, "check": f.check, "message": f.message,
-                         "cases": list(f.cases)})
+    for name, chk in book.compiled.checks.items():
+        key = "check:" + closures.key(chk.node)
+        findings.extend(store.get(key, lambda: _run_check(book, name, chk)))
     failures = []
-    example_index = {}
-    for r in book.rules:
-        for i, ex in enumerate(r.examples):
-            example_index[id(ex)] = (r.id, i)
-    for res_rule, ex, test in book.doctests():
-        from ..book import run_doctest
-        res = run_doctest(book.id, res_rule, ex, test)
-        if not res.passed:
-            failures.append({"rule": res_rule, "index": example_index.get(id(ex), (res_rule, 0))[1],
-                             "title": ex.title, "report": res.report})
-    odds, odds_errors = compute_odds(book)
+    counters = {}
+    for rule_id, ex, test in book.doctests():
+        index = counters.get(rule_id, 0)
+        counters[rule_id] = index + 1
+        key = "example:" + closures.key(ex, set(_IDENT.findall(ex.text)))
+
+        def run(rule_id=rule_id, ex=ex, test=test):
+            res = run_doctest(book.id, rule_id, ex, test)
+            return None if res.passed else res.report
+        report = store.get(key, run)
+        if report is not None:
+            failures.append({"rule": rule_id, "index": index, "title": ex.title, "report": report})
+    odds, odds_errors = None, {}
+    if odds_available() is not None:
+        odds = {}
+        for name, mech in book.mechanics.items():
+            try:
+                if not mech.has_dice:
+                    continue
+            except Exception:
+                continue
+            key = "odds:" + closures.key(mech.node)
+            rows, err = store.get(key, lambda mech=mech: compute_odds_one(mech))
+            if err is not None:
+                odds_errors[name] = err
+            else:
+                odds[name] = rows
+    store.save()
     return {"findings": findings, "failures": failures, "odds": odds, "odds_errors": odds_errors}
 
 
@@ -204,34 +351,27 @@ def odds_available():
     return getattr(odds_mod, "page_odds", None)
 
 
-def compute_odds(book):
-    """{mechanic: [ {inputs, outcomes: [(value, num, den, percent)], mean} ]} for dice mechanics."""
+def compute_odds_one(mech):
+    """(rows, None) for a dice mechanic's page, or (None, error text)."""
     page_odds = odds_available()
-    if page_odds is None:
-        return None, {}
-    out, errors = {}, {}
-    for name, mech in book.mechanics.items():
-        try:
-            if not mech.has_dice:
-                continue
-            rows = []
-            for inputs, dist in page_odds(mech):
-                outcomes = []
-                for value, p in dist.outcomes:
-                    p = Fraction(p)
-                    outcomes.append((value_text(value), p.numerator, p.denominator, percent_text(p)))
-                mean = getattr(dist, "mean", None)
-                mean_text = None
-                if mean is not None:
-                    mean = Fraction(mean)
-                    mean_text = fraction_text(mean) + ("" if mean.denominator == 1 else f" ≈ {float(mean):.3f}")
-                inputs_text = ", ".join(f"{k}={value_text(v)}" for k, v in dict(inputs).items()) or "(no inputs)"
-                rows.append({"inputs": inputs_text, "outcomes": outcomes, "mean": mean_text,
-                             "exact": bool(getattr(dist, "exact", True))})
-            out[name] = rows
-        except Exception as e:  # the odds engine is another module: show why, do not break the site
-            errors[name] = f"{type(e).__name__}: {e}"
-    return out, errors
+    try:
+        rows = []
+        for inputs, dist in page_odds(mech):
+            outcomes = []
+            for value, p in dist.outcomes:
+                p = Fraction(p)
+                outcomes.append((value_text(value), p.numerator, p.denominator, percent_text(p)))
+            mean = getattr(dist, "mean", None)
+            mean_text = None
+            if mean is not None:
+                mean = Fraction(mean)
+                mean_text = fraction_text(mean) + ("" if mean.denominator == 1 else f" ≈ {float(mean):.3f}")
+            inputs_text = ", ".join(f"{k}={value_text(v)}" for k, v in dict(inputs).items()) or "(no inputs)"
+            rows.append({"inputs": inputs_text, "outcomes": outcomes, "mean": mean_text,
+                         "exact": bool(getattr(dist, "exact", True))})
+        return rows, None
+    except Exception as e:  # the odds engine is another module: show why, do not break the site
+        return None, f"{type(e).__name__}: {e}"
 
 
 # ------------------------------------------------------------------ the model
@@ -367,7 +507,7 @@ def build_model(book, derived: dict) -> dict:
 
 def _books_dir() -> Path:
     from ..loader import books_dir
-    return books_dir().resolve()
+    return Path(books_dir()).resolve()
 
 
 def example_locations(book) -> dict:
@@ -382,7 +522,12 @@ def example_locations(book) -> dict:
 # ------------------------------------------------------------------ cross-book data
 _STOP = {"a", "an", "the", "of", "and", "or", "to", "in", "on", "for", "with", "by", "at", "from", "as",
          "is", "it", "its", "vs", "versus", "rule", "rules", "into", "onto", "your", "their", "than", "not",
-         "no", "be", "are", "how", "what", "when", "who", "all", "any", "each", "per", "one", "two"}
+         "no", "be", "are", "how", "what", "when", "who", "all", "any", "each", "per", "one", "two",
+         "three", "once", "twice", "use", "using", "make", "making", "take", "taking", "new", "other",
+         "more", "less", "only", "first", "second", "third", "last", "out", "off", "over", "under", "up",
+         "down", "within", "without", "after", "before", "during", "can", "may", "must", "this", "that",
+         "these", "those", "has", "have", "get", "getting", "general", "basic", "basics", "special",
+         "optional", "advanced", "overview", "introduction", "notes", "example", "examples", "summary"}
 _stemmer = None
 
 
@@ -501,6 +646,7 @@ def load_models(cache: ModelCache):
     from ..loader import book_files, book_ids, load
 
     code = code_key()
+    engine = engine_key()
     models, problems = {}, []
     seen = set()
     for bid in book_ids():
@@ -529,7 +675,7 @@ def load_models(cache: ModelCache):
         skey = semantic_key(book.ast, code)
         derived = entry.get("derived") if entry and entry.get("semantic_key") == skey else None
         if derived is None:
-            derived = compute_derived(book)
+            derived = compute_derived(book, engine)
         model = build_model(book, derived)
         entry = {"content_key": ckey, "semantic_key": skey, "derived": derived, "model": model,
                  "locations": example_locations(book)}

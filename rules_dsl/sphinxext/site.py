@@ -149,11 +149,14 @@ class Site:
 # ------------------------------------------------------------------ events
 def builder_inited(app):
     global _SITE
+    import time
+    t0 = time.perf_counter()
     _SITE = Site(Path(app.srcdir), Path(app.doctreedir), app.config)
     _SITE.write_stubs()
     _SITE.write_fingerprints()
     n_rules = sum(len(m["rules"]) for m in _SITE.models.values())
-    logger.info("rules_dsl: %d book(s), %d rules", len(_SITE.models), n_rules)
+    logger.info("rules_dsl: %d book(s), %d rules, loaded in %.2fs", len(_SITE.models), n_rules,
+                time.perf_counter() - t0)
 
 
 def env_get_outdated(app, env, added, changed, removed):
