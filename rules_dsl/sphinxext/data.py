@@ -527,7 +527,8 @@ _STOP = {"a", "an", "the", "of", "and", "or", "to", "in", "on", "for", "with", "
          "more", "less", "only", "first", "second", "third", "last", "out", "off", "over", "under", "up",
          "down", "within", "without", "after", "before", "during", "can", "may", "must", "this", "that",
          "these", "those", "has", "have", "get", "getting", "general", "basic", "basics", "special",
-         "optional", "advanced", "overview", "introduction", "notes", "example", "examples", "summary"}
+         "optional", "advanced", "overview", "introduction", "notes", "example", "examples", "summary",
+         "while", "name", "end", "type", "full"}
 _stemmer = None
 
 
@@ -544,14 +545,16 @@ def words(text: str):
 
 
 def rule_terms(rule: dict) -> dict:
-    """stem -> surface words that produced it, from the title and the keywords."""
+    """stem -> (surface words that produced it, from the title?) for a rule's title and keywords."""
     out = {}
-    for source in [rule["title"]] + list(rule["keywords"]):
+    for i, source in enumerate([rule["title"]] + list(rule["keywords"])):
         for w in words(source):
             w = w.strip("'")
             if len(w) < 3:
                 continue
-            out.setdefault(stem(w), set()).add(w)
+            surface, in_title = out.get(stem(w), (set(), False))
+            surface.add(w)
+            out[stem(w)] = (surface, in_title or i == 0)
     return out
 
 
@@ -559,26 +562,30 @@ def cross_index(models: dict) -> list:
     """Terms shared by rules of at least two books, with each book's rules side by side.
 
     Rules are grouped by the stems of their title words and keywords, so
-    "Suppression" (Dust) meets "Suppressive Fire" (VOID)."""
+    "Suppression" (Dust) meets "Suppressive Fire" (VOID).  A term needs at
+    least one rule whose *title* has it; rules that only share a keyword are
+    listed after the title matches (marked as such)."""
     groups = {}
     for bid, m in models.items():
         for r in m["rules"].values():
-            for st, surface in rule_terms(r).items():
-                g = groups.setdefault(st, {"surface": {}, "rules": {}, "titles": set()})
+            title_words = words(r["title"])
+            for st, (surface, in_title) in rule_terms(r).items():
+                g = groups.setdefault(st, {"surface": {}, "rules": {}, "titles": set(), "title_hits": 0})
                 for w in surface:
-                    g["surface"][w] = g["surface"].get(w, 0) + 1
-                g["rules"].setdefault(bid, []).append((r["id"], r["title"]))
-                if len(words(r["title"])) == 1 and stem(words(r["title"])[0]) == st:
+                    g["surface"][w] = g["surface"].get(w, 0) + (2 if in_title else 1)
+                g["rules"].setdefault(bid, []).append((r["id"], r["title"], in_title))
+                g["title_hits"] += in_title
+                if len(title_words) == 1 and stem(title_words[0]) == st:
                     g["titles"].add(r["title"])
     out = []
     for st, g in groups.items():
-        if len(g["rules"]) < 2:
+        if len(g["rules"]) < 2 or not g["title_hits"]:
             continue
         if g["titles"]:
             label = sorted(g["titles"], key=lambda t: (len(t), t))[0]
         else:
             label = sorted(g["surface"].items(), key=lambda kv: (-kv[1], len(kv[0]), kv[0]))[0][0].capitalize()
-        by_book = {bid: sorted(set(rs), key=lambda x: x[1].lower()) for bid, rs in g["rules"].items()}
+        by_book = {bid: sorted(set(rs), key=lambda x: (not x[2], x[1].lower())) for bid, rs in g["rules"].items()}
         out.append({"stem": st, "label": label, "books": by_book})
     out.sort(key=lambda e: (e["label"].lower(), e["stem"]))
     return out

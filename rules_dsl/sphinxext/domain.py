@@ -27,6 +27,8 @@ from sphinx.util.nodes import make_refnode
 
 logger = logging.getLogger(__name__)
 
+PREVIEW_SEP = "\u2003"
+
 # role name -> object types it may resolve to, in order
 _ROLE_TYPES = {
     "rule": ("rule", "section"),
@@ -162,7 +164,9 @@ class RulesDomain(Domain):
             bentry = self.objects.get(("book", fullname.split(":", 1)[0]))
             book_title = bentry[2] if bentry else fullname.split(":", 1)[0]
         head = f"{title} — {book_title}" if book_title else title
-        tooltip = f"{head}\n{preview}" if preview else head
+        # an EM SPACE separates heading and preview: attribute escaping keeps it (not newlines)
+        head, preview = head.replace(PREVIEW_SEP, " "), (preview or "").replace(PREVIEW_SEP, " ")
+        tooltip = f"{head}{PREVIEW_SEP}{preview}" if preview else head
         ref = make_refnode(builder, fromdocname, docname, anchor, contnode, tooltip)
         ref["classes"].append("rules-ref")
         return ref

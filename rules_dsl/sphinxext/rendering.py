@@ -592,10 +592,21 @@ def crossindex_nodes(ctx, groups, books):
         row = [term]
         for b in books:
             p = nodes.paragraph()
-            for j, (rid, title) in enumerate(g["books"].get(b, [])):
+            rules = g["books"].get(b, [])
+            titled = [x for x in rules if x[2]]
+            for j, (rid, title, _) in enumerate(titled):
                 if j:
                     p += nodes.Text(", ")
                 p += xref(b, f"{b}:{rid}", title)
+            others = [x for x in rules if not x[2]]
+            if others:
+                more = nodes.inline(classes=["rules-xindex-keyword"])
+                more += nodes.Text(("; by keyword: " if titled else "by keyword: "))
+                for j, (rid, title, _) in enumerate(others):
+                    if j:
+                        more += nodes.Text(", ")
+                    more += xref(b, f"{b}:{rid}", title)
+                p += more
             row.append(p)
         rows.append(row)
     return [_table(headers, rows, classes=["rules-xindex"], widths=[2] + [3] * len(books))]

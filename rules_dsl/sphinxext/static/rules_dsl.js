@@ -31,7 +31,7 @@
     var text = link.getAttribute("data-rules-preview");
     if (!text) return;
     var t = ensureTip();
-    var nl = text.indexOf("\n");
+    var nl = text.indexOf("\u2003");  /* heading EM SPACE preview */
     t.firstChild.textContent = nl < 0 ? text : text.slice(0, nl);
     t.lastChild.textContent = nl < 0 ? "" : text.slice(nl + 1);
     t.lastChild.hidden = nl < 0;

@@ -1,0 +1,312 @@
+"""The reference website: full Sphinx builds in a subprocess (-W -n), then the HTML.
+
+* a tiny site (the demo book and a book full of `<script>`) built with the
+  documented command: anchors, cross-references with previews, tables with
+  absent cells, notes, findings, examples, odds, glossary, cross-book index,
+  objects.inv, and escaping;
+* a failing worked example fails the build (with and without -W);
+* editing one rule re-reads only the page that holds it;
+* parallel reading (-j 2) builds the same site;
+* the real site: every book of rulebooks/.
+"""
+from __future__ import annotations
+
+import html
+import re
+import shutil
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from rules_dsl.sphinxext.testing import REPO, build, make_project
+
+DEMO = Path(__file__).with_name("demo_book.rules")
+
+XSS_BOOK = textwrap.dedent('''\
+    book xss {
+        title "Escaping <b>test</b>"
+        dice d6
+    }
+    section esc "Escaping <script>alert(1)</script>" {
+        """Section prose <script>alert(1)</script>."""
+        rule evil "Evil <script>alert(1)</script>" {
+            aliases "<img src=x onerror=alert(2)>"
+            keywords "<script>", "dice"
+            source "Chapter <i>1</i>"
+            """
+            A rule whose text has <script>alert(1)</script> and **bold <em>x</em>** and
+            *italic* and a link to [[demo:dice-rolls|<b>the dice</b>]] and [[dice-tricks]].
+
+            - a bullet with <script>alert(5)</script>
+            - another
+            """
+            note clarification """A note with <script>alert(3)</script>."""
+            note absent """The source gives no value for <script>."""
+            table labels(key: 1..2) -> text | absent "Labels <script>" {
+                | key | label |
+                |---|---|
+                | 1 | "<script>alert(4)</script>" |
+                | 2 | absent |
+            }
+            example "<script> in an example" """
+            >>> labels(1)
+            '<script>alert(4)</script>'
+            """
+        }
+        rule dice-tricks "Dice Tricks" {
+            keywords "chart"
+            """Rolls [[evil]] with **two** dice."""
+            mechanic two_dice() -> 2..12 {
+                roll a: d6
+                roll b: d6
+                return a + b
+            }
+            example """
+            >>> two_dice(a=3, b=4)
+            7
+            """
+        }
+    }
+''')
+
+
+def _books(tmp: Path, extra: dict) -> Path:
+    books = tmp / "books"
+    books.mkdir(parents=True)
+    shutil.copy(DEMO, books / "demo.rules")
+    for name, text in extra.items():
+        (books / f"{name}.rules").write_text(text, encoding="utf-8")
+    return books
+
+
+def _ok(proc):
+    assert proc.returncode == 0, f"build failed ({proc.returncode}):\n{proc.stdout[-4000:]}\n{proc.stderr[-6000:]}"
+    assert "WARNING" not in proc.stderr, proc.stderr
+
+
+def _odds_available():
+    try:
+        from rules_dsl import odds
+    except ImportError:
+        return False
+    return hasattr(odds, "page_odds")
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("tiny-site")
+    project = make_project(tmp / "project")
+    books = _books(tmp, {"xss": XSS_BOOK})
+    out = tmp / "out"
+    proc = build(project, out, books, tmp / "cache")
+    _ok(proc)
+    return out
+
+
+def page(out: Path, docname: str) -> str:
+    return (out / f"{docname}.html").read_text(encoding="utf-8")
+
+
+def test_rule_anchor_title_and_section(tiny):
+    demo = page(tiny, "docs/books/demo/basics")
+    assert 'id="demo:opposed-stat-rolls"' in demo
+    assert 'id="demo:dice-rolls"' in demo
+    assert 'id="demo:basics"' in demo
+    assert "<h1>The Basics" in demo
+    assert "Opposed Stat Rolls" in demo
+    assert "Source: <em>The Basics</em>" in demo
+    assert "Also: Opposed Stat Roles" in demo
+
+
+def test_prose_cross_reference_is_a_link_with_a_preview(tiny):
+    demo = page(tiny, "docs/books/demo/basics")
+    # [[dice-rolls]] in the prose of opposed-stat-rolls: a same-page link titled by the target
+    m = re.search(r'<a class="rules-ref reference internal" href="#demo:dice-rolls" title="([^"]*)">', demo)
+    assert m, "no link to #demo:dice-rolls"
+    assert m.group(1) == "Dice — Demo\u2003Rolls."       # title, book, the target's first paragraph
+    # a cross-book reference with a label, from another page
+    xss = page(tiny, "docs/books/xss/esc")
+    assert re.search(r'href="\.\./demo/basics\.html#demo:dice-rolls"[^>]*>[^<]*<span[^>]*>&lt;b&gt;the dice&lt;/b&gt;', xss)
+    # an unlabelled reference shows the target's title
+    assert re.search(r'href="#xss:dice-tricks"[^>]*><span[^>]*>Dice Tricks</span>', xss)
+    assert "rules_dsl.js" in xss   # the hover preview script
+
+
+def test_script_in_rulebook_text_is_escaped(tiny):
+    xss = page(tiny, "docs/books/xss/esc")
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in xss
+    assert "&lt;script&gt;alert(3)&lt;/script&gt;" in xss
+    assert "&lt;script&gt;alert(5)&lt;/script&gt;" in xss
+    assert "&lt;img src=x onerror=alert(2)&gt;" in xss
+    for path in tiny.rglob("*.html"):
+        text = path.read_text(encoding="utf-8")
+        assert "<script>alert" not in text, path
+        assert "<img src=x" not in text, path
+        assert "<b>test</b>" not in text, path
+
+
+def test_prose_markup(tiny):
+    xss = page(tiny, "docs/books/xss/esc")
+    assert "<strong>bold &lt;em&gt;x&lt;/em&gt;</strong>" in xss
+    assert "<em>italic</em>" in xss
+    assert re.search(r"<ul[^>]*>\s*<li><p>a bullet with &lt;script&gt;", xss)
+
+
+def test_data_table_marks_absent_cells(tiny):
+    xss = page(tiny, "docs/books/xss/esc")
+    assert 'id="xss:labels"' in xss
+    assert "absent in source" in xss
+    assert 'class="rules-absent"' in xss
+    demo = page(tiny, "docs/books/demo/basics")
+    assert 'id="demo:chart"' in demo and "yours / opposed" in demo
+
+
+def test_notes_findings_examples_mechanics(tiny):
+    demo = page(tiny, "docs/books/demo/basics")
+    assert "rules-note-erratum" in demo and "Erratum" in demo
+    xss = page(tiny, "docs/books/xss/esc")
+    assert "rules-note-clarification" in xss
+    assert "rules-note-absent" in xss and "Absent in the source" in xss
+    # the demo's chart disagrees with its formula in one case: a finding on the rule's page
+    assert "rules-finding" in demo and "chart_is_formula" in demo
+    # examples are doctest blocks
+    assert "needed" in demo and "rules-example" in demo and "checked at build time" in demo
+    # mechanics: signature, parameters with ranges, the formula
+    assert 'id="demo:needed"' in demo
+    assert "0..5" in demo and "let d = opposed - yours + 4 + penalty" in html.unescape(demo)
+    assert "roll dice: hits of d10" in html.unescape(demo)
+
+
+@pytest.mark.skipif(not _odds_available(), reason="rules_dsl.odds.page_odds is not available")
+def test_odds_table_for_dice_mechanics(tiny):
+    demo = page(tiny, "docs/books/demo/basics")
+    assert "Exact odds" in demo and "rules-odds" in demo
+    xss = page(tiny, "docs/books/xss/esc")
+    # two_dice: 7 is the likeliest sum, 6/36
+    assert re.search(r"<code[^>]*><span class=\"pre\">7</span></code>.*?16\.67%.*?1/6", xss, re.S)
+
+
+def test_books_glossary_cross_index_and_inventory(tiny):
+    home = page(tiny, "docs/index")
+    assert "Escaping &lt;b&gt;test&lt;/b&gt;" in home
+    assert 'href="books/demo/index.html#demo"' in home
+    glossary = page(tiny, "docs/glossary")
+    assert 'id="term-chart"' in glossary and 'id="term-script"' in glossary
+    xindex = page(tiny, "docs/cross-index")
+    assert 'id="xindex-dice"' in xindex           # "Dice" (demo) and "Dice Tricks" (xss)
+    assert "#xss:dice-tricks" in xindex and "#demo:dice-rolls" in xindex
+    assert (tiny / "index.html").is_file()        # redirect to docs/index.html
+    from sphinx.util.inventory import InventoryFile
+    with open(tiny / "objects.inv", "rb") as f:
+        inv = InventoryFile.load(f, "", lambda base, uri: uri)
+    assert "demo:opposed-stat-rolls" in inv["rules:rule"]
+    item = inv["rules:rule"]["demo:opposed-stat-rolls"]
+    uri = item.uri if hasattr(item, "uri") else item[2]
+    assert uri.endswith("basics.html#demo:opposed-stat-rolls")
+    assert "demo:needed" in inv["rules:mechanic"]
+    assert "demo:chart" in inv["rules:table"]
+    assert "demo" in inv["rules:book"]
+    search = (tiny / "searchindex.js").read_text(encoding="utf-8")
+    assert "Opposed Stat Rolls" in search
+
+
+def test_cli_and_api_pages(tiny):
+    cli = page(tiny, "docs/cli")
+    for sub in ("books", "lookup", "show", "call", "check", "odds"):
+        assert f"usage: rules {sub}" in cli
+    api = page(tiny, "docs/api")
+    assert 'id="rules_dsl.load"' in api and 'id="rules_dsl.book.Book"' in api
+    assert 'id="rules_dsl.InputError"' in api
+
+
+BAD_BOOK = textwrap.dedent('''\
+    book bad {
+        title "Bad"
+    }
+    section s "S" {
+        rule r "R" {
+            """Text."""
+            mechanic double(x: 1..5) -> int = x * 2
+            example "wrong on purpose" """
+            >>> double(2)
+            5
+            """
+        }
+    }
+''')
+
+
+@pytest.mark.parametrize("strict", [True, False], ids=["-W", "no -W"])
+def test_failing_example_fails_the_build(tmp_path, strict):
+    project = make_project(tmp_path / "project")
+    books = _books(tmp_path, {"bad": BAD_BOOK})
+    if strict:
+        proc = build(project, tmp_path / "out", books, tmp_path / "cache")
+    else:
+        from rules_dsl.sphinxext.testing import build_command
+        import os
+        import subprocess
+        cmd = [c for c in build_command(project, tmp_path / "out") if c not in ("-W", "--keep-going")]
+        env = dict(os.environ, RULES_DSL_BOOKS=str(books), RULES_DSL_CACHE=str(tmp_path / "cache"))
+        proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=300)
+    assert proc.returncode != 0
+    assert "example of bad:r (wrong on purpose) failed" in proc.stderr
+    assert "bad.rules:9" in proc.stderr          # the example's first line in the source
+
+
+def test_editing_one_rule_rereads_only_its_page(tmp_path):
+    project = make_project(tmp_path / "project")
+    books = _books(tmp_path, {"xss": XSS_BOOK})
+    out, cache = tmp_path / "out", tmp_path / "cache"
+    _ok(build(project, out, books, cache))
+    again = build(project, out, books, cache)
+    _ok(again)
+    assert "0 added, 0 changed, 0 removed" in again.stdout
+    src = books / "demo.rules"
+    src.write_text(src.read_text().replace('"""Rolls."""', '"""Rolls, edited."""'))
+    proc = build(project, out, books, cache)
+    _ok(proc)
+    assert "0 added, 1 changed, 0 removed" in proc.stdout, proc.stdout
+    assert "Rolls, edited." in page(out, "docs/books/demo/basics")
+    # the xss page links to demo:dice-rolls: rewritten so its preview shows the new text
+    assert "Rolls, edited." in html.unescape(page(out, "docs/books/xss/esc"))
+
+
+def test_parallel_read_builds_the_same_site(tmp_path, tiny):
+    project = make_project(tmp_path / "project")
+    books = _books(tmp_path, {"xss": XSS_BOOK})
+    out = tmp_path / "out"
+    _ok(build(project, out, books, tmp_path / "cache", "-j", "2"))
+    for doc in ("docs/books/demo/basics", "docs/books/xss/esc", "docs/glossary", "docs/cross-index"):
+        a, b = page(tiny, doc), page(out, doc)
+        strip = lambda s: re.sub(r'(\?v=[0-9a-f]+|<script[^>]*documentation_options[^>]*>)', "", s)
+        assert strip(a) == strip(b), doc
+
+
+def test_real_site_builds(tmp_path):
+    """The whole site from rulebooks/, with the documented command (-W -n)."""
+    from rules_dsl.loader import book_ids
+    import os
+    real_books = Path(os.environ.get("RULES_DSL_BOOKS") or REPO / "rulebooks")
+    ids = book_ids()
+    if not ids:
+        pytest.skip("no books in rulebooks/")
+    project = make_project(tmp_path / "project")
+    from rules_dsl.loader import cache_dir
+    out = tmp_path / "out"
+    proc = build(project, out, real_books, Path(cache_dir()), timeout=900)
+    _ok(proc)
+    home = page(out, "docs/index")
+    refs = 0
+    for bid in ids:
+        assert f'href="books/{bid}/index.html#{bid}"' in home
+        index = page(out, f"docs/books/{bid}/index")
+        assert f'id="{bid}"' in index
+        for path in (out / "docs" / "books" / bid).glob("*.html"):
+            text = path.read_text(encoding="utf-8")
+            refs += text.count("rules-ref")
+            assert "<script>alert" not in text
+    assert refs > 0, "no cross-reference links at all"
+    if _odds_available():
+        assert any("rules-odds" in p.read_text(encoding="utf-8") for p in (out / "docs" / "books").rglob("*.html"))
