@@ -188,9 +188,12 @@ class RulesDomain(Domain):
         return results
 
     def get_objects(self):
+        # The display name is the full name: Sphinx's search page builds an object's
+        # link from its display name when the anchor equals the full name (ours always
+        # does: the anchor *is* `book:id`).  Titles are found through the page titles.
         prio = {"book": 1, "rule": 1, "mechanic": 1, "table": 1, "section": 2}
-        for (objtype, fullname), (docname, anchor, title, _preview) in sorted(self.objects.items()):
-            yield fullname, title or fullname, objtype, docname, anchor, prio.get(objtype, 1)
+        for (objtype, fullname), (docname, anchor, _title, _preview) in sorted(self.objects.items()):
+            yield fullname, fullname, objtype, docname, anchor, prio.get(objtype, 1)
 
     def get_full_qualified_name(self, node):
         target = node.get("reftarget")

@@ -7,6 +7,11 @@
  */
 (function () {
   "use strict";
+  /* Opened from disk (file:), the search page cannot fetch result pages for their
+     snippets (the browser forbids it, and logs errors): show results without them. */
+  if (location.protocol === "file:" && typeof DOCUMENTATION_OPTIONS !== "undefined") {
+    DOCUMENTATION_OPTIONS.SHOW_SEARCH_SUMMARY = false;
+  }
   var tip = null;
   var current = null;
 
