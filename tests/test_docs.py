@@ -93,10 +93,27 @@ def _odds_available():
     return hasattr(odds, "page_odds")
 
 
+ROLES_PAGE = textwrap.dedent('''\
+    ---
+    orphan: true
+    ---
+    # Roles from Markdown
+
+    See {rules:rule}`demo:opposed-stat-rolls`, {rules:rule}`the chart rule <demo:opposed-stat-rolls>`,
+    {rules:section}`demo:basics`, {rules:mechanic}`demo:needed`, {rules:table}`demo:chart`,
+    {rules:book}`demo` and {any}`demo:dice-rolls`.
+
+    ```{rules:rule} demo:dice-rolls
+    :no-index:
+    ```
+    ''')
+
+
 @pytest.fixture(scope="module")
 def tiny(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("tiny-site")
     project = make_project(tmp / "project")
+    (project / "docs" / "roles.md").write_text(ROLES_PAGE, encoding="utf-8")
     books = _books(tmp, {"xss": XSS_BOOK})
     out = tmp / "out"
     proc = build(project, out, books, tmp / "cache")
@@ -211,6 +228,21 @@ def test_books_glossary_cross_index_and_inventory(tiny):
     assert "Opposed Stat Rolls" in search
 
 
+def test_roles_and_directive_from_markdown(tiny):
+    roles = page(tiny, "docs/roles")
+    links = dict((html.unescape(text), href) for href, text in
+                 re.findall(r'<a class="rules-ref reference internal" href="([^"]+)"[^>]*>(?:<[^>]+>)*([^<]+)<', roles))
+    assert links["Opposed Stat Rolls"] == "books/demo/basics.html#demo:opposed-stat-rolls"
+    assert links["the chart rule"] == "books/demo/basics.html#demo:opposed-stat-rolls"
+    assert links["The Basics"] == "books/demo/basics.html#demo:basics"
+    assert links["needed"] == "books/demo/basics.html#demo:needed"
+    assert links["chart"] == "books/demo/basics.html#demo:chart"
+    assert links["Demo"] == "books/demo/index.html#demo"
+    assert links["Dice"] == "books/demo/basics.html#demo:dice-rolls"     # {any}
+    # the rule shown again without registering it: no second anchor, same content
+    assert 'id="demo:dice-rolls"' not in roles and "roll dice: hits of d10" in html.unescape(roles)
+
+
 def test_cli_and_api_pages(tiny):
     cli = page(tiny, "docs/cli")
     for sub in ("books", "lookup", "show", "call", "check", "odds"):
@@ -253,6 +285,20 @@ def test_failing_example_fails_the_build(tmp_path, strict):
     assert proc.returncode != 0
     assert "example of bad:r (wrong on purpose) failed" in proc.stderr
     assert "bad.rules:9" in proc.stderr          # the example's first line in the source
+
+
+def test_book_that_does_not_compile_is_reported(tmp_path):
+    project = make_project(tmp_path / "project")
+    books = _books(tmp_path, {"broken": 'book broken {\n  title "Broken"\n}\nsection s "S" {\n  rule r "R" {\n'
+                                         '    """See [[nowhere]]."""\n  }\n}\n'})
+    out = tmp_path / "out"
+    proc = build(project, out, books, tmp_path / "cache")
+    assert proc.returncode != 0
+    assert "rulebook 'broken' does not compile" in proc.stderr
+    assert "broken.rules:6" in proc.stderr and "unknown rule 'nowhere'" in proc.stderr
+    # the other books are still there
+    assert (out / "docs" / "books" / "demo" / "basics.html").is_file()
+    assert not (out / "docs" / "books" / "broken").exists()
 
 
 def test_editing_one_rule_rereads_only_its_page(tmp_path):

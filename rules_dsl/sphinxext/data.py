@@ -46,6 +46,11 @@ def engine_key() -> str:
     return _files_key(("*.py", "*.lark"))
 
 
+def render_key() -> str:
+    """Changes whenever this extension changes (pages must then be rendered again)."""
+    return _files_key(("sphinxext/*.py",))
+
+
 def code_key() -> str:
     """Changes whenever the package or this extension changes."""
     return _files_key(("*.py", "*.lark", "sphinxext/*.py"))

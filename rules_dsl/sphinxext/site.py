@@ -80,6 +80,7 @@ class Site:
     # -------------------------------------------------------------- fingerprints
     def _unit_hashes(self) -> dict:
         out = {}
+        code = data.render_key()
         titles = {bid: m["title"] for bid, m in self.models.items()}
         for bid, m in self.models.items():
             top = []
@@ -90,15 +91,15 @@ class Site:
                     top.append((kind, value))
             head = {k: m[k] for k in ("title", "edition", "source", "units", "dice", "prose", "files",
                                       "counts", "loose_findings", "top_sections")}
-            out[("book", bid, "")] = data.digest((head, top))
+            out[("book", bid, "")] = data.digest((head, top, code))
             for sid, sec in m["sections"].items():
                 shallow = dict(sec)
-                out[("section", bid, sid)] = data.digest((shallow, titles[bid]))
+                out[("section", bid, sid)] = data.digest((shallow, titles[bid], code))
             for rid, r in m["rules"].items():
-                out[("rule", bid, rid)] = data.digest((r, titles[bid]))
-        out[("global", "books", "")] = data.digest(self.books)
-        out[("global", "glossary", "")] = data.digest((self.glossary, titles))
-        out[("global", "xindex", "")] = data.digest((self.xindex, titles))
+                out[("rule", bid, rid)] = data.digest((r, titles[bid], code))
+        out[("global", "books", "")] = data.digest((self.books, code))
+        out[("global", "glossary", "")] = data.digest((self.glossary, titles, code))
+        out[("global", "xindex", "")] = data.digest((self.xindex, titles, code))
         return out
 
     def write_fingerprints(self):
