@@ -316,7 +316,9 @@ def _field(name, body):
 def _table(headers, rows, classes=(), title=None, widths=None):
     """rows: list of lists of cells; a cell is a node list, or (nodes, morerows)."""
     table = nodes.table(classes=["rules-table", *classes])
-    if title:
+    if isinstance(title, nodes.title):
+        table += title
+    elif title:
         table += nodes.title(title, title)
     tgroup = nodes.tgroup(cols=len(headers))
     for i in range(len(headers)):
@@ -365,8 +367,13 @@ def data_table(ctx, d, book):
     keys = ", ".join(f"{k}: {t}" for k, t in d["keys"])
     values = d["values"]
     ret = values[0][1] if len(values) == 1 and values[0][0] == "value" else "(" + ", ".join(f"{k}: {t}" for k, t in values) + ")"
-    caption = f"{d['doc']} — " if d["doc"] else ""
-    caption += f"table {name}({keys}) -> {ret}"
+    signature = f"table {name}({keys}) -> {ret}"
+    caption = nodes.title()
+    if d["doc"]:
+        caption += nodes.Text(d["doc"])
+    sig = nodes.inline(classes=["rules-table-signature"])
+    sig += _literal(signature)
+    caption += sig
     header = [c[0] for c in d["header"]]
     width = max([len(header)] + [len(r) for r in d["rows"]]) if (header or d["rows"]) else 1
     if len(header) < width:
@@ -378,7 +385,7 @@ def data_table(ctx, d, book):
         rows.append(cells)
     classes = ["rules-data", "rules-grid"] if d["grid"] else ["rules-data"]
     table = _table(header, rows, classes=classes, title=caption)
-    ctx.target(table, "table", anchor, name, d["doc"] or caption)
+    ctx.target(table, "table", anchor, name, d["doc"] or signature)
     out = []
     if not ctx.no_index:
         out.append(_index([(f"{name} (table, {_clean_index(ctx.book_title(book))})", anchor)]))
