@@ -42,7 +42,8 @@ class RulesFile(pytest.File):
         for rule_id, ex, test in book.doctests():
             if Path(ex.span.file).resolve() != self.path.resolve():
                 continue
-            yield ExampleItem.from_parent(self, name=test.name, book=book, rule_id=rule_id, example=ex, test=test)
+            yield ExampleItem.from_parent(self, name=f"{test.name} (line {ex.first_line})", book=book,
+                                          rule_id=rule_id, example=ex, test=test)
 
 
 class CompileItem(pytest.Item):
@@ -82,4 +83,4 @@ class ExampleItem(pytest.Item):
         return super().repr_failure(excinfo)
 
     def reportinfo(self):
-        return self.path, self.example.first_line - 1, f"{self.name} (line {self.example.first_line})"
+        return self.path, self.example.first_line - 1, f"{self.path.name}:{self.example.first_line}: {self.name}"
