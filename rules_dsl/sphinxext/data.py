@@ -56,11 +56,15 @@ def code_key() -> str:
     return _files_key(("*.py", "*.lark", "sphinxext/*.py"))
 
 
+# package files that cannot change what a book compiles to, checks, prints or rolls
+_NOT_ENGINE = {"cli.py", "index.py", "pytest_plugin.py", "__main__.py"}
+
+
 def _files_key(patterns) -> str:
     from .. import __version__
     pkg = Path(__file__).resolve().parent.parent
     parts = [__version__, str(MODEL_VERSION)]
-    for p in sorted(f for pat in patterns for f in pkg.glob(pat)):
+    for p in sorted(f for pat in patterns for f in pkg.glob(pat) if f.name not in _NOT_ENGINE):
         st = p.stat()
         parts.append(f"{p.name}:{st.st_size}:{st.st_mtime_ns}")
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:20]
