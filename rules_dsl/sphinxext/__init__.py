@@ -21,7 +21,11 @@ Add ``"rules_dsl.sphinxext"`` to ``extensions`` in conf.py.  It provides:
 
 Config values: ``rules_books_dir`` (generated pages folder, relative to the
 source folder), ``rules_fail_on_error`` (default True: a failing example or a
-book that does not compile makes the build exit non-zero even without -W).
+book that does not compile makes the build exit non-zero even without -W),
+``rules_nav_maxdepth`` (default 4: depth of the theme's sidebar tree; 0 leaves
+the theme's own, much slower, unlimited depth).  Warnings have the type
+``rules`` and subtypes ``compile``, ``example``, ``odds``, ``directive`` and
+``duplicate`` (for ``suppress_warnings``).
 """
 from __future__ import annotations
 

@@ -40,8 +40,6 @@ class _RulesDirective(SphinxDirective):
         units = ctx_or_units.units if isinstance(ctx_or_units, rendering.Ctx) else ctx_or_units
         for path in self.site().deps_for(units):
             self.env.note_dependency(path)
-        # a book that does not exist now: depend on the folder listing via the book stub
-        return None
 
     def warn(self, msg):
         logger.warning(msg, location=self.get_location(), type="rules", subtype="directive")
@@ -113,8 +111,7 @@ class BooksDirective(_RulesDirective):
     def run(self):
         site = self.site()
         self.depend({("global", "books", "")})
-        docs = {bid: site.docname_book(bid) for bid in site.models}
-        return rendering.books_table(self.ctx(), site.books, docs)
+        return rendering.books_table(self.ctx(), site.books)
 
 
 class GlossaryDirective(_RulesDirective):

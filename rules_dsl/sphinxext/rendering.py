@@ -541,7 +541,7 @@ def _join_literals(items):
 
 
 # ------------------------------------------------------------------ across books
-def books_table(ctx, rows, book_docs):
+def books_table(ctx, rows):
     headers = ["Book", "Edition", "Rules", "Mechanics", "Tables", "Examples", "Findings"]
     body = []
     for b in rows:
