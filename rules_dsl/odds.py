@@ -60,7 +60,11 @@ import time
 from fractions import Fraction
 from itertools import product
 
+import dataclasses
+
+from . import compiler as _compiler
 from . import nodes as n
+from .builtins import BUILTINS
 from .compiler import Ctx, MechanicFn
 from .dice import GivenRoller, Symbolic
 from .errors import EvaluationError, NotFound, RulesError
@@ -525,6 +529,9 @@ class _Partition:
 _ALTS_CACHE: dict = {}
 
 
+MAX_ALTERNATIVES = 1_000_000     # one roll with more outcomes than this is too large to enumerate
+
+
 def _pool_alternatives(classes, probs, k, ordered):
     """[(counts per class or a sequence of class indices, probability)]."""
     key = (classes, probs, k, ordered)
@@ -532,6 +539,9 @@ def _pool_alternatives(classes, probs, k, ordered):
     if hit is not None:
         return hit
     m = len(classes)
+    size = m ** k if ordered else math.comb(k + m - 1, m - 1)
+    if size > MAX_ALTERNATIVES:
+        raise TooLarge(f"a roll of {k} dice has {size} distinguishable outcomes here; too many to enumerate")
     out = []
     if ordered:
         for seq in product(range(m), repeat=k):
@@ -570,40 +580,51 @@ def _pool_alternatives(classes, probs, k, ordered):
 # ================================================================== chains
 class _ChainLaw:
     """The exact law of the total successes S of m chains (first roll succeeds with
-    probability p1, later rolls with p2)."""
+    probability p1, later rolls with p2).  `pmf` is extended on demand; `K_max` is the
+    first K with P(S >= K) < eps; `cap` is how far comparisons may grow K."""
 
     def __init__(self, m, p1, p2, eps):
         self.m, self.p1, self.p2 = m, p1, p2
         self.finite = p1 == 0 or p2 == 0 or m == 0
         q1, q2 = 1 - p1, 1 - p2
-        pmf = [q1 ** m]
+        self.pmf = [q1 ** m]
+        self.total = self.pmf[0]
         if self.finite:
             if p1 != 0 and m:     # p2 == 0: S is binomial(m, p1)
-                pmf = [math.comb(m, s) * p1 ** s * q1 ** (m - s) for s in range(m + 1)]
-            self.pmf, self.K_max = pmf, len(pmf)
-            self.mean = sum((s * p for s, p in enumerate(pmf)), ZERO)
+                self.pmf = [math.comb(m, s) * p1 ** s * q1 ** (m - s) for s in range(m + 1)]
+            self.K_max = self.cap = len(self.pmf)
+            self.mean = sum((s * p for s, p in enumerate(self.pmf)), ZERO)
             return
         self.mean = m * p1 / q2
-        b_terms = [math.comb(m, b) * (p1 * q2) ** b * q1 ** (m - b) for b in range(m + 1)]
-        total = pmf[0]
-        s = 0
-        while 1 - total >= eps:
-            s += 1
-            # P(S=s) = sum_b C(m,b) p1^b q1^(m-b) C(s-1,b-1) p2^(s-b) q2^b
-            p = ZERO
-            for b in range(1, min(m, s) + 1):
-                p += b_terms[b] * math.comb(s - 1, b - 1) * p2 ** (s - b)
-            pmf.append(p)
-            total += p
-        self.pmf, self.K_max = pmf, len(pmf)
+        self._b = [math.comb(m, b) * (p1 * q2) ** b * q1 ** (m - b) for b in range(m + 1)]
+        while 1 - self.total >= eps:
+            self._more()
+        self.K_max = len(self.pmf)
+        self.cap = 4 * self.K_max + 64
 
-    def tail(self, K):
-        return 1 - sum(self.pmf[:K], ZERO)
+    def _more(self):
+        if self.finite:
+            self.pmf.append(ZERO)
+            return
+        # P(S=s) = sum_b C(m,b) p1^b q1^(m-b) C(s-1,b-1) p2^(s-b) q2^b
+        s, m, p2 = len(self.pmf), self.m, self.p2
+        p = ZERO
+        for b in range(1, min(m, s) + 1):
+            p += self._b[b] * math.comb(s - 1, b - 1) * p2 ** (s - b)
+        self.pmf.append(p)
+        self.total += p
+
+    def upto(self, K):
+        """P(S=s) for s < K, and P(S >= K)."""
+        while len(self.pmf) < K:
+            self._more()
+        pm = self.pmf[:K]
+        return pm, 1 - sum(pm, ZERO)
 
     def cond_mean(self, K):
         """E[S | S >= K]."""
-        t = self.tail(K)
-        return (self.mean - sum((s * p for s, p in enumerate(self.pmf[:K])), ZERO)) / t
+        pm, t = self.upto(K)
+        return (self.mean - sum((s * p for s, p in enumerate(pm)), ZERO)) / t
 
 
 class _ChainState:
@@ -645,7 +666,7 @@ class _ChainOrigin:
         self.token, self.state, self.law = token, state, law
 
     def grow(self, K):
-        if K > self.law.K_max:
+        if K > self.law.cap:
             self.state.collapsed = True
         else:
             self.state.K = max(self.state.K, K)
@@ -704,9 +725,11 @@ class _Replay:
         if law.finite:
             alts = [(s, p, False) for s, p in enumerate(law.pmf) if p]
         else:
-            K = law.K_max if state.collapsed else min(state.K, law.K_max)
-            alts = [(s, law.pmf[s], False) for s in range(K) if law.pmf[s]]
-            t = law.tail(K)
+            K = min(state.K, law.cap)
+            if state.collapsed:
+                K = max(K, law.K_max)
+            pm, t = law.upto(K)
+            alts = [(s, p, False) for s, p in enumerate(pm) if p]
             if state.collapsed:
                 alts.append((K, t, True))
             else:
@@ -721,6 +744,9 @@ class _Replay:
             part = self.eng.parts.get(key)
             if part is None:
                 part = self.eng.parts[key] = _Partition(die)
+                prefix, _, roll = name.rpartition(".")
+                owner = prefix.rpartition(".")[2] if prefix else self.eng.mech.name
+                part.ordered = (owner, roll) in self.eng.plan.ordered
             o = self.origins[key] = _Origin(self, part)
         return o
 
@@ -867,14 +893,249 @@ def _calls_dice(node, book) -> bool:
     return any(name in book.mechanics and book.mechanics[name].has_dice for name in _names(node))
 
 
+# A comprehension over a pool evaluates its body once per run of identical dice: the
+# engine hands a pool over as runs of one object per face class, and a body that rolls
+# no dice gives the same value for the same object.  (A marker node type, compiled by
+# `_compile_runs`; only the engine's own copy of a mechanic's statements uses it.)
+@dataclasses.dataclass(frozen=True)
+class _RunComprehension(n.Comprehension):
+    pass
+
+
+_UNSET = object()
+
+
+def _compile_runs(book, e, scope):
+    src = _compiler.compile_expr(book, e.source, scope)
+    inner = scope | {e.var}
+    elem = _compiler.compile_expr(book, e.elem, inner)
+    cond = _compiler.compile_expr(book, e.cond, inner) if e.cond is not None else None
+    var, sp, iterable = e.var, e.span, _compiler._iterable
+
+    def f(env, ctx):
+        out = []
+        local = dict(env)
+        prev, keep, val = _UNSET, False, None
+        for x in iterable(sp, src(env, ctx)):
+            if x is not prev:
+                prev = x
+                local[var] = x
+                keep = cond is None or cond(local, ctx)
+                if keep:
+                    val = elem(local, ctx)
+            if keep:
+                out.append(val)
+        return out
+    return f
+
+
+_RUNS_OK = hasattr(_compiler, "_COMPILERS") and hasattr(_compiler, "_iterable")
+if _RUNS_OK:
+    _compiler._COMPILERS.setdefault(_RunComprehension, _compile_runs)
+
+
+def _with_runs(e, book):
+    """A copy of expression `e` whose dice-free comprehensions use `_compile_runs`."""
+    if isinstance(e, (list, tuple)):
+        return type(e)(_with_runs(x, book) for x in e)
+    if not isinstance(e, n.Expr):
+        return e
+    changes = {}
+    for f in dataclasses.fields(e):
+        v = getattr(e, f.name)
+        if isinstance(v, (n.Expr, list, tuple)):
+            w = _with_runs(v, book)
+            if w is not v:
+                changes[f.name] = w
+    if type(e) is n.Comprehension and not _calls_dice(e.elem, book) and \
+            (e.cond is None or not _calls_dice(e.cond, book)):
+        base = {f.name: changes.get(f.name, getattr(e, f.name)) for f in dataclasses.fields(e)}
+        return _RunComprehension(**base)
+    return dataclasses.replace(e, **changes) if changes else e
+
+
+# Which pools' order a mechanic depends on.  The engine hands a pool over in a canonical
+# order (its multiset is what is enumerated); that is exact unless the mechanic reads
+# the order: indexes a list that follows a pool's order, compares such lists, or passes
+# one to a mechanic that does.  This conservative static pass finds those pools; they
+# are enumerated as ordered sequences instead.  A result that merely lists the dice (or
+# something per die) in pool order is shown in the canonical order.
+_ORDER_FREE = frozenset({"count", "sum", "len", "any", "all", "abs", "floor", "ceil", "round", "clamp",
+                         "even", "odd", "is_absent", "field", "rows"})
+_ORDER_COMPARE = frozenset({"max", "min", "sorted", "highest", "lowest"})
+
+
+def _base(m):
+    while m[0] == "nested":
+        m = m[1:]
+    return m
+
+
+class _OrderAnalysis:
+    def __init__(self, book):
+        self.book = book
+        self.summaries = {}
+        self.busy = set()
+        self.sensitive = set()          # (mechanic name, roll name)
+
+    def summary(self, name):
+        """(params whose order it reads, markers its result carries) or None in a cycle."""
+        if name in self.summaries:
+            return self.summaries[name]
+        if name in self.busy:
+            return None
+        self.busy.add(name)
+        node = self.book.mechanics[name].node
+        taint = {p.name: {("param", p.name)} for p in node.params}
+        sinks = set()
+        for st in node.body:
+            if isinstance(st, n.Let):
+                taint[st.name] = self.ord(st.value, taint, sinks)
+            elif isinstance(st, n.Roll):
+                for sub in (st.dice.count, st.dice.on, st.dice.then):
+                    if sub is not None:
+                        self.sink(self.ord(sub, taint, sinks), sinks, deep=True)
+                taint[st.name] = {("roll", name, st.name)} if st.dice.kind == "pool" else set()
+            else:
+                self.ord(st.cond, taint, sinks)
+        ret = self.ord(node.result, taint, sinks)
+        for m in sinks:
+            if m[0] == "roll":
+                self.sensitive.add((m[1], m[2]))
+        out = (frozenset(m[1] for m in sinks if m[0] == "param"), frozenset(ret))
+        self.busy.discard(name)
+        self.summaries[name] = out
+        return out
+
+    @staticmethod
+    def sink(T, sinks, deep):
+        for m in T:
+            if deep or m[0] != "nested":
+                sinks.add(_base(m))
+
+    def ord(self, e, taint, sinks):
+        """The markers whose order the value of `e` follows (nested: inside its items)."""
+        o = lambda x: self.ord(x, taint, sinks) if x is not None else set()
+        if isinstance(e, n.Name):
+            return set(taint.get(e.name, ()))
+        if isinstance(e, n.Comprehension):
+            src = o(e.source)
+            inner = dict(taint)
+            inner[e.var] = {m[1:] for m in src if m[0] == "nested"}
+            elem = self.ord(e.elem, inner, sinks)
+            if e.cond is not None:
+                self.ord(e.cond, inner, sinks)
+            return {m for m in src if m[0] != "nested"} | {("nested",) + m for m in elem}
+        if isinstance(e, n.ListLit):
+            out = set()
+            for it in e.items:
+                out |= {("nested",) + m for m in o(it)}
+            return out
+        if isinstance(e, n.Index):
+            t = o(e.obj)
+            self.sink(t, sinks, deep=False)
+            o(e.index)
+            return {m[1:] for m in t if m[0] == "nested"}
+        if isinstance(e, n.Compare):
+            l, r = o(e.left), o(e.right)
+            if e.op in ("in", "notin"):
+                self.sink(l, sinks, deep=True)
+                self.sink({m[1:] for m in r if m[0] == "nested"}, sinks, deep=True)
+            else:
+                self.sink(l | r, sinks, deep=True)
+            return set()
+        if isinstance(e, n.BinOp):
+            l, r = o(e.left), o(e.right)
+            return l | r if e.op == "+" else set()
+        if isinstance(e, n.IfElse):
+            o(e.cond)
+            return o(e.then) | o(e.orelse)
+        if isinstance(e, n.Call):
+            args = [o(a) for a in e.args]
+            kwargs = {k: o(a) for k, a in e.kwargs}
+            fname = e.func.name if isinstance(e.func, n.Name) and e.func.name not in taint else None
+            syms = self.book.syms
+            if fname is not None and fname in syms.mechanics and fname in self.book.mechanics:
+                summ = self.summary(fname)
+                callee = self.book.mechanics[fname]
+                names = [p.name for p in callee.params]
+                given = {r.name for r in callee.rolls}
+                bound = dict(zip(names, args))
+                bound.update({k: v for k, v in kwargs.items() if k not in given})
+                for k, v in kwargs.items():      # a callee's roll given by name: keep it ordered
+                    if k in given:
+                        self.sink(v, sinks, deep=True)
+                        self.sensitive.add((fname, k))
+                if summ is None:                 # a cycle: assume the worst
+                    for v in list(bound.values()):
+                        self.sink(v, sinks, deep=True)
+                    return set().union(*bound.values()) if bound else set()
+                consumed, ret = summ
+                for p, v in bound.items():
+                    self.sink({m for m in v if m[0] == "nested"}, sinks, deep=True)
+                    if p in consumed:
+                        self.sink(v, sinks, deep=True)
+                out = set()
+                for m in ret:
+                    b = _base(m)
+                    if b[0] == "param":
+                        depth = len(m) - len(b)
+                        out |= {("nested",) * depth + x for x in bound.get(b[1], ())}
+                    else:
+                        out.add(m)
+                return out
+            if fname is not None and fname in syms.tables:
+                for v in args + list(kwargs.values()):
+                    self.sink(v, sinks, deep=True)
+                return set()
+            if fname is not None and fname in BUILTINS and fname not in syms.globals():
+                if fname in _ORDER_FREE:
+                    return set()
+                if fname in _ORDER_COMPARE:
+                    for v in args:
+                        self.sink({m for m in v if m[0] == "nested"}, sinks, deep=True)
+                    return set()
+                return set().union(*args) if args else set()   # or_else and the like
+            for v in args + list(kwargs.values()):   # a call through a value: assume the worst
+                self.sink(v, sinks, deep=True)
+            o(e.func)
+            return set()
+        # every other node: visit its parts; the value carries no pool order
+        for f in dataclasses.fields(e):
+            v = getattr(e, f.name)
+            if isinstance(v, n.Expr):
+                o(v)
+            elif isinstance(v, tuple):
+                for x in v:
+                    if isinstance(x, n.Expr):
+                        o(x)
+                    elif isinstance(x, tuple):
+                        for y in x:
+                            if isinstance(y, n.Expr):
+                                o(y)
+        return set()
+
+
+def _ordered_rolls(mech) -> frozenset:
+    a = _OrderAnalysis(mech.book)
+    a.summary(mech.name)
+    return frozenset(a.sensitive)
+
+
 class _Plan:
     """A mechanic's statements in evaluation order, with what each later part reads."""
 
     def __init__(self, mech: MechanicFn):
         body = mech.node.body
-        steps = mech.steps
+        steps = list(mech.steps)
         reads = [_names(s) for s in body]
         result_reads = _names(mech.node.result)
+        self.result = mech.result
+        if _RUNS_OK:
+            try:
+                steps, self.result = self._recompile(mech, steps)
+            except Exception:         # pragma: no cover - keep the compiler's own closures
+                steps, self.result = list(mech.steps), mech.result
         order, pending = [], []
 
         def emit_for(names):
@@ -909,6 +1170,25 @@ class _Plan:
             live.append(frozenset(acc | reads[i]))
             acc |= reads[i]
         self.live = list(reversed(live)) + [frozenset(result_reads)]
+        self.ordered = _ordered_rolls(mech)
+
+    @staticmethod
+    def _recompile(mech, steps):
+        book = mech.book
+        scope = frozenset(p.name for p in mech.params)
+        out = []
+        for s, step in zip(mech.node.body, steps):
+            if isinstance(s, n.Let):
+                out.append(("let", s.name, _compiler.compile_expr(book, _with_runs(s.value, book), scope)))
+                scope = scope | {s.name}
+            elif isinstance(s, n.Require):
+                out.append(("require", s.message, _compiler.compile_expr(book, _with_runs(s.cond, book), scope))
+                           + tuple(step[3:]))
+            else:
+                out.append(step)
+                scope = scope | {s.name}
+        result = _compiler.compile_expr(book, _with_runs(mech.node.result, book), scope)
+        return out, result
 
 
 class _Sub:
@@ -1040,7 +1320,7 @@ class _Engine:
         return self.run(pos + 1, env2)
 
     def final(self, env):
-        fn = self.mech.result
+        fn = self.plan.result
         if not self.plan.result_random:
             try:
                 self.tick()
@@ -1258,7 +1538,7 @@ def _member_order(book):
 
 
 # ===================================================================== API
-def distribution(mechanic, *args, rolls=None, _deadline=None, _max_evals=None, **kwargs) -> Distribution:
+def distribution(mechanic, *args, _deadline=None, _max_evals=None, **kwargs) -> Distribution:
     """The exact distribution of `mechanic`'s result for the given inputs.
 
     Inputs are checked as in a call (InputError names the parameter).  A roll's name
@@ -1269,6 +1549,7 @@ def distribution(mechanic, *args, rolls=None, _deadline=None, _max_evals=None, *
         raise TypeError(f"distribution() needs a compiled mechanic, got {mechanic!r}")
     roll_names = {r.name for r in mechanic.rolls}
     params = {p.name for p in mechanic.params}
+    rolls = kwargs.pop("rolls", None) if "rolls" not in params else None
     given = dict(rolls or {})
     for k in list(kwargs):
         if k in roll_names and k not in params:
