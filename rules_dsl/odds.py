@@ -497,16 +497,32 @@ class _PoolList(list):
 # ============================================================ partitions
 class _Partition:
     """The classes of a roll's faces that the mechanic has not (yet) told apart."""
-    __slots__ = ("die", "classes", "probs", "ordered")
+    __slots__ = ("die", "classes", "probs", "_ordered", "alts")
 
     def __init__(self, die):
         self.die = die
         self.classes = (die.distinct,)
-        self.ordered = False
+        self._ordered = False
         self._probs()
+
+    @property
+    def ordered(self):
+        return self._ordered
+
+    @ordered.setter
+    def ordered(self, value):
+        self._ordered = value
+        self.alts = {}
+
+    def alternatives(self, k):
+        hit = self.alts.get(k)
+        if hit is None:
+            hit = self.alts[k] = _pool_alternatives(self.classes, self.probs, k, self._ordered)
+        return hit
 
     def _probs(self):
         self.probs = tuple(sum((self.die.weight(f) for f in c), ZERO) for c in self.classes)
+        self.alts = {}
 
     def split(self, faces, keys) -> bool:
         if faces not in self.classes:
@@ -702,9 +718,7 @@ class _Replay:
         origin = self._origin(name, die)
         if count == 0:
             return []
-        part = origin.part
-        alts = _pool_alternatives(part.classes, part.probs, count, part.ordered)
-        return self._choose(origin, alts)
+        return self._choose(origin, origin.part.alternatives(count))
 
     def chain(self, name, die, count, on, then):
         count = operator.index(count)
