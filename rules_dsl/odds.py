@@ -497,7 +497,7 @@ class _PoolList(list):
 # ============================================================ partitions
 class _Partition:
     """The classes of a roll's faces that the mechanic has not (yet) told apart."""
-    __slots__ = ("die", "classes", "probs", "_ordered", "alts")
+    __slots__ = ("die", "classes", "weights", "_ordered", "alts")
 
     def __init__(self, die):
         self.die = die
@@ -517,11 +517,12 @@ class _Partition:
     def alternatives(self, k):
         hit = self.alts.get(k)
         if hit is None:
-            hit = self.alts[k] = _pool_alternatives(self.classes, self.probs, k, self._ordered)
+            hit = self.alts[k] = _pool_alternatives(self.weights, len(self.die.faces), k, self._ordered)
         return hit
 
     def _probs(self):
-        self.probs = tuple(sum((self.die.weight(f) for f in c), ZERO) for c in self.classes)
+        # a class weighs its number of physical faces (out of len(die.faces))
+        self.weights = tuple(sum(self.die.faces.count(f) for f in c) for c in self.classes)
         self.alts = {}
 
     def split(self, faces, keys) -> bool:
@@ -548,23 +549,23 @@ _ALTS_CACHE: dict = {}
 MAX_ALTERNATIVES = 1_000_000     # one roll with more outcomes than this is too large to enumerate
 
 
-def _pool_alternatives(classes, probs, k, ordered):
-    """[(counts per class or a sequence of class indices, probability)]."""
-    key = (classes, probs, k, ordered)
+def _pool_alternatives(weights, faces, k, ordered):
+    """([(counts per class, or a sequence of class indices; integer weight)], denominator)."""
+    key = (weights, faces, k, ordered)
     hit = _ALTS_CACHE.get(key)
     if hit is not None:
         return hit
-    m = len(classes)
+    m = len(weights)
     size = m ** k if ordered else math.comb(k + m - 1, m - 1)
     if size > MAX_ALTERNATIVES:
         raise TooLarge(f"a roll of {k} dice has {size} distinguishable outcomes here; too many to enumerate")
     out = []
     if ordered:
         for seq in product(range(m), repeat=k):
-            p = ONE
+            w = 1
             for j in seq:
-                p *= probs[j]
-            out.append((seq, p))
+                w *= weights[j]
+            out.append((seq, w))
     else:
         fact = math.factorial
 
@@ -578,19 +579,22 @@ def _pool_alternatives(classes, probs, k, ordered):
                 counts.append(c)
                 yield from rec(j + 1, left - c, counts)
                 counts.pop()
-        powers = [[probs[j] ** c for c in range(k + 1)] for j in range(m)]
+        powers = [[weights[j] ** c for c in range(k + 1)] for j in range(m)]
+        fk = fact(k)
         for counts in rec(0, k, []):
-            coef = fact(k)
-            p = ONE
+            w = fk
+            for c in counts:
+                if c > 1:
+                    w //= fact(c)
             for j, c in enumerate(counts):
                 if c:
-                    coef //= fact(c)
-                    p *= powers[j][c]
-            out.append((counts, p * coef))
+                    w *= powers[j][c]
+            out.append((counts, w))
     if len(_ALTS_CACHE) > 4096:
         _ALTS_CACHE.clear()
-    _ALTS_CACHE[key] = out
-    return out
+    res = (out, faces ** k)
+    _ALTS_CACHE[key] = res
+    return res
 
 
 # ================================================================== chains
@@ -708,8 +712,7 @@ class _Replay:
             return self.eng.given.one(name, die)
         origin = self._origin(name, die)
         part = origin.part
-        alts = self.eng.one_alts(part)
-        return self._choose(origin, alts, one=True)
+        return self._choose(origin, (tuple(enumerate(part.weights)), len(die.faces)), one=True)
 
     def pool(self, name, die, count):
         count = operator.index(count)
@@ -748,7 +751,9 @@ class _Replay:
                 alts.append((K, t, True))
             else:
                 alts.append((_Tail(origin, K), t, False))
-        return self._pick(alts)
+        den = math.lcm(*(p.denominator for _, p, _ in alts))
+        alts = [(v, p.numerator * (den // p.denominator), tainted) for v, p, tainted in alts]
+        return self._pick(alts, den)
 
     # -- enumeration
     def _origin(self, name, die):
@@ -764,14 +769,16 @@ class _Replay:
             o = self.origins[key] = _Origin(self, part)
         return o
 
-    def _choose(self, origin, alts, one=False):
+    def _choose(self, origin, alts_den, one=False):
+        alts, den = alts_den
         i = self.pos
         self.pos += 1
         c = self.path[i] if i < len(self.path) else 0
         self.chosen.append(c)
         self.nalts.append(len(alts))
-        shape, p = alts[c]
-        self.prob = p if self.prob is ONE else self.prob * p
+        shape, w = alts[c]
+        self.w *= w
+        self.d *= den
         if one:
             return origin.elem(shape)
         if origin.part.ordered:
@@ -785,20 +792,22 @@ class _Replay:
         out.origin, out.mixed, out.shape = origin, nonzero > 1, shape
         return out
 
-    def _pick(self, alts):
+    def _pick(self, alts, den):
         i = self.pos
         self.pos += 1
         c = self.path[i] if i < len(self.path) else 0
         self.chosen.append(c)
         self.nalts.append(len(alts))
-        v, p, tainted = alts[c]
-        self.prob = p if self.prob is ONE else self.prob * p
+        v, w, tainted = alts[c]
+        self.w *= w
+        self.d *= den
         if tainted:
             self.tainted = True
         return v
 
     def run(self, thunk, keyed=True):
-        """[(value, probability, tainted probability)] over every path of `thunk`."""
+        """[[value, weight, denominator, tainted weight]] over every path of `thunk`:
+        the value has probability weight/denominator (integers, to stay fast)."""
         eng = self.eng
         while True:
             out = {}
@@ -806,7 +815,7 @@ class _Replay:
             try:
                 while True:
                     self.path, self.pos, self.chosen, self.nalts = path, 0, [], []
-                    self.prob, self.tainted = ONE, False
+                    self.w, self.d, self.tainted = 1, 1, False
                     eng.tick()
                     v = thunk()
                     try:
@@ -816,12 +825,17 @@ class _Replay:
                     if k is None:
                         k = ("path", len(out))
                     e = out.get(k)
+                    w, d = self.w, self.d
+                    tw = w if self.tainted else 0
                     if e is None:
-                        out[k] = [v, self.prob, self.prob if self.tainted else ZERO]
+                        out[k] = [v, w, d, tw]
+                    elif e[2] == d:
+                        e[1] += w
+                        e[3] += tw
                     else:
-                        e[1] += self.prob
-                        if self.tainted:
-                            e[2] += self.prob
+                        L = math.lcm(e[2], d)
+                        a, b = L // e[2], L // d
+                        e[1], e[2], e[3] = e[1] * a + w * b, L, e[3] * a + tw * b
                     chosen, nalts = self.chosen, self.nalts
                     i = len(chosen) - 1
                     while i >= 0 and chosen[i] + 1 >= nalts[i]:
@@ -1206,24 +1220,60 @@ class _Plan:
 
 
 class _Sub:
-    """A (conditional) distribution of results: key -> [value, p, mean mass], tainted mass."""
-    __slots__ = ("entries", "tainted")
+    """A (conditional) distribution of results with integer weights over one denominator:
+    key -> [value, weight, tail mean mass or None], `den`, and the tainted weight `tw`
+    (paths that went through a truncated chain)."""
+    __slots__ = ("entries", "den", "tw")
 
     def __init__(self):
-        self.entries, self.tainted = {}, ZERO
+        self.entries, self.den, self.tw = {}, None, 0
 
-    def add(self, sub, p, tp=ZERO):
+    def _align(self, d):
+        """Bring this distribution to a denominator that `d` divides; the factor for `d`."""
+        if self.den is None:
+            self.den = d
+            return 1
+        if self.den == d:
+            return 1
+        L = math.lcm(self.den, d)
+        f = L // self.den
+        if f != 1:
+            for e in self.entries.values():
+                e[1] *= f
+                if e[2] is not None:
+                    e[2] *= f
+            self.tw *= f
+        self.den = L
+        return L // d
+
+    def put(self, k, value, w, d, extra, tw):
+        f = self._align(d)
+        w *= f
+        e = self.entries.get(k)
+        x = None if extra is None else extra * w
+        if e is None:
+            self.entries[k] = [value, w, x]
+        else:
+            e[1] += w
+            if x is not None:
+                e[2] = x if e[2] is None else e[2] + x
+        self.tw += tw * f
+
+    def add(self, sub, bw, bd, btw):
+        """Add `sub` scaled by the branch probability bw/bd (of which btw/bd is tainted)."""
+        f = self._align(bd * sub.den)
+        scale = bw * f
         ent = self.entries
-        for k, (v, q, mm) in sub.entries.items():
+        for k, (v, w, x) in sub.entries.items():
             e = ent.get(k)
-            pq = p * q
-            m2 = None if mm is None else p * mm
+            ww = w * scale
             if e is None:
-                ent[k] = [v, pq, m2]
+                ent[k] = [v, ww, None if x is None else x * scale]
             else:
-                e[1] += pq
-                e[2] = None if (e[2] is None or m2 is None) else e[2] + m2
-        self.tainted += tp + (p - tp) * sub.tainted
+                e[1] += ww
+                if x is not None:
+                    e[2] = x * scale if e[2] is None else e[2] + x * scale
+        self.tw += (btw * sub.den + (bw - btw) * sub.tw) * f
 
 
 class _Rolled(Exception):
@@ -1247,7 +1297,6 @@ class _Engine:
         self.deadline, self.max_evals = deadline, max_evals
         self.eps = eps
         self.plan = _Plan(mech)
-        self._one_cache = {}
         self.fixed = Ctx(_NoRoller())
 
     def tick(self):
@@ -1256,13 +1305,6 @@ class _Engine:
             raise TooLarge(f"{self.mech.book_id}:{self.mech.name}: more than {self.max_evals} evaluations")
         if self.deadline is not None and not self.evals & 63 and time.monotonic() > self.deadline:
             raise TooLarge(f"{self.mech.book_id}:{self.mech.name}: over the time budget")
-
-    def one_alts(self, part):
-        key = (part.classes, part.ordered)
-        hit = self._one_cache.get(key)
-        if hit is None:
-            hit = self._one_cache[key] = [(j, p) for j, p in enumerate(part.probs)]
-        return hit
 
     def chain_law(self, m, p1, p2):
         key = (m, p1, p2)
@@ -1313,11 +1355,11 @@ class _Engine:
             ctx = Ctx(rep)
             try:
                 branches = rep.run(lambda: fn(env, ctx))
-                if len(branches) == 1 and not branches[0][2]:
+                if len(branches) == 1 and not branches[0][3]:
                     return self.next(pos, env, kind, name, branches[0][0])
                 acc = _Sub()
-                for value, p, tp in branches:
-                    acc.add(self.next(pos, env, kind, name, value), p, tp)
+                for value, w, d, tw in branches:
+                    acc.add(self.next(pos, env, kind, name, value), w, d, tw)
                 return acc
             except _Refine as r:
                 if rep in r.tokens:
@@ -1343,7 +1385,7 @@ class _Engine:
                 pass
             else:
                 acc = _Sub()
-                self.outcome(acc, value, ONE, ZERO)
+                self.outcome(acc, value, 1, 1, 0)
                 return acc
         while True:
             rep = _Replay(self)
@@ -1351,15 +1393,15 @@ class _Engine:
             try:
                 branches = rep.run(lambda: fn(env, ctx))
                 acc = _Sub()
-                for value, p, tp in branches:
-                    self.outcome(acc, value, p, tp)
+                for value, w, d, tw in branches:
+                    self.outcome(acc, value, w, d, tw)
                 return acc
             except _Refine as r:
                 if rep in r.tokens:
                     continue
                 raise
 
-    def outcome(self, acc, value, p, tp):
+    def outcome(self, acc, value, w, d, tw):
         mech = self.mech
         if isinstance(value, range):
             value = list(value)
@@ -1368,21 +1410,13 @@ class _Engine:
         except ValueError:
             raise EvaluationError(f"{mech.node.span}: {mech.name} produced {show(value)}, "
                                   f"which is not {mech.returns.describe} as declared") from None
-        value, mean = self.settle(value)
-        k = _key(value, False)
-        e = acc.entries.get(k)
-        mm = None if mean is None else (mean if p is ONE else p * mean)
-        if e is None:
-            acc.entries[k] = [value, p, mm]
-        else:
-            e[1] += p
-            e[2] = None if (e[2] is None or mm is None) else e[2] + mm
-        acc.tainted += tp
+        value, tail_mean = self.settle(value)
+        acc.put(_key(value, False), value, w, d, tail_mean, tw)
 
     def settle(self, value):
         """A final result: no stand-in for several faces may remain (split them); a chain's
         tail becomes an `OrMore` bucket (grown first so that its mass is below 1e-12).
-        Returns (value, its mean when it is a number, else None)."""
+        Returns (value, the bucket's exact conditional mean for an `OrMore`, else None)."""
         t = type(value)
         if t is _Face:
             value.origin.split(value.faces, [_split_key((True, v)) for v in value.vals])
@@ -1399,8 +1433,6 @@ class _Engine:
             return Record({k: self.settle(x)[0] for k, x in value.as_dict().items()}), None
         if t is frozenset:
             return frozenset(self.settle(x)[0] for x in value), None
-        if t is int or t is Rational or t is Fraction:
-            return value, Fraction(value)
         return value, None
 
 
@@ -1576,7 +1608,8 @@ def distribution(mechanic, *args, _deadline=None, _max_evals=None, **kwargs) -> 
     for _ in range(4):
         eng = _Engine(mechanic, given, _deadline, _max_evals, eps)
         res = eng.solve(bound)
-        if res.tainted < TAIL_EPS:
+        tainted = Fraction(res.tw, res.den)
+        if tainted < TAIL_EPS:
             break
         eps = eps / 2 ** 20       # several truncated chains on one path: cut deeper
     if eng.given is not None:
@@ -1584,16 +1617,18 @@ def distribution(mechanic, *args, _deadline=None, _max_evals=None, **kwargs) -> 
         if unknown:
             raise NotFound("roll", sorted(unknown)[0], sorted(roll_names), where=f"{mechanic.book_id}:{mechanic.name}")
     order = _member_order(mechanic.book)
-    items = sorted(res.entries.values(), key=lambda e: _sort_key(e[0], order))
-    outcomes = [(v, p) for v, p, _ in items if p]
+    items = sorted((e for e in res.entries.values() if e[1]), key=lambda e: _sort_key(e[0], order))
+    den = res.den
+    outcomes = [(v, Fraction(w, den)) for v, w, _ in items]
     mean = None
-    if outcomes and all(mm is not None for _, _, mm in items):
-        mean = sum((mm for _, _, mm in items), ZERO)
+    if outcomes and all(isinstance(v, (int, Fraction, OrMore)) and not isinstance(v, bool) for v, _, _ in items):
+        mass = sum((x if isinstance(v, OrMore) else w * v for v, w, x in items), 0)
+        mean = Fraction(mass) / den
     total = sum((p for _, p in outcomes), ZERO)
     if total != 1:   # pragma: no cover - a bug, never a rounding
         raise AssertionError(f"probabilities sum to {total}")
     shown = {**bound, **given}
-    return Distribution(mechanic, shown, outcomes, mean, res.tainted)
+    return Distribution(mechanic, shown, outcomes, mean, tainted)
 
 
 def _candidates(mech, p, check):
