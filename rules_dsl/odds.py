@@ -1631,68 +1631,145 @@ def distribution(mechanic, *args, _deadline=None, _max_evals=None, **kwargs) -> 
     return Distribution(mechanic, shown, outcomes, mean, tainted)
 
 
-def _candidates(mech, p, check):
+def _count_params(mech, seen=None) -> set:
+    """The parameters that (through lets and calls) decide how many dice a roll throws."""
+    seen = set() if seen is None else seen
+    if mech.name in seen:
+        return set()
+    seen.add(mech.name)
+    params = {p.name for p in mech.params}
+    feeds = {}                                   # local name -> names its value is computed from
+    sizes = set()                                # names read by a roll's count
+    book = mech.book
+
+    def calls(e):
+        out = []
+
+        def visit(x):
+            if isinstance(x, n.Call) and isinstance(x.func, n.Name) and x.func.name in book.mechanics:
+                out.append(x)
+            if isinstance(x, n.Expr):
+                for f in dataclasses.fields(x):
+                    v = getattr(x, f.name)
+                    for y in (v if isinstance(v, tuple) else (v,)):
+                        if isinstance(y, tuple):
+                            for z in y:
+                                visit(z)
+                        else:
+                            visit(y)
+        visit(e)
+        return out
+
+    def through_calls(e):
+        for c in calls(e):
+            callee = book.mechanics[c.func.name]
+            inner = _count_params(callee, seen)
+            names = [p.name for p in callee.params]
+            for name, a in list(zip(names, c.args)) + [(k, a) for k, a in c.kwargs]:
+                if name in inner:
+                    sizes.update(_names(a))
+
+    for st in mech.node.body:
+        if isinstance(st, n.Let):
+            feeds[st.name] = _names(st.value)
+            through_calls(st.value)
+        elif isinstance(st, n.Roll):
+            if st.dice.count is not None:
+                sizes.update(_names(st.dice.count))
+                through_calls(st.dice.count)
+        else:
+            through_calls(st.cond)
+    through_calls(mech.node.result)
+    todo, done = list(sizes), set()
+    while todo:
+        x = todo.pop()
+        if x in done:
+            continue
+        done.add(x)
+        todo.extend(feeds.get(x, ()))
+    return done & params
+
+
+def _candidates(mech, p, counts):
+    """(the value a page starts from, the values it shows) for one parameter."""
     t = p.type
     if isinstance(t, n.UnionType):
         t = t.options[0]
+    default = mech.defaults[p.name]({}, None) if p.default is not None else None
     if isinstance(t, n.RangeType):
         lo, hi = t.low, t.high
-        return [lo, (lo + hi) // 2, hi]
+        if p.name in counts:          # a number of dice: small values (a page shows typical rolls)
+            base = default if default is not None else min(hi, max(lo, 2))
+            return base, sorted({lo, base, min(hi, max(base, lo) * 2 or 1)})
+        mid = (lo + hi) // 2
+        return (default if default is not None else mid), [lo, mid, hi]
     if isinstance(t, n.NamedType):
+        book = mech.book
         if t.name == "bool":
-            return [False, True]
-        if t.name in mech.book.enums:
-            return list(mech.book.enums[t.name])[:3]
-        if t.name in mech.book.dice:
-            return [str(f) if mech.book.dice[t.name].custom else f for f in mech.book.dice[t.name].distinct][:3]
-        if t.name in ("int", "number"):
-            return [1]
+            vals = [False, True]
+        elif t.name in book.enums:
+            vals = list(book.enums[t.name])[:3]
+        elif t.name in book.dice:
+            die = book.dice[t.name]
+            vals = [str(f) if die.custom else f for f in die.distinct][:3]
+        elif t.name in ("int", "number"):
+            vals = [1]
+        else:
+            vals = []
+        if default is not None:
+            return default, []
+        return (vals[0] if vals else None), []
     if isinstance(t, n.ListType):
-        return [[]]
-    return []
+        return (default if default is not None else []), []
+    return default, []
 
 
 def page_odds(mechanic, budget: float = 0.5, max_inputs: int = 12) -> list:
     """Representative (inputs, Distribution) pairs for a mechanic's web page.
 
-    Every parameter takes its default (or the middle of its range, or its first
-    value); then each range parameter in turn takes its low, middle and high value.
-    The whole computation stops after `budget` seconds; inputs that are rejected or
-    too large are skipped.  [] for a mechanic without dice.
+    Every parameter starts from its default (else the middle of its range, or its first
+    value; a parameter that sets a number of dice starts small, at 2); then each range
+    parameter in turn takes its low, middle and high value (a number of dice: its low
+    value, 2 and 4, since a page shows typical rolls and large pools cost the most).
+    The whole computation stops after `budget` seconds; inputs that are rejected, or
+    that would not finish in time, are skipped.  [] for a mechanic without dice.
     """
     if not isinstance(mechanic, MechanicFn) or not mechanic.has_dice:
         return []
     start = time.monotonic()
-    base = {}
-    cands = {}
+    counts = _count_params(mechanic)
+    base, shown = {}, {}
     for p in mechanic.params:
-        cs = _candidates(mechanic, p, mechanic.checks[p.name])
-        cands[p.name] = cs
-        if p.default is not None:
-            try:
-                base[p.name] = mechanic.defaults[p.name]({}, None)
-            except Exception:
-                pass
-        if p.name not in base:
-            if not cs:
-                return []
-            base[p.name] = cs[len(cs) // 2] if isinstance(p.type, n.RangeType) else cs[0]
+        b, vals = _candidates(mechanic, p, counts)
+        if b is None:
+            return []
+        base[p.name] = b
+        shown[p.name] = vals
     inputs = [dict(base)]
     for p in mechanic.params:
-        if isinstance(p.type, n.RangeType) or (isinstance(p.type, n.UnionType) and isinstance(p.type.options[0], n.RangeType)):
-            for v in cands[p.name]:
-                d = {**base, p.name: v}
-                if d not in inputs:
-                    inputs.append(d)
-    out = []
-    for inp in inputs[:max_inputs]:
+        for v in shown[p.name]:
+            d = {**base, p.name: v}
+            if d not in inputs:
+                inputs.append(d)
+    inputs = inputs[:max_inputs]
+    out, too_big = [], {}
+    for i, inp in enumerate(inputs):
         left = budget - (time.monotonic() - start)
         if left <= 0:
             break
+        # a larger number of dice than one that did not finish will not finish either
+        if any(k in counts and isinstance(v, int) and v >= too_big.get(k, v + 1) for k, v in inp.items()):
+            continue
+        share = left if i == 0 else max(left / (len(inputs) - i), min(left, 0.05))
         try:
-            dist = distribution(mechanic, _deadline=time.monotonic() + left, **inp)
+            dist = distribution(mechanic, _deadline=time.monotonic() + share, **inp)
         except TooLarge:
-            break
+            if i == 0:
+                break
+            for k, v in inp.items():
+                if k in counts and v != base[k]:
+                    too_big[k] = min(too_big.get(k, v), v)
+            continue
         except RulesError:
             continue
         out.append((inp, dist))
