@@ -61,6 +61,7 @@ from fractions import Fraction
 from itertools import product
 
 import dataclasses
+import weakref
 
 from . import compiler as _compiler
 from . import nodes as n
@@ -1219,6 +1220,16 @@ class _Plan:
         return out, result
 
 
+_PLANS = weakref.WeakKeyDictionary()
+
+
+def _plan(mech):
+    plan = _PLANS.get(mech)
+    if plan is None:
+        plan = _PLANS[mech] = _Plan(mech)
+    return plan
+
+
 class _Sub:
     """A (conditional) distribution of results with integer weights over one denominator:
     key -> [value, weight, tail mean mass or None], `den`, and the tainted weight `tw`
@@ -1296,7 +1307,7 @@ class _Engine:
         self.evals = 0
         self.deadline, self.max_evals = deadline, max_evals
         self.eps = eps
-        self.plan = _Plan(mech)
+        self.plan = _plan(mech)
         self.fixed = Ctx(_NoRoller())
 
     def tick(self):
@@ -1584,7 +1595,10 @@ def _member_order(book):
 
 
 # ===================================================================== API
-def distribution(mechanic, *args, _deadline=None, _max_evals=None, **kwargs) -> Distribution:
+MAX_EVALUATIONS = 2_000_000      # evaluations of one statement; beyond, TooLarge (seconds to minutes)
+
+
+def distribution(mechanic, *args, _deadline=None, _max_evals=MAX_EVALUATIONS, **kwargs) -> Distribution:
     """The exact distribution of `mechanic`'s result for the given inputs.
 
     Inputs are checked as in a call (InputError names the parameter).  A roll's name
