@@ -3,33 +3,48 @@
     >>> dist = distribution(book.mechanics["sustained"], n=20)     # doctest: +SKIP
     >>> dist.mean, dist.probability(lambda v: v >= 10)               # doctest: +SKIP
 
+`distribution(mechanic, **inputs)` checks the inputs as a call does (InputError
+names the parameter; a roll's name fixes that roll, as in a call), raises NoDice for
+a mechanic that rolls nothing, and returns a `Distribution`.  `page_odds(mechanic)`
+picks representative inputs for the website.
+
 How it works
 ============
 The engine runs the mechanic's own compiled closures, handing them a roller that
 enumerates instead of rolling, so nothing is re-implemented and every rule of the
 language (tables, nested mechanics, `require`, enums...) behaves exactly as in a call.
 
-* **Steps.**  The mechanic's statements are evaluated one at a time.  A `roll`
-  statement is moved to just before the first statement that reads it (independent
-  rolls may be taken in any order), and the result of the statements still to run
-  is memoised on the values of the names they read, so a later roll is enumerated
-  once per distinct state (`roll second: (n - hits) of dust` once per `hits`), not
-  once per earlier roll.
+* **Statements.**  The mechanic's statements are evaluated one at a time.  A `roll`
+  is moved to just before the first statement that reads it (independent rolls may
+  be taken in any order), and the result of the statements still to run is memoised
+  on the values of the names they read, so a later roll is enumerated once per
+  distinct state (`roll second: (n - hits) of dust` once per `hits`), not once per
+  earlier roll.
 * **Replay.**  Within one statement (which may call mechanics that roll), the roll
-  calls form a tree; it is walked depth-first by re-evaluating the statement: each
-  roll beyond the recorded path takes its first alternative and records the others.
-* **Face classes.**  A pool is enumerated as a multiset (its order carries no
-  meaning in the language), weighted by multinomial coefficients; and not over faces
-  but over *classes* of faces that the mechanic cannot tell apart.  A die in a class
-  of several faces is handed over as a stand-in (`_Face`) that carries every face of
-  its class and checks each use: a comparison, membership test or conversion that
+  calls form a tree, walked depth-first by re-evaluating the statement: each roll
+  beyond the recorded path takes its first alternative and records the others.
+  Repeated calls of a rolling mechanic are independent dice, as in a random call.
+* **Face classes.**  A pool is enumerated as a multiset, weighted by multinomial
+  coefficients, and not over faces but over *classes* of faces that the mechanic
+  cannot tell apart.  A die in a class of several faces is handed over as a stand-in
+  (`_Face`) that carries every face of its class and checks each use: a comparison,
+  membership test (through the compiler's `dice.Symbolic` hook) or conversion that
   gives the same answer for every face of the class is answered; one that does not
-  splits the class (globally for that roll) and the enumeration that made the die is
-  restarted.  Arithmetic on a stand-in gives a stand-in.  So `count(f for f in dice
-  if f == army)` sees two classes ({army}, {target, shield}): 21 outcomes for 20
-  dice instead of 231 multisets or 3^20 sequences.  Indexing a pool whose dice are
-  not all alike switches that roll to ordered enumeration.  A class of one face is
-  handed over as the plain face, so results never depend on a stand-in.
+  splits the class (for that roll name) and the enumeration that made the die is
+  restarted.  Arithmetic on a stand-in gives a stand-in; a use that depends on two
+  stand-ins at once splits both to single values.  A class of one face is handed
+  over as the plain face, so results never hold a stand-in.  So `count(f for f in
+  dice if f == army)` sees two classes ({army}, {target, shield}): 21 outcomes for
+  20 dice instead of 231 multisets or 3^20 sequences.  A comprehension over a pool
+  evaluates its (dice-free) body once per run of identical dice.
+* **Pool order.**  The pool is handed over in a canonical order (by face class).
+  That is exact for everything that does not read the order: a static pass
+  (`_OrderAnalysis`) follows each pool through lets, comprehensions, `+` and calls,
+  and a pool whose order is read -- a list following its order is indexed or
+  compared, directly or in a called mechanic -- is enumerated as ordered sequences
+  instead (an index on the pool itself is also caught at run time).  A result that
+  just lists something per die in pool order is therefore shown in that canonical
+  order: [ignored, pinned] stands for either order.
 * **Chains** (`chain [COUNT] of DIE on A then B`) are not enumerated roll by roll:
   their count of successes has a closed form.  One chain scores 0 with probability
   1-p1 and k >= 1 with p1 * p2^(k-1) * (1-p2); COUNT chains score the sum: with B
@@ -38,19 +53,23 @@ language (tables, nested mechanics, `require`, enums...) behaves exactly as in a
   The values 0..K-1 are alternatives with these exact probabilities and the rest is
   one stand-in (`_Tail`) for "K or more" carrying the exact tail mass 1 - P(S<K).
   Comparisons and affine arithmetic (+, -, * by a number) on it are answered when
-  they agree over the whole tail, else K grows.  A result that is (an affine image
-  of) the tail itself becomes a final bucket "n or more" (`OrMore`) whose mass and
-  contribution to the mean (from the exact conditional mean E[S | S >= K]) are
-  exact; K is first grown until that tail mass is below 1e-12 so the table is
-  informative.  The probabilities always sum to exactly 1.
-  Only a use that no finite K can settle (the chain's value as a pool size, `%`,
-  a set lookup...) *truncates*: the tail is read as the value K_max, the first K
-  whose tail mass is below 1e-12, i.e. the engine computes f(min(S, K_max)).  The
-  exact probability of every path that went through such a truncation is reported
-  as `Distribution.error_bound` (a bound on the total variation distance to the
-  true law; kept below 1e-12 by tightening K_max if needed) and `exact` is False.
+  they agree over the whole tail, else K grows (up to 4 K_max + 64, see below).  A
+  result that is (an affine image of) the tail itself becomes a final bucket
+  "n or more" (`OrMore`) whose mass and contribution to the mean (from the exact
+  conditional mean E[S | S >= K], with E[S] = m p1 / (1 - p2)) are exact; K is
+  first grown until that tail mass is below 1e-12 so the table is informative.
+  Only a use that no reasonable K settles (the chain's value as a pool size, `%`,
+  `even`, a set lookup...) *truncates*: the tail is read as the single value
+  K_max, the first K whose tail mass is below 1e-12, i.e. the engine computes
+  f(min(S, K_max)).  The exact probability of the paths that went through such a
+  truncation is `Distribution.error_bound` (a bound on the total variation distance
+  to the true law; K_max is tightened if several truncations add up past 1e-12)
+  and `exact` is False.  Either way the probabilities sum to exactly 1.
 
-Everything else is exact: probabilities are `fractions.Fraction`s.
+Everything else is exact rational arithmetic: path weights are integers over a
+common denominator while enumerating, `fractions.Fraction`s in the result.  Limits:
+one roll with more than a million distinguishable outcomes, or more than two
+million evaluations, raises TooLarge (a RulesError) instead of running for hours.
 """
 from __future__ import annotations
 
