@@ -1509,7 +1509,7 @@ class Distribution:
     def as_json(self) -> dict:
         out = []
         for v, p in self.outcomes:
-            out.append({"value": v.as_json() if isinstance(v, OrMore) else to_json(_plain(v)),
+            out.append({"value": _json_value(v),
                         "probability": f"{p.numerator}/{p.denominator}", "float": float(p)})
         mean = self.mean
         return {"mechanic": f"{self.mechanic.book_id}:{self.mechanic.name}",
@@ -1543,12 +1543,14 @@ class Distribution:
         return "\n".join(lines)
 
 
-def _plain(v):
+def _json_value(v):
     if isinstance(v, OrMore):
-        return repr(v)
-    if isinstance(v, list):
-        return [_plain(x) for x in v]
-    return v
+        return v.as_json()
+    if isinstance(v, (list, tuple)):
+        return [_json_value(x) for x in v]
+    if isinstance(v, Record):
+        return {k: _json_value(x) for k, x in v.as_dict().items()}
+    return to_json(v)
 
 
 def _show(v):
