@@ -151,7 +151,7 @@ def _same(a, b) -> bool:
 
 
 def _apply(fn, values):
-    """fn over each value: ('ok', result) or ('err', exception)."""
+    """fn over each value: (True, result) or (False, the exception it raised)."""
     out = []
     for v in values:
         try:
@@ -241,17 +241,14 @@ class _Face(Symbolic):
 
     def _derive(self, fn):
         outs = _apply(fn, self.vals)
-        try:
-            ok, v = _unanimous(outs)
-        except _Refine:
-            raise
+        ok, v = _unanimous(outs)        # an error for every face is that error
         if ok:
             return v
         if not all(o[0] for o in outs):     # an error for some faces only: tell them apart
             self.origin.split(self.faces, [_split_key(o) for o in outs])
         return _Face(self.origin, self.faces, tuple(o[1] for o in outs))
 
-    def _pair(self, other, fn, derive=False):
+    def _pair(self, other, fn):
         """An operation on two stand-ins: answered if the same for every pair of values."""
         if isinstance(other, _Tail):
             other._collapse()
@@ -415,9 +412,9 @@ class _Tail(Symbolic):
             if isinstance(other, _Face):
                 other._pair(self, lambda x, y: x)     # collapses this tail, refines the face
             self._collapse()
-        if isinstance(other, bool) or not isinstance(other, (int, Fraction)):
+        if not isinstance(other, (int, Fraction)):
             return None
-        return other
+        return int(other) if isinstance(other, bool) else other
 
     def __add__(self, other):
         c = self._num_other(other)
