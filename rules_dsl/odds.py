@@ -914,24 +914,7 @@ def _key(v, symbolic):
 
 # ================================================================ the engine
 def _names(node) -> set:
-    out = set()
-
-    def visit(x):
-        if isinstance(x, n.Name):
-            out.add(x.name)
-        if isinstance(x, (n.Expr, n.Let, n.Roll, n.Require, n.DiceSpec)):
-            for v in vars(x).values():
-                visit_any(v)
-
-    def visit_any(v):
-        if isinstance(v, (list, tuple)):
-            for i in v:
-                visit_any(i)
-        elif isinstance(v, (n.Expr, n.Let, n.Roll, n.Require, n.DiceSpec)):
-            visit(v)
-
-    visit(node)
-    return out
+    return {x.name for x in n.iter_nodes(node) if isinstance(x, n.Name)}
 
 
 def _calls_dice(node, book) -> bool:
@@ -1675,22 +1658,8 @@ def _count_params(mech, seen=None) -> set:
     book = mech.book
 
     def calls(e):
-        out = []
-
-        def visit(x):
-            if isinstance(x, n.Call) and isinstance(x.func, n.Name) and x.func.name in book.mechanics:
-                out.append(x)
-            if isinstance(x, n.Expr):
-                for f in dataclasses.fields(x):
-                    v = getattr(x, f.name)
-                    for y in (v if isinstance(v, tuple) else (v,)):
-                        if isinstance(y, tuple):
-                            for z in y:
-                                visit(z)
-                        else:
-                            visit(y)
-        visit(e)
-        return out
+        return [x for x in n.iter_nodes(e)
+                if isinstance(x, n.Call) and isinstance(x.func, n.Name) and x.func.name in book.mechanics]
 
     def through_calls(e):
         for c in calls(e):
