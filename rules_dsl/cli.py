@@ -68,6 +68,11 @@ def main(argv=None):
         _die(first, 2)
     except KeyboardInterrupt:  # pragma: no cover
         _die("interrupted", 130)
+    except Exception as e:  # a bug of ours: still one line, the traceback on request
+        import os
+        if os.environ.get("RULES_DEBUG"):
+            raise
+        _die(f"internal error: {type(e).__name__}: {e} (set RULES_DEBUG=1 for the traceback)", 70)
     except BrokenPipeError:  # pragma: no cover
         return 0
 
@@ -118,13 +123,37 @@ def _print_rule(r):
         _out(f"  section: {r['section']}")
     if r.get("aliases"):
         _out(f"  also: {', '.join(r['aliases'])}")
-    import textwrap
-    for para in r["text"].split("\n\n"):
-        _out(textwrap.fill(para, width=100, initial_indent="  ", subsequent_indent="  "))
+    for line in _terminal_prose(r["text"]):
+        _out(line)
     for sig in r.get("mechanics", []):
         _out(f"  mechanic: {sig}")
     for note in r.get("notes", []):
-        _out(textwrap.fill(f"{note['kind']}: {note['text']}", width=100, initial_indent="  note ", subsequent_indent="       "))
+        lines = _terminal_prose(f"{note['kind']}: {note['text']}", width=94)
+        _out("  note " + lines[0].strip())
+        for line in lines[1:]:
+            _out("      " + line)
+
+
+def _terminal_prose(text: str, width: int = 100):
+    """Prose for a terminal: [[refs]] become their label, emphasis marks go, bullets wrap alone."""
+    import re
+    import textwrap
+
+    def label(m):
+        target, _, shown = m.group(1).partition("|")
+        return shown or target.split(":")[-1].replace("-", " ")
+    text = re.sub(r"\[\[(.*?)\]\]", label, text, flags=re.S)
+    text = re.sub(r"\*\*(.+?)\*\*", r"\1", text, flags=re.S)
+    text = re.sub(r"(?<![\w*])\*(?!\s)(.+?)(?<!\s)\*(?![\w*])", r"\1", text)
+    out = []
+    for para in re.split(r"\n\s*\n", text.strip()):
+        items = re.split(r"\n(?=\s*- )", para)
+        for item in items:
+            item = " ".join(item.split())
+            bullet = item.startswith("- ")
+            out.extend(textwrap.wrap(item, width=width, initial_indent="  ",
+                                     subsequent_indent="    " if bullet else "  ", break_on_hyphens=False))
+    return out
 
 
 def _split_ref(ref: str):

@@ -121,3 +121,9 @@ def test_lookup_does_not_import_the_compiler_when_index_is_fresh(demo_books):
     env = dict(os.environ, RULES_DSL_BOOKS=str(demo_books), RULES_DSL_CACHE=str(demo_books.parent / "cache"))
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=60)
     assert "IMPORTED []" in p.stdout, p.stdout + p.stderr
+
+
+def test_terminal_prose_renders_links_emphasis_and_bullets():
+    from rules_dsl.cli import _terminal_prose
+    lines = _terminal_prose("**Bold** and *it* see [[close-combat]] or [[dust-tactics:heroes|a hero]].\n\n- one\n- two [[x]]")
+    assert lines == ["  Bold and it see close combat or a hero.", "  - one", "  - two x"]
