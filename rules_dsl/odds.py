@@ -1620,9 +1620,11 @@ def distribution(mechanic, *args, _deadline=None, _max_evals=MAX_EVALUATIONS, **
         raise NoDice(f"{mechanic.book_id}:{mechanic.name} rolls no dice, so it has no odds; "
                      f"use `rules call` for its value")
     eps = TAIL_EPS
+    evaluations = 0
     for _ in range(4):
         eng = _Engine(mechanic, given, _deadline, _max_evals, eps)
         res = eng.solve(bound)
+        evaluations += eng.evals
         tainted = Fraction(res.tw, res.den)
         if tainted < TAIL_EPS:
             break
@@ -1643,7 +1645,9 @@ def distribution(mechanic, *args, _deadline=None, _max_evals=MAX_EVALUATIONS, **
     if total != 1:   # pragma: no cover - a bug, never a rounding
         raise AssertionError(f"probabilities sum to {total}")
     shown = {**bound, **given}
-    return Distribution(mechanic, shown, outcomes, mean, tainted)
+    dist = Distribution(mechanic, shown, outcomes, mean, tainted)
+    dist.evaluations = evaluations   # the work it took (page_odds budgets in this unit)
+    return dist
 
 
 def _count_params(mech, seen=None) -> set:
@@ -1725,19 +1729,23 @@ def _candidates(mech, p, counts):
     return default, []
 
 
-def page_odds(mechanic, budget: float = 0.5, max_inputs: int = 12) -> list:
+PAGE_BUDGET = 20_000   # evaluations per mechanic page: about 0.3-0.6 s here
+
+
+def page_odds(mechanic, budget: int = PAGE_BUDGET, max_inputs: int = 12) -> list:
     """Representative (inputs, Distribution) pairs for a mechanic's web page.
 
     Every parameter starts from its default (else the middle of its range, or its first
     value; a parameter that sets a number of dice starts small, at 2); then each range
     parameter in turn takes its low, middle and high value (a number of dice: its low
     value, 2 and 4, since a page shows typical rolls and large pools cost the most).
-    The whole computation stops after `budget` seconds; inputs that are rejected, or
-    that would not finish in time, are skipped.  [] for a mechanic without dice.
+    The whole computation stops after `budget` evaluations: work counted, not seconds,
+    so a page shows the same rows on every machine.  Inputs that are rejected, or that
+    would not finish within their share, are skipped.  [] for a mechanic without dice.
     """
     if not isinstance(mechanic, MechanicFn) or not mechanic.has_dice:
         return []
-    start = time.monotonic()
+    left = budget
     counts = _count_params(mechanic)
     base, shown = {}, {}
     for p in mechanic.params:
@@ -1755,16 +1763,16 @@ def page_odds(mechanic, budget: float = 0.5, max_inputs: int = 12) -> list:
     inputs = inputs[:max_inputs]
     out, too_big = [], {}
     for i, inp in enumerate(inputs):
-        left = budget - (time.monotonic() - start)
         if left <= 0:
             break
         # a larger number of dice than one that did not finish will not finish either
         if any(k in counts and isinstance(v, int) and v >= too_big.get(k, v + 1) for k, v in inp.items()):
             continue
-        share = left if i == 0 else max(left / (len(inputs) - i), min(left, 0.05))
+        share = left if i == 0 else max(left // (len(inputs) - i), min(left, 1_000))
         try:
-            dist = distribution(mechanic, _deadline=time.monotonic() + share, **inp)
+            dist = distribution(mechanic, _max_evals=share, **inp)
         except TooLarge:
+            left -= share
             if i == 0:
                 break
             for k, v in inp.items():
@@ -1773,5 +1781,6 @@ def page_odds(mechanic, budget: float = 0.5, max_inputs: int = 12) -> list:
             continue
         except RulesError:
             continue
+        left -= dist.evaluations
         out.append((inp, dist))
     return out
