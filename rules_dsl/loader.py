@@ -8,6 +8,7 @@ source is re-parsed and nothing stale is ever used.
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import pickle
@@ -62,7 +63,9 @@ def fingerprint(paths) -> tuple:
     return tuple(out)
 
 
+@functools.lru_cache(maxsize=1)
 def _grammar_key() -> str:
+    """What a cached AST depends on besides its source: the grammar and the AST code."""
     from .parser import GRAMMAR_PATH
     h = hashlib.sha256(GRAMMAR_PATH.read_bytes())
     for mod in ("parser.py", "nodes.py"):
@@ -90,14 +93,7 @@ def parse_cached(path: Path, use_cache: bool = True):
             pass  # a damaged cache entry is simply rebuilt
     sf = parse_text(text, str(path))
     if use_cache:
-        try:
-            cfile.parent.mkdir(parents=True, exist_ok=True)
-            tmp = cfile.with_suffix(f".{os.getpid()}.tmp")
-            with open(tmp, "wb") as f:
-                pickle.dump(sf, f, protocol=pickle.HIGHEST_PROTOCOL)
-            os.replace(tmp, cfile)
-        except OSError:
-            pass  # caching is an optimisation only
+        paths.write_pickle(cfile, sf)  # caching is an optimisation only
     return sf, text
 
 
@@ -134,6 +130,7 @@ def _other_ids(book_id: str):
     from . import nodes as n
     from .model import walk
 
+    @functools.lru_cache(maxsize=None)   # one parse per other book, however many refs point at it
     def ids(other: str):
         if other == "*":
             return set(book_ids())

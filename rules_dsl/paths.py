@@ -20,5 +20,25 @@ def cache_dir() -> str:
     return os.path.join(base, "rules-dsl")
 
 
+def write_pickle(path, obj) -> bool:
+    """Write `obj` to `path` atomically (temp file, then rename); False if it could not.
+
+    Every on-disk cache uses this: a reader never sees a half-written file, and a
+    cache that cannot be written is only an optimisation lost.
+    """
+    import pickle
+
+    path = os.fspath(path)
+    tmp = f"{path}.{os.getpid()}.tmp"
+    try:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(tmp, "wb") as f:
+            pickle.dump(obj, f, protocol=pickle.HIGHEST_PROTOCOL)
+        os.replace(tmp, path)
+        return True
+    except OSError:
+        return False
+
+
 def grammar_path() -> str:
     return os.path.join(_PKG, "grammar.lark")

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-import os
 import pickle
 import re
 from fractions import Fraction
@@ -30,6 +29,7 @@ from pathlib import Path
 
 from .. import nodes as n
 from ..render import dice_text, expr_text, literal_text, mechanic_lines, type_text
+from ..paths import write_pickle
 from ..values import ABSENT, show
 
 MODEL_VERSION = 3
@@ -281,14 +281,7 @@ class DerivedStore:
     def save(self):
         if self.new == self.old:
             return
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = self.path.with_suffix(f".{os.getpid()}.tmp")
-            with open(tmp, "wb") as f:
-                pickle.dump({"version": MODEL_VERSION, "items": self.new}, f, protocol=pickle.HIGHEST_PROTOCOL)
-            os.replace(tmp, self.path)
-        except OSError:
-            pass  # an optimisation only
+        write_pickle(self.path, {"version": MODEL_VERSION, "items": self.new})  # an optimisation only
 
 
 def _run_check(book, name, chk) -> list:
@@ -645,14 +638,7 @@ class ModelCache:
             self.entries = {}
 
     def save(self):
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = self.path.with_suffix(f".{os.getpid()}.tmp")
-            with open(tmp, "wb") as f:
-                pickle.dump({"version": MODEL_VERSION, "books": self.entries}, f, protocol=pickle.HIGHEST_PROTOCOL)
-            os.replace(tmp, self.path)
-        except OSError:
-            pass  # the cache is an optimisation only
+        write_pickle(self.path, {"version": MODEL_VERSION, "books": self.entries})  # an optimisation only
 
 
 def load_models(cache: ModelCache):
