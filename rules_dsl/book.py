@@ -178,11 +178,12 @@ class Book:
     def doctests(self):
         """(rule id, Example, doctest.DocTest) for every worked example."""
         parser = doctest.DocTestParser()
+        ns = self.namespace()
         out = []
         for r in self.rules:
             for i, ex in enumerate(r.examples):
                 name = f"{self.id}:{r.id}" + (f"[{i + 1}]" if len(r.examples) > 1 else "")
-                test = parser.get_doctest(ex.text, self.namespace(), name, ex.span.file, ex.first_line - 1)
+                test = parser.get_doctest(ex.text, dict(ns), name, ex.span.file, ex.first_line - 1)
                 out.append((r.id, ex, test))
         return out
 

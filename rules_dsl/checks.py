@@ -9,13 +9,14 @@ rounding names its mode).  `check_book` runs them all and raises one
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from typing import Callable, Optional
 
 from . import nodes as n
 from .builtins import BUILTINS, ROUND_MODES
 from .errors import Diagnostic, RulebookError, did_you_mean, line_of
-from .model import BookAST, decls_of, rules_of, sections_of, walk
+from .model import BookAST, decls_of, walk
 
 BASE_TYPES = ("int", "bool", "text", "number", "absent")
 # Parameters and rolls become Python keyword arguments (book.mechanic(stat=4, die=7)), so
@@ -35,8 +36,13 @@ class Symbols:
     checks: dict = field(default_factory=dict)
     owner: dict = field(default_factory=dict)       # decl name -> rule id ('' at section level)
 
-    def globals(self):
+    @functools.cached_property
+    def _globals(self):
         return {**self.consts, **self.enums, **self.dice, **self.tables, **self.mechanics}
+
+    def globals(self):
+        """Every global name (read once the declarations pass has filled the symbols)."""
+        return self._globals
 
 
 class Reporter:

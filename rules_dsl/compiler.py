@@ -8,7 +8,6 @@ the AST's node types alone, so a rulebook cannot run arbitrary code.
 from __future__ import annotations
 
 import inspect
-import itertools
 import random
 from fractions import Fraction
 
@@ -520,6 +519,7 @@ class MechanicFn:
         self.returns = TypeCheck(node.returns, book)
         scope = frozenset(p.name for p in node.params)
         self.defaults = {p.name: compile_expr(book, p.default, frozenset()) for p in node.params if p.default is not None}
+        self._default_values = {}
         steps = []
         self.rolls = []
         for s in node.body:
@@ -559,7 +559,7 @@ class MechanicFn:
         for p in self.params:
             s = f"{p.name}: {self.checks[p.name].describe}"
             if p.default is not None:
-                s += f" = {show(self.defaults[p.name]({}, Ctx(GivenRoller())))}"
+                s += f" = {show(self.default(p.name))}"
             parts.append(s)
         parts += [f"roll {r.name}: {_dice_text(r.dice)}" for r in self.rolls]
         return f"{self.name}({', '.join(parts)}) -> {self.returns.describe}"
@@ -580,11 +580,17 @@ class MechanicFn:
         for p in self.params:
             default = P.empty
             if p.default is not None:
-                default = self.defaults[p.name]({}, Ctx(GivenRoller()))
+                default = self.default(p.name)
             ps.append(P(p.name, P.POSITIONAL_OR_KEYWORD, default=default))
         for r in self.rolls:
             ps.append(P(r.name, P.KEYWORD_ONLY, default=None))
         return inspect.Signature(ps)
+
+    def default(self, name):
+        """A parameter's default value (a constant expression: evaluated once)."""
+        if name not in self._default_values:
+            self._default_values[name] = self.defaults[name]({}, Ctx(GivenRoller()))
+        return self._default_values[name]
 
     def check_defaults(self):
         diags = []
@@ -592,7 +598,7 @@ class MechanicFn:
             if p.default is None:
                 continue
             try:
-                self.checks[p.name].convert(self.defaults[p.name]({}, Ctx(GivenRoller())))
+                self.checks[p.name].convert(self.default(p.name))
             except (ValueError, EvaluationError):
                 diags.append(self.book.diag(p.default.span, f"default of '{p.name}' does not fit its type",
                                             f"allowed: {self.checks[p.name].describe}"))
@@ -641,7 +647,7 @@ class MechanicFn:
             if p.name not in bound:
                 if p.default is None:
                     raise InputError(self.name, p.name, None, f"a value is required ({self.checks[p.name].describe})")
-                bound[p.name] = self.defaults[p.name]({}, None)
+                bound[p.name] = self.default(p.name)
             try:
                 bound[p.name] = self.checks[p.name].convert(bound[p.name])
             except ValueError:
@@ -725,9 +731,9 @@ class TableFn:
     def _cell(self, cell: n.Cell, check: TypeCheck, diags, key=False):
         v = cell.value
         if isinstance(v, n.Name):
-            v = self.book.members.get(v.name, self.book._const_values.get(v.name, v.name))
-            if v == cell.value.name and cell.value.name in self.book.syms.consts:
-                v = self.book.const(cell.value.name)
+            name = v.name
+            v = self.book.members[name] if name in self.book.members else (
+                self.book.const(name) if name in self.book.syms.consts else name)
         if isinstance(v, tuple):
             if not key:
                 diags.append(self.book.diag(cell.span, "a range can only be a key cell"))
