@@ -157,7 +157,6 @@ class Index:
 
 # ------------------------------------------------------------------ building
 def _rule_record(book, r) -> dict:
-    from .render import mechanic_lines
     from . import nodes as n
     mechs = []
     for d in r.node.decls:

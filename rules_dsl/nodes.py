@@ -6,7 +6,7 @@ AST can be pickled into the compile cache and handed to Sphinx unchanged.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Optional, Union
 
 

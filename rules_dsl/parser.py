@@ -117,7 +117,7 @@ def _next_error(text: str, after_line: int):
 
 
 def _syntax_diagnostic(e, text: str, path: str) -> Diagnostic:
-    from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedToken
+    from lark.exceptions import UnexpectedCharacters, UnexpectedToken
 
     if isinstance(e, UnexpectedToken) and e.token.type != "$END":
         tok = e.token

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import rules_dsl
-from rules_dsl.errors import EvaluationError, InputError, RulesError
+from rules_dsl.errors import InputError, RulesError
 
 FACES = ["army", "army", "target", "target", "shield", "shield"]  # the six faces of a Dust die
 SYMBOLS = ["army", "target", "shield"]

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import inspect
-import itertools
 from decimal import ROUND_HALF_DOWN, ROUND_HALF_EVEN, ROUND_HALF_UP, Decimal
 from fractions import Fraction
 

@@ -137,7 +137,7 @@ def meta_line(ctx, r):
 
 
 def note_node(kind, text, book):
-    adm = nodes.admonition(classes=[f"rules-note", f"rules-note-{kind}", NOTE_CLASSES.get(kind, "note")])
+    adm = nodes.admonition(classes=["rules-note", f"rules-note-{kind}", NOTE_CLASSES.get(kind, "note")])
     adm += nodes.title(NOTE_TITLES.get(kind, kind), NOTE_TITLES.get(kind, kind))
     adm.extend(blocks(text, book))
     return adm
