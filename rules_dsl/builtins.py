@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
+from .dice import Symbolic
 from .errors import EvaluationError
 from .values import ABSENT, Record, number
 
@@ -56,18 +57,32 @@ def _count(xs):
     return sum(1 for x in _items(xs, "count") if x is not False and x is not ABSENT)
 
 
+def _extreme(pick, items):
+    """max/min.  The exact-odds engine hands a pool over as one stand-in object per
+    class of faces it has not told apart, repeated once per die.  Among copies of one
+    object only the distinct objects are compared: when a stand-in wins, it stands for
+    the highest (lowest) of its copies, whose possible values are its class's faces, and
+    the engine answers a use of it only when every face of the class gives one answer
+    (else it splits the class, which decides between the copies too).  So a `max` is
+    decided lazily, down to what the mechanic asks of it, as a sweep over faces would."""
+    for x in items:
+        if isinstance(x, Symbolic):
+            return pick(list({id(x): x for x in items}.values()))
+    return pick(items)
+
+
 def _max(*xs):
     items = _items(xs[0], "max") if len(xs) == 1 else list(xs)
     if not items:
         raise EvaluationError("max: no values")
-    return max(items)
+    return _extreme(max, items)
 
 
 def _min(*xs):
     items = _items(xs[0], "min") if len(xs) == 1 else list(xs)
     if not items:
         raise EvaluationError("min: no values")
-    return min(items)
+    return _extreme(min, items)
 
 
 def _highest(xs, k=1):

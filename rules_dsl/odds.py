@@ -83,6 +83,7 @@ import dataclasses
 import weakref
 
 from . import compiler as _compiler
+from . import odds_pools as _odds_pools
 from . import nodes as n
 from .builtins import BUILTINS
 from .compiler import Ctx, MechanicFn
@@ -190,6 +191,16 @@ def _unanimous(outs):
     return True, v0
 
 
+def _unanimous_or_mixed(outs):
+    """(True, the one outcome) when every outcome is the same, else (False, None)."""
+    o0 = outs[0]
+    for o in outs[1:]:
+        if o[0] != o0[0] or (o[0] and not _same(o[1], o0[1])) or \
+                (not o[0] and (type(o[1]) is not type(o0[1]) or str(o[1]) != str(o0[1]))):
+            return False, None
+    return True, o0
+
+
 def _cache_key(tag, other):
     t = type(other)
     if t is int or t is Sym or t is bool or t is str or t is Rational or t is Fraction:
@@ -248,7 +259,7 @@ class _Face(Symbolic):
             self.origin.split(self.faces, [_split_key(o) for o in outs])
         return _Face(self.origin, self.faces, tuple(o[1] for o in outs))
 
-    def _pair(self, other, fn):
+    def _pair(self, other, fn, op=None):
         """An operation on two stand-ins: answered if the same for every pair of values."""
         if isinstance(other, _Tail):
             other._collapse()
@@ -257,14 +268,25 @@ class _Face(Symbolic):
         ok, v = _unanimous(flat)
         if ok:
             return v
-        # the result depends on both: make both classes constant (split by value) and restart
+        # The result depends on both.  Within the statement that rolled them, peel one
+        # face off one class (a choice for this path only): repeated, this sweeps the
+        # faces from the top (or, for `<`, the bottom) as a multiset evaluator would.
+        local = [x for x in ((self, other) if other is not self else (self,)) if x.origin.is_local()]
+        if local:
+            if other is not self:
+                target, top = max(local, key=lambda x: (_top_value(x), len(x.faces))), True
+            else:
+                target, top = self, op not in (operator.lt, operator.le)
+            face = _extreme_face(target, top)
+            target.origin.split(target.faces, [f == face for f in target.faces])
+        # otherwise make both classes constant (split by value) and restart
         self.origin.split(self.faces, [_split_key((True, x)) for x in self.vals], restart=False)
         other.origin.split(other.faces, [_split_key((True, y)) for y in other.vals], restart=False)
         raise _Refine({self.origin.token, other.origin.token})
 
     def _cmp(self, other, op, tag):
         if isinstance(other, Symbolic):
-            return self._pair(other, op)
+            return self._pair(other, op, op)
         return self._obs(lambda v: op(v, other), _cache_key(tag, other))
 
     def __eq__(self, other):
@@ -334,6 +356,24 @@ class _Face(Symbolic):
 
     def __reduce__(self):
         raise TypeError("an exact-odds stand-in cannot be pickled")
+
+
+def _numeric(vals):
+    return all(type(v) in (int, Fraction, Rational) for v in vals)
+
+
+def _top_value(x):
+    """A stand-in's highest value (for choosing which class to peel), or its class size."""
+    return (1, max(x.vals)) if _numeric(x.vals) else (0, len(x.faces))
+
+
+def _extreme_face(x, top):
+    """The face of stand-in `x` with the highest (or lowest) value; the last (first) face
+    of its class when its values are not numbers."""
+    if _numeric(x.vals):
+        pick = max if top else min
+        return x.faces[x.vals.index(pick(x.vals))]
+    return x.faces[-1] if top else x.faces[0]
 
 
 def _unary(fn):
@@ -514,10 +554,11 @@ class _PoolList(list):
 # ============================================================ partitions
 class _Partition:
     """The classes of a roll's faces that the mechanic has not (yet) told apart."""
-    __slots__ = ("die", "classes", "weights", "_ordered", "alts")
+    __slots__ = ("die", "classes", "weights", "_ordered", "alts", "rank")
 
     def __init__(self, die):
         self.die = die
+        self.rank = {f: i for i, f in enumerate(die.distinct)}
         self.classes = (die.distinct,)
         self._ordered = False
         self._probs()
@@ -541,6 +582,26 @@ class _Partition:
         # a class weighs its number of physical faces (out of len(die.faces))
         self.weights = tuple(sum(self.die.faces.count(f) for f in c) for c in self.classes)
         self.alts = {}
+
+    def refine(self, faces, keys) -> bool:
+        """Split every class so that faces with different keys part (faces need not be
+        one class: a path may have refined its own classes further)."""
+        if faces in self.classes:
+            return self.split(faces, keys)
+        kmap = dict(zip(faces, keys))
+        outside = object()
+        new, changed = [], False
+        for c in self.classes:
+            groups = {}
+            for f in c:
+                groups.setdefault(kmap.get(f, outside), []).append(f)
+            changed = changed or len(groups) > 1
+            new.extend(tuple(g) for g in groups.values())
+        if changed:
+            order = {f: i for i, f in enumerate(self.die.distinct)}
+            self.classes = tuple(sorted(new, key=lambda g: order[g[0]]))
+            self._probs()
+        return changed
 
     def split(self, faces, keys) -> bool:
         if faces not in self.classes:
@@ -673,11 +734,24 @@ class _ChainState:
 
 # ================================================================= origins
 class _Origin:
-    """One roll name within one enumeration (token): makes and refines its stand-ins."""
-    __slots__ = ("token", "part", "elems")
+    """One roll's stand-ins within one statement's enumeration (token: its `_Replay`).
 
-    def __init__(self, token, part):
-        self.token, self.part, self.elems = token, part, {}
+    A *local* origin is one roll call on one path (an unordered pool or a single die):
+    `counts` holds its classes (which may be finer than the roll's partition) and how
+    many dice fell in each.  While its statement is being evaluated, a use its class
+    cannot answer splits the class for this path only: a new choice point of the
+    replay (how many of those dice fall in each part).  Otherwise (an ordered pool,
+    or a stand-in used after its statement) the roll's partition is refined for
+    every path and its enumeration restarted."""
+    __slots__ = ("token", "part", "elems", "ident", "counts", "serial")
+
+    def __init__(self, token, part, ident, counts=None, serial=None):
+        self.token, self.part, self.elems, self.ident = token, part, {}, ident
+        self.counts, self.serial = counts, serial
+
+    def is_local(self):
+        rep = self.token
+        return self.counts is not None and rep.eng.active is rep and rep.serial == self.serial
 
     def elem(self, j):
         e = self.elems.get(j)
@@ -687,7 +761,9 @@ class _Origin:
         return e
 
     def split(self, faces, keys, restart=True):
-        self.part.split(faces, keys)
+        if self.is_local():
+            self.token.refine(self, faces, keys)        # raises _Restart
+        self.part.refine(faces, keys)
         if restart:
             raise _Refine({self.token})
 
@@ -715,30 +791,46 @@ class _ChainOrigin:
 
 
 # ============================================================ the replay roller
+class _Restart(BaseException):
+    """Internal: a class was split for the current path (a new choice point): evaluate
+    the statement again along the extended path.  A BaseException, like _Refine."""
+
+    def __init__(self, rep):
+        super().__init__()
+        self.rep = rep
+
+
 class _Replay:
     """The roller for one statement: walks the tree of its rolls depth-first by
-    re-evaluation, and returns the statement's values with their probabilities."""
+    re-evaluation, and returns the statement's values with their probabilities.
+
+    A path is the list of choices made at its choice points, in the order they were
+    met: a roll (which alternative of its partition), or a local split of a class of
+    an earlier roll (how many of its dice fall in each part).  Evaluating a path again
+    is deterministic up to its last choice, so a roll applies the splits recorded for
+    it further along the path as it is made; their positions are then skipped."""
 
     def __init__(self, eng):
         self.eng = eng
-        self.origins = {}
+        self.origins = {}          # chains and ordered pools: one origin per roll name
+        self.serial = 0
 
     # -- the roller protocol (see dice.GivenRoller)
     def one(self, name, die):
         if self.eng.given is not None and name in self.eng.given.given:
             return self.eng.given.one(name, die)
-        origin = self._origin(name, die)
-        part = origin.part
-        return self._choose(origin, (tuple(enumerate(part.weights)), len(die.faces)), one=True)
+        return self._roll(name, die, self._part(name, die), 1, single=True)
 
     def pool(self, name, die, count):
         count = operator.index(count)
         if self.eng.given is not None and name in self.eng.given.given:
             return self.eng.given.pool(name, die, count)
-        origin = self._origin(name, die)
+        part = self._part(name, die)
         if count == 0:
             return []
-        return self._choose(origin, origin.part.alternatives(count))
+        if part.ordered:
+            return self._ordered(name, die, part, count)
+        return self._roll(name, die, part, count)
 
     def chain(self, name, die, count, on, then):
         count = operator.index(count)
@@ -772,55 +864,109 @@ class _Replay:
         alts = [(v, p.numerator * (den // p.denominator), tainted) for v, p, tainted in alts]
         return self._pick(alts, den)
 
-    # -- enumeration
-    def _origin(self, name, die):
-        key = (name, die.name)
-        o = self.origins.get(key)
-        if o is None:
-            part = self.eng.parts.get(key)
-            if part is None:
-                part = self.eng.parts[key] = _Partition(die)
-                prefix, _, roll = name.rpartition(".")
-                owner = prefix.rpartition(".")[2] if prefix else self.eng.mech.name
-                part.ordered = (owner, roll) in self.eng.plan.ordered
-            o = self.origins[key] = _Origin(self, part)
-        return o
+    # -- choice points
+    def _next(self):
+        """The position of the next choice point met (skipping splits applied early)."""
+        p, pre = self.pos, self.pre
+        while p in pre:
+            p += 1
+        self.pos = p + 1
+        return p
 
-    def _choose(self, origin, alts_den, one=False):
-        alts, den = alts_den
-        i = self.pos
-        self.pos += 1
-        c = self.path[i] if i < len(self.path) else 0
-        self.chosen.append(c)
-        self.nalts.append(len(alts))
-        shape, w = alts[c]
+    def _take(self, p, nalts):
+        c = self.path[p] if p < len(self.path) else 0
+        chosen = self.chosen
+        while len(chosen) <= p:
+            chosen.append(None)
+            self.nalts.append(None)
+        chosen[p] = c
+        self.nalts[p] = nalts
+        return c
+
+    def _part(self, name, die):
+        key = (name, die.name)
+        part = self.eng.parts.get(key)
+        if part is None:
+            part = self.eng.parts[key] = _Partition(die)
+            prefix, _, roll = name.rpartition(".")
+            owner = prefix.rpartition(".")[2] if prefix else self.eng.mech.name
+            part.ordered = (owner, roll) in self.eng.plan.ordered
+        return part
+
+    def _roll(self, name, die, part, k, single=False):
+        """A single die or an unordered pool, its classes split as this path says."""
+        p = self._next()
+        if single:
+            alts, den = tuple(enumerate(part.weights)), len(die.faces)
+        else:
+            alts, den = part.alternatives(k)
+        shape, w = alts[self._take(p, len(alts))]
         self.w *= w
         self.d *= den
-        if one:
-            return origin.elem(shape)
-        if origin.part.ordered:
-            return [origin.elem(j) for j in shape]
+        if single:
+            classes = {part.classes[shape]: 1}
+        else:
+            classes = {c: m for c, m in zip(part.classes, shape) if m}
+        for q in self.refs.get(p, ()):
+            faces, parts, sizes = self.points[q][1:]
+            m = classes.pop(faces)
+            alts2, den2 = _pool_alternatives(sizes, sum(sizes), m, False)
+            counts, w2 = alts2[self._take(q, len(alts2))]
+            self.pre.add(q)
+            self.w *= w2
+            self.d *= den2
+            for c, m2 in zip(parts, counts):
+                if m2:
+                    classes[c] = m2
+        origin = _Origin(self, part, (name, p), classes, self.serial)
+        rank = part.rank
+        items = sorted(classes.items(), key=lambda cm: rank[cm[0][0]])
+        if single:
+            c = items[0][0]
+            return c[0] if len(c) == 1 else _Face(origin, c, c)
         out = _PoolList()
-        nonzero = 0
-        for j, k in enumerate(shape):
-            if k:
-                nonzero += 1
-                out.extend([origin.elem(j)] * k)
-        out.origin, out.mixed, out.shape = origin, nonzero > 1, shape
+        for c, m in items:
+            out.extend([c[0] if len(c) == 1 else _Face(origin, c, c)] * m)
+        out.origin, out.mixed, out.shape = origin, len(items) > 1, tuple(items)
+        return out
+
+    def _ordered(self, name, die, part, k):
+        """A pool whose order the mechanic reads: one alternative per sequence of classes."""
+        key = (name, die.name)
+        origin = self.origins.get(key)
+        if origin is None or origin.part is not part:
+            origin = self.origins[key] = _Origin(self, part, key)
+        alts, den = part.alternatives(k)
+        shape, w = alts[self._take(self._next(), len(alts))]
+        self.w *= w
+        self.d *= den
+        out = _PoolList(origin.elem(j) for j in shape)
+        out.origin, out.mixed, out.shape = origin, True, tuple(part.classes[j] for j in shape)
         return out
 
     def _pick(self, alts, den):
-        i = self.pos
-        self.pos += 1
-        c = self.path[i] if i < len(self.path) else 0
-        self.chosen.append(c)
-        self.nalts.append(len(alts))
-        v, w, tainted = alts[c]
+        v, w, tainted = alts[self._take(self._next(), len(alts))]
         self.w *= w
         self.d *= den
         if tainted:
             self.tainted = True
         return v
+
+    def refine(self, origin, faces, keys):
+        """Split class `faces` of a roll made on this path: a new choice point."""
+        groups = {}
+        for f, key in zip(faces, keys):
+            groups.setdefault(key, []).append(f)
+        parts = tuple(tuple(g) for g in groups.values())
+        die = origin.part.die
+        sizes = tuple(sum(die.faces.count(f) for f in g) for g in parts)
+        alts, _ = _pool_alternatives(sizes, sum(sizes), origin.counts[faces], False)
+        q = self._next()
+        if q < len(self.path):     # pragma: no cover - replay is deterministic
+            raise EvaluationError(f"{self.eng.mech.name}: the exact-odds engine lost its path")
+        self._take(q, len(alts))
+        self.points[q] = (origin.ident[1], faces, parts, sizes)
+        raise _Restart(self)
 
     def run(self, thunk, keyed=True):
         """[[value, weight, denominator, tainted weight]] over every path of `thunk`:
@@ -828,13 +974,28 @@ class _Replay:
         eng = self.eng
         while True:
             out = {}
-            path = []
+            path, points = [], {}
             try:
                 while True:
-                    self.path, self.pos, self.chosen, self.nalts = path, 0, [], []
+                    self.path, self.points, self.pos, self.chosen, self.nalts = path, points, 0, [], []
+                    refs = {}
+                    for q in sorted(points):
+                        if q < len(path):
+                            refs.setdefault(points[q][0], []).append(q)
+                    self.refs, self.pre = refs, set()
                     self.w, self.d, self.tainted = 1, 1, False
+                    self.serial += 1
                     eng.tick()
-                    v = thunk()
+                    outer, eng.active = eng.active, self
+                    try:
+                        v = thunk()
+                    except _Restart as r:
+                        if r.rep is not self:
+                            raise
+                        path = list(self.chosen)
+                        continue
+                    finally:
+                        eng.active = outer
                     try:
                         k = _key(v, True) if keyed else None
                     except _NoKey:
@@ -860,6 +1021,7 @@ class _Replay:
                     if i < 0:
                         return list(out.values())
                     path = chosen[:i] + [chosen[i] + 1]
+                    points = {q: pt for q, pt in points.items() if q <= i}
             except _Refine as r:
                 if self in r.tokens:
                     self.origins = {}
@@ -886,7 +1048,7 @@ def _key(v, symbolic):
     if t is _PoolList:
         if not symbolic:
             raise _NoKey
-        return ("p", id(v.origin), v.origin.part.classes, v.shape)
+        return ("p", id(v.origin.token), v.origin.ident, v.shape)
     if t is frozenset:
         return ("set", frozenset(_key(x, symbolic) for x in v))
     if t is range:
@@ -900,7 +1062,7 @@ def _key(v, symbolic):
     if t is _Face:
         if not symbolic:
             raise _NoKey
-        return ("F", id(v.origin), v.faces, tuple(_key(x, False) for x in v.vals))
+        return ("F", id(v.origin.token), v.origin.ident, v.faces, tuple(_key(x, False) for x in v.vals))
     if t is _Tail:
         if not symbolic:
             raise _NoKey
@@ -1190,15 +1352,58 @@ class _Plan:
         emit_for(result_reads)
         order.extend(pending)
         self.order = order
-        self.steps = [steps[i] for i in order]
-        self.random = [isinstance(body[i], n.Roll) or _calls_dice(body[i], mech.book) for i in order]
-        self.result_random = _calls_dice(mech.node.result, mech.book)
-        live, acc = [], set(result_reads)
-        for i in reversed(order):
-            live.append(frozenset(acc | reads[i]))
-            acc |= reads[i]
-        self.live = list(reversed(live)) + [frozenset(result_reads)]
         self.ordered = _ordered_rolls(mech)
+        # Each roll is made inside the statement that first reads it (a "group" step),
+        # so that a class of its dice can be split for one path of that statement's
+        # enumeration only (see _Replay); a roll's value is kept in the environment
+        # only if a later statement reads it too.
+        params = frozenset(p.name for p in mech.params)
+        scope_at = [params | {s.name for s in body[:i] if not isinstance(s, n.Require)} for i in range(len(body) + 1)]
+        units, rolls = [], []
+        for i in order:
+            if isinstance(body[i], n.Roll):
+                rolls.append(i)
+            else:
+                units.append((rolls, i))
+                rolls = []
+        live, acc = [], set(result_reads)
+        for rs, i in reversed(units):
+            live.append(frozenset(acc))
+            acc |= reads[i]
+            for j in rs:
+                acc |= reads[j]
+        live.reverse()                   # live[u]: names read after unit u
+        result_rolls = rolls
+        self.steps, self.random, self.live, self.fast = [], [], [], []
+        for (rs, i), after in zip(units, live):
+            reading = set(reads[i])
+            for j in rs:
+                reading |= reads[j]
+            self.live.append(frozenset(reading | after))
+            if not rs:
+                self.steps.append(steps[i])
+                self.random.append(_calls_dice(body[i], mech.book))
+                self.fast.append(None)
+                continue
+            keep = tuple(body[j].name for j in rs if body[j].name in after)
+            stmt = body[i].value if isinstance(body[i], n.Let) else body[i].cond
+            self.fast.append(None if keep or _calls_dice(stmt, mech.book) else _odds_pools.analyse(
+                mech, scope_at[i] - {body[j].name for j in rs}, [(body[j], steps[j][2]) for j in rs], stmt))
+            self.steps.append(("group", (keep, steps[i][0], steps[i][1]),
+                               _group([(body[j].name, steps[j][2]) for j in rs], steps[i][2], keep)))
+            self.random.append(True)
+        final_reads = set(result_reads)
+        for j in result_rolls:
+            final_reads |= reads[j]
+        self.live.append(frozenset(final_reads))
+        self.fast_result = None
+        if result_rolls and not _calls_dice(mech.node.result, mech.book):
+            self.fast_result = _odds_pools.analyse(
+                mech, scope_at[len(body)] - {body[j].name for j in result_rolls},
+                [(body[j], steps[j][2]) for j in result_rolls], mech.node.result)
+        if result_rolls:
+            self.result = _group([(body[j].name, steps[j][2]) for j in result_rolls], self.result, None)
+        self.result_random = bool(result_rolls) or _calls_dice(mech.node.result, mech.book)
 
     @staticmethod
     def _recompile(mech, steps):
@@ -1217,6 +1422,20 @@ class _Plan:
                 scope = scope | {s.name}
         result = _compiler.compile_expr(book, _with_runs(mech.node.result, book), scope)
         return out, result
+
+
+def _group(rolls, fn, keep):
+    """A statement with the rolls it reads made first: returns the kept rolls' values
+    and the statement's value as a tuple (just the value when `keep` is None)."""
+    def f(env, ctx):
+        local = dict(env)
+        for name, roll in rolls:
+            local[name] = roll(local, ctx)
+        value = fn(local, ctx)
+        if keep is None:
+            return value
+        return tuple(local[k] for k in keep) + (value,)
+    return f
 
 
 _PLANS = weakref.WeakKeyDictionary()
@@ -1308,6 +1527,7 @@ class _Engine:
         self.eps = eps
         self.plan = _plan(mech)
         self.fixed = Ctx(_NoRoller())
+        self.active = None          # the replay whose statement is being evaluated
 
     def tick(self):
         self.evals += 1
@@ -1360,6 +1580,15 @@ class _Engine:
                 pass
             else:
                 return self.next(pos, env, kind, name, value)
+        fast = self.plan.fast[pos] and self.fast(self.plan.fast[pos], env)
+        if fast is not None:
+            branches = [[(v,), w, d, tw] for v, w, d, tw in fast]
+            if len(branches) == 1:
+                return self.next(pos, env, kind, name, branches[0][0])
+            acc = _Sub()
+            for value, w, d, tw in branches:
+                acc.add(self.next(pos, env, kind, name, value), w, d, tw)
+            return acc
         while True:
             rep = _Replay(self)
             ctx = Ctx(rep)
@@ -1376,7 +1605,23 @@ class _Engine:
                     continue
                 raise
 
+    def fast(self, plan, env):
+        """The statement's branches from its pools' aggregates (odds_pools), or None."""
+        res = _odds_pools.law(plan, env, self.given, self.fixed, _pool_alternatives, _key)
+        if res is None:
+            return None
+        branches, work = res
+        self.evals += work
+        self.tick()
+        return branches
+
     def next(self, pos, env, kind, name, value):
+        if kind == "group":
+            keep, kind, name = name
+            env = dict(env)
+            for k, v in zip(keep, value):
+                env[k] = v
+            value = value[-1]
         if kind == "require":
             if not value:
                 raise EvaluationError(f"{self.mech.name}: {name}")
@@ -1397,6 +1642,12 @@ class _Engine:
                 acc = _Sub()
                 self.outcome(acc, value, 1, 1, 0)
                 return acc
+        fast = self.plan.fast_result and self.fast(self.plan.fast_result, env)
+        if fast is not None:
+            acc = _Sub()
+            for value, w, d, tw in fast:
+                self.outcome(acc, value, w, d, tw)
+            return acc
         while True:
             rep = _Replay(self)
             ctx = Ctx(rep)
