@@ -152,6 +152,28 @@ section all "All" {
       return c
     }
     mechanic no_dice(x: 0..3) -> int = x + 1
+    mechanic aggregates(n: 0..3, m: 0..2, t: 1..6) -> list of int {
+      roll a: n of d6
+      roll b: m of d6
+      let low = min([7] + [d for d in b if d >= t])
+      return [sum(d for d in a if d < low), len(a), count(d > 3 for d in a), min([d for d in a] + [9]),
+              if any(d == 6 for d in b) then 1 else 0, if all(d >= t for d in a) then 1 else 0]
+    }
+    mechanic ties_with_best(n: 1..3) -> int {
+      roll a: n of d6
+      return count(d for d in a if d == max(a))
+    }
+    mechanic at_least(dice: list of 1..6, need: 1..6 = 4) -> int = count(d for d in dice if d >= need)
+    mechanic helper_default(n: 0..3) -> int {
+      roll a: n of d6
+      return at_least(a) + at_least(a, 6)
+    }
+    mechanic relay(n: 1..2) -> int {
+      roll a: n of d6
+      roll b: n of d6
+      roll c: n of d6
+      return count(d for d in c if d >= max([0] + [e for e in b if e <= max(a)]))
+    }
   }
 }
 """
@@ -308,6 +330,59 @@ def test_opposed_pools_with_cancellation_match_brute_force(ob, attack, fp, their
     kw = dict(attack=attack, firepower=fp, their_attack=their_attack, their_firepower=their_fp)
     check(ob.mechanics["opposed"], **kw)
     check(ob.mechanics["opposed_best"], **kw)
+
+
+def _without_fast_path(monkeypatch):
+    from rules_dsl import odds_pools
+    monkeypatch.setattr(odds_pools, "law", lambda *a, **k: None)
+
+
+@SETTINGS
+@given(n=st.integers(0, 3), m=st.integers(0, 2), t=st.integers(1, 6))
+def test_pool_aggregates_match_brute_force(ob, n, m, t):
+    check(ob.mechanics["aggregates"], n=n, m=m, t=t)
+
+
+@pytest.mark.parametrize("name, inputs", [
+    ("aggregates", dict(n=3, m=1, t=3)),
+    ("ties_with_best", dict(n=3)),
+    ("helper_default", dict(n=3)),
+    ("relay", dict(n=1)),
+    ("opposed", dict(attack=6, firepower=2, their_attack=4, their_firepower=1)),
+    ("reroll_ones", dict(n=3, target=4)),
+    ("dust_hits", dict(n=4, cover=True)),
+])
+def test_fast_path_and_general_engine_agree_with_brute_force(ob, name, inputs, monkeypatch):
+    """The aggregate fast path (odds_pools) and the general engine give the same exact law."""
+    mech = ob.mechanics[name]
+    want = brute(mech, **inputs)
+    fast, _ = engine(mech, **inputs)
+    with monkeypatch.context() as mp:
+        _without_fast_path(mp)
+        slow, _ = engine(mech, **inputs)
+    assert fast == slow == want
+
+
+@SETTINGS
+@given(attack=st.integers(0, 10), fp=st.integers(0, 2), their_attack=st.integers(0, 10), their_fp=st.integers(0, 1),
+       n=st.integers(1, 3))
+def test_general_engine_alone_matches_brute_force(ob, attack, fp, their_attack, their_fp, n):
+    """Without the fast path: classes split per path, max decided lazily."""
+    with pytest.MonkeyPatch.context() as mp:
+        _without_fast_path(mp)
+        check(ob.mechanics["opposed"], attack=attack, firepower=fp, their_attack=their_attack,
+              their_firepower=their_fp)
+        check(ob.mechanics["keep_highest"], n=n)
+        check(ob.mechanics["ties_with_best"], n=n)
+
+
+def test_which_statements_take_the_fast_path(ob):
+    from rules_dsl.odds import _plan
+    assert _plan(ob.mechanics["opposed"]).fast_result is not None        # across two pools
+    assert _plan(ob.mechanics["helper_default"]).fast_result is not None  # through a helper's default
+    assert _plan(ob.mechanics["first_beats_last"]).fast_result is None    # reads the pool's order
+    assert _plan(ob.mechanics["relay"]).fast_result is None               # c reads b, which reads a
+    assert _plan(ob.mechanics["ties_with_best"]).fast_result is not None  # a test reading its own pool
 
 
 def test_opposed_three_against_three(ob):
