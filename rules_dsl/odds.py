@@ -15,14 +15,20 @@ enumerates instead of rolling, so nothing is re-implemented and every rule of th
 language (tables, nested mechanics, `require`, enums...) behaves exactly as in a call.
 
 * **Statements.**  The mechanic's statements are evaluated one at a time.  A `roll`
-  is moved to just before the first statement that reads it (independent rolls may
-  be taken in any order), and the result of the statements still to run is memoised
-  on the values of the names they read, so a later roll is enumerated once per
-  distinct state (`roll second: (n - hits) of dust` once per `hits`), not once per
-  earlier roll.
+  is made inside the statement that first reads it (independent rolls may be taken
+  in any order), and the result of the statements still to run is memoised on the
+  values of the names they read, so a later roll is enumerated once per distinct
+  state (`roll second: (n - hits) of dust` once per `hits`), not once per earlier
+  roll.
+* **Aggregates** (`odds_pools`).  A statement that reads its pools only through
+  `count`, `sum`, `max`, `min`, `len`, `any` or `all` over comprehensions (after
+  inlining the dice-free mechanics it calls) is not replayed at all: each pool is
+  enumerated on its own, over the classes of faces its tests cannot tell apart, once
+  per value of the other pools' aggregates that it reads, and the results are
+  joined by those values.  Everything below applies to the other statements.
 * **Replay.**  Within one statement (which may call mechanics that roll), the roll
-  calls form a tree, walked depth-first by re-evaluating the statement: each roll
-  beyond the recorded path takes its first alternative and records the others.
+  calls form a tree, walked depth-first by re-evaluating the statement: each choice
+  point beyond the recorded path takes its first alternative and records the others.
   Repeated calls of a rolling mechanic are independent dice, as in a random call.
 * **Face classes.**  A pool is enumerated as a multiset, weighted by multinomial
   coefficients, and not over faces but over *classes* of faces that the mechanic
@@ -30,13 +36,19 @@ language (tables, nested mechanics, `require`, enums...) behaves exactly as in a
   (`_Face`) that carries every face of its class and checks each use: a comparison,
   membership test (through the compiler's `dice.Symbolic` hook) or conversion that
   gives the same answer for every face of the class is answered; one that does not
-  splits the class (for that roll name) and the enumeration that made the die is
-  restarted.  Arithmetic on a stand-in gives a stand-in; a use that depends on two
-  stand-ins at once splits both to single values.  A class of one face is handed
-  over as the plain face, so results never hold a stand-in.  So `count(f for f in
-  dice if f == army)` sees two classes ({army}, {target, shield}): 21 outcomes for
-  20 dice instead of 231 multisets or 3^20 sequences.  A comprehension over a pool
-  evaluates its (dice-free) body once per run of identical dice.
+  splits the class.  While the statement that rolled it is being evaluated, the split
+  is made for the current path only: it is a new choice point (how many of the
+  class's dice fall in each part), and the statement is evaluated again along the
+  longer path.  (A stand-in used after its statement splits the roll's classes for
+  every path, and that enumeration restarts.)  A comparison of two stand-ins that
+  depends on both peels the highest face off one class (the lowest, for `<` of a
+  class with itself), which amounts to a sweep from the top; `max` and `min` compare
+  only distinct stand-ins, so a `max` is decided only as far as it is used.
+  Arithmetic on a stand-in gives a stand-in.  A class of one face is handed over as
+  the plain face, so results never hold a stand-in.  So `count(f for f in dice if
+  f == army)` sees two classes ({army}, {target, shield}): 21 outcomes for 20 dice
+  instead of 231 multisets or 3^20 sequences.  A comprehension over a pool evaluates
+  its (dice-free) body once per run of identical dice.
 * **Pool order.**  The pool is handed over in a canonical order (by face class).
   That is exact for everything that does not read the order: a static pass
   (`_OrderAnalysis`) follows each pool through lets, comprehensions, `+` and calls,
