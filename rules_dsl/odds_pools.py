@@ -165,7 +165,7 @@ class _Analysis:
                 if k not in params or k in given:
                     raise _Unsupported
                 given[k] = a
-            sub, locals_ = {}, set(params)
+            sub = {}
             for p in params:
                 a = given.get(p)
                 if a is None:
@@ -191,7 +191,6 @@ class _Analysis:
             if any(_comp_vars(x) & arg_names for x in exprs):
                 raise _Unsupported          # substitution would be captured
             for s in m.node.body:
-                locals_.add(s.name)
                 sub[s.name] = self.inline(_subst(s.value, sub), depth + 1)
             return _Returned(e.span, self.inline(_subst(m.node.result, sub), depth + 1), m.name)
         return _map_children(e, lambda x: self.inline(x, depth))
@@ -426,7 +425,8 @@ def _law(plan, env, given, ctx, pool_alternatives, key):
     per = {p: {} for p in pools}
     den = 1
     for p in pools:
-        den *= dice[p][0].faces.__len__() ** dice[p][1]
+        die, k = dice[p]
+        den *= len(die.faces) ** k
 
     def pool_law(p, assign):
         ext = {f"__agg{j}": assign[j] for j in plan.ext[p]}
