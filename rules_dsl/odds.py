@@ -53,8 +53,9 @@ language (tables, nested mechanics, `require`, enums...) behaves exactly as in a
   That is exact for everything that does not read the order: a static pass
   (`_OrderAnalysis`) follows each pool through lets, comprehensions, `+` and calls,
   and a pool whose order is read -- a list following its order is indexed or
-  compared, directly or in a called mechanic -- is enumerated as ordered sequences
-  instead (an index on the pool itself is also caught at run time).  A result that
+  compared, directly or in a called mechanic -- is made as that many single dice in
+  a row instead, each split per path as its own uses need (an index on the pool
+  itself is also caught at run time).  A result that
   just lists something per die in pool order is therefore shown in that canonical
   order: [ignored, pinned] stands for either order.
 * **Chains** (`chain [COUNT] of DIE on A then B`) are not enumerated roll by roll:
@@ -89,7 +90,6 @@ import math
 import operator
 import time
 from fractions import Fraction
-from itertools import product
 
 import dataclasses
 import weakref
@@ -587,7 +587,7 @@ class _Partition:
     def alternatives(self, k):
         hit = self.alts.get(k)
         if hit is None:
-            hit = self.alts[k] = _pool_alternatives(self.weights, len(self.die.faces), k, self._ordered)
+            hit = self.alts[k] = _pool_alternatives(self.weights, len(self.die.faces), k)
         return hit
 
     def _probs(self):
@@ -639,47 +639,42 @@ _ALTS_CACHE: dict = {}
 MAX_ALTERNATIVES = 1_000_000     # one roll with more outcomes than this is too large to enumerate
 
 
-def _pool_alternatives(weights, faces, k, ordered):
-    """([(counts per class, or a sequence of class indices; integer weight)], denominator)."""
-    key = (weights, faces, k, ordered)
+def _pool_alternatives(weights, faces, k):
+    """([(counts per class; integer weight)], denominator) for k dice over classes
+    of `weights` physical faces each (out of `faces`): every multiset, weighted by its
+    multinomial coefficient."""
+    key = (weights, faces, k)
     hit = _ALTS_CACHE.get(key)
     if hit is not None:
         return hit
     m = len(weights)
-    size = m ** k if ordered else math.comb(k + m - 1, m - 1)
+    size = math.comb(k + m - 1, m - 1)
     if size > MAX_ALTERNATIVES:
         raise TooLarge(f"a roll of {k} dice has {size} distinguishable outcomes here; too many to enumerate")
     out = []
-    if ordered:
-        for seq in product(range(m), repeat=k):
-            w = 1
-            for j in seq:
-                w *= weights[j]
-            out.append((seq, w))
-    else:
-        fact = math.factorial
+    fact = math.factorial
 
-        def rec(j, left, counts):
-            if j == m - 1:
-                counts.append(left)
-                yield tuple(counts)
-                counts.pop()
-                return
-            for c in range(left, -1, -1):
-                counts.append(c)
-                yield from rec(j + 1, left - c, counts)
-                counts.pop()
-        powers = [[weights[j] ** c for c in range(k + 1)] for j in range(m)]
-        fk = fact(k)
-        for counts in rec(0, k, []):
-            w = fk
-            for c in counts:
-                if c > 1:
-                    w //= fact(c)
-            for j, c in enumerate(counts):
-                if c:
-                    w *= powers[j][c]
-            out.append((counts, w))
+    def rec(j, left, counts):
+        if j == m - 1:
+            counts.append(left)
+            yield tuple(counts)
+            counts.pop()
+            return
+        for c in range(left, -1, -1):
+            counts.append(c)
+            yield from rec(j + 1, left - c, counts)
+            counts.pop()
+    powers = [[weights[j] ** c for c in range(k + 1)] for j in range(m)]
+    fk = fact(k)
+    for counts in rec(0, k, []):
+        w = fk
+        for c in counts:
+            if c > 1:
+                w //= fact(c)
+        for j, c in enumerate(counts):
+            if c:
+                w *= powers[j][c]
+        out.append((counts, w))
     if len(_ALTS_CACHE) > 4096:
         _ALTS_CACHE.clear()
     res = (out, faces ** k)
@@ -752,25 +747,18 @@ class _Origin:
     `counts` holds its classes (which may be finer than the roll's partition) and how
     many dice fell in each.  While its statement is being evaluated, a use its class
     cannot answer splits the class for this path only: a new choice point of the
-    replay (how many of those dice fall in each part).  Otherwise (an ordered pool,
-    or a stand-in used after its statement) the roll's partition is refined for
-    every path and its enumeration restarted."""
-    __slots__ = ("token", "part", "elems", "ident", "counts", "serial")
+    replay (how many of those dice fall in each part).  A stand-in used after its
+    statement refines the roll's partition for every path instead, and that
+    enumeration restarts."""
+    __slots__ = ("token", "part", "ident", "counts", "serial")
 
     def __init__(self, token, part, ident, counts=None, serial=None):
-        self.token, self.part, self.elems, self.ident = token, part, {}, ident
+        self.token, self.part, self.ident = token, part, ident
         self.counts, self.serial = counts, serial
 
     def is_local(self):
         rep = self.token
         return self.counts is not None and rep.eng.active is rep and rep.serial == self.serial
-
-    def elem(self, j):
-        e = self.elems.get(j)
-        if e is None:
-            c = self.part.classes[j]
-            e = self.elems[j] = c[0] if len(c) == 1 else _Face(self, c, c)
-        return e
 
     def split(self, faces, keys, restart=True):
         if self.is_local():
@@ -824,7 +812,7 @@ class _Replay:
 
     def __init__(self, eng):
         self.eng = eng
-        self.origins = {}          # chains and ordered pools: one origin per roll name
+        self.origins = {}          # chains: one origin per roll name
         self.serial = 0
 
     # -- the roller protocol (see dice.GivenRoller)
@@ -841,7 +829,7 @@ class _Replay:
         if count == 0:
             return []
         if part.ordered:
-            return self._ordered(name, die, part, count)
+            return self._sequence(name, die, part, count)
         return self._roll(name, die, part, count)
 
     def chain(self, name, die, count, on, then):
@@ -922,7 +910,7 @@ class _Replay:
         for q in self.refs.get(p, ()):
             faces, parts, sizes = self.points[q][1:]
             m = classes.pop(faces)
-            alts2, den2 = _pool_alternatives(sizes, sum(sizes), m, False)
+            alts2, den2 = _pool_alternatives(sizes, sum(sizes), m)
             counts, w2 = alts2[self._take(q, len(alts2))]
             self.pre.add(q)
             self.w *= w2
@@ -942,18 +930,16 @@ class _Replay:
         out.origin, out.mixed, out.shape = origin, len(items) > 1, tuple(items)
         return out
 
-    def _ordered(self, name, die, part, k):
-        """A pool whose order the mechanic reads: one alternative per sequence of classes."""
-        key = (name, die.name)
-        origin = self.origins.get(key)
-        if origin is None or origin.part is not part:
-            origin = self.origins[key] = _Origin(self, part, key)
-        alts, den = part.alternatives(k)
-        shape, w = alts[self._take(self._next(), len(alts))]
-        self.w *= w
-        self.d *= den
-        out = _PoolList(origin.elem(j) for j in shape)
-        out.origin, out.mixed, out.shape = origin, True, tuple(part.classes[j] for j in shape)
+    def _sequence(self, name, die, part, k):
+        """A pool whose order the mechanic reads: k single dice in a row, each split for
+        this path only as far as its own uses need (a die tested once against its own
+        threshold stays two classes)."""
+        p = self.pos
+        items = [self._roll(name, die, part, 1, single=True) for _ in range(k)]
+        out = _PoolList(items)
+        out.origin = _Origin(self, part, (name, "sequence", p))
+        out.mixed = True
+        out.shape = tuple(_key(x, True) for x in items)
         return out
 
     def _pick(self, alts, den):
@@ -972,7 +958,7 @@ class _Replay:
         parts = tuple(tuple(g) for g in groups.values())
         die = origin.part.die
         sizes = tuple(sum(die.faces.count(f) for f in g) for g in parts)
-        alts, _ = _pool_alternatives(sizes, sum(sizes), origin.counts[faces], False)
+        alts, _ = _pool_alternatives(sizes, sum(sizes), origin.counts[faces])
         q = self._next()
         if q < len(self.path):     # pragma: no cover - replay is deterministic
             raise EvaluationError(f"{self.eng.mech.name}: the exact-odds engine lost its path")
@@ -1160,7 +1146,7 @@ def _with_runs(e, book):
 # order (its multiset is what is enumerated); that is exact unless the mechanic reads
 # the order: indexes a list that follows a pool's order, compares such lists, or passes
 # one to a mechanic that does.  This conservative static pass finds those pools; they
-# are enumerated as ordered sequences instead.  A result that merely lists the dice (or
+# are made as single dice in a row instead.  A result that merely lists the dice (or
 # something per die) in pool order is shown in the canonical order.
 _ORDER_FREE = frozenset({"count", "sum", "len", "any", "all", "abs", "floor", "ceil", "round", "clamp",
                          "even", "odd", "is_absent", "field", "rows"})

@@ -379,7 +379,7 @@ def _law(plan, env, given, ctx, pool_alternatives, key):
                 faces = tuple(faces[g[0]] for g in groups)
                 weights = tuple(sum(weights[fi] for fi in g) for g in groups)
                 face_memo = {}
-        alts, den = pool_alternatives(weights, len(die.faces), k, False)
+        alts, den = pool_alternatives(weights, len(die.faces), k)
         if len(alts) > MAX_MULTISETS:
             raise _Unsupported
         res = {}
