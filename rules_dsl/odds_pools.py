@@ -187,16 +187,17 @@ class _Analysis:
             callee_globals = set().union(*(_free(x) for x in exprs)) - body_names
             if callee_globals & self.scope:
                 raise _Unsupported          # a caller's local would shadow the callee's global
-            arg_names = set().union(*(_free(a) for a in sub.values())) if sub else set()
-            if any(_comp_vars(x) & arg_names for x in exprs):
-                raise _Unsupported          # substitution would be captured
             for s in m.node.body:
                 sub[s.name] = self.inline(_subst(s.value, sub), depth + 1)
+            substituted = set().union(*(_free(v) for v in sub.values())) if sub else set()
+            if any(_comp_vars(x) & substituted for x in exprs):
+                raise _Unsupported          # a substituted name would be captured
             return _Returned(e.span, self.inline(_subst(m.node.result, sub), depth + 1), m.name)
         return _map_children(e, lambda x: self.inline(x, depth))
 
-    def extract(self, e):
-        """Replace each aggregate over a pool by a name `__aggN`."""
+    def extract(self, e, bound=frozenset()):
+        """Replace each aggregate over a pool by a name `__aggN`.  `bound`: the variables
+        of the comprehensions around `e`; an aggregate that reads one is not covered."""
         if not isinstance(e, n.Expr):
             return e
         if isinstance(e, n.Call) and isinstance(e.func, n.Name) and len(e.args) == 1 and not e.kwargs \
@@ -204,13 +205,18 @@ class _Analysis:
             form = self._form(e.args[0])
             if form is not None:
                 pool, var, elem, cond, pre, post = form
-                if var in self.pools or var.startswith("__agg"):
+                if var in self.pools or var.startswith("__agg") or _free(e.args[0]) & bound:
                     raise _Unsupported
-                elem, cond = self.extract(elem), None if cond is None else self.extract(cond)
+                own = frozenset({var})
+                elem, cond = self.extract(elem, own), None if cond is None else self.extract(cond, own)
                 pre, post = tuple(self.extract(x) for x in pre), tuple(self.extract(x) for x in post)
                 self.aggs.append((pool, e.func.name, var, elem, cond, pre, post))
                 return n.Name(e.span, f"__agg{len(self.aggs) - 1}")
-        return _map_children(e, self.extract)
+        if isinstance(e, n.Comprehension):
+            inner = bound | {e.var}
+            return dataclasses.replace(e, source=self.extract(e.source, bound), elem=self.extract(e.elem, inner),
+                                       cond=None if e.cond is None else self.extract(e.cond, inner))
+        return _map_children(e, lambda x: self.extract(x, bound))
 
     def _form(self, x):
         """(pool, var, elem, cond, items before, items after) for a comprehension over a pool."""

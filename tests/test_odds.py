@@ -168,6 +168,15 @@ section all "All" {
       roll a: n of d6
       return at_least(a) + at_least(a, 6)
     }
+    mechanic per_threshold(n: 0..2) -> list of int {
+      roll a: n of d6
+      return [count(d for d in a if d >= t) for t in 1..3]
+    }
+    mechanic beaten(n: 1..2) -> int {
+      roll a: n of d6
+      roll b: n of d6
+      return count(d for d in a if count(e for e in b if e < d) > 0)
+    }
     mechanic relay(n: 1..2) -> int {
       roll a: n of d6
       roll b: n of d6
@@ -348,6 +357,8 @@ def test_pool_aggregates_match_brute_force(ob, n, m, t):
     ("ties_with_best", dict(n=3)),
     ("helper_default", dict(n=3)),
     ("relay", dict(n=1)),
+    ("per_threshold", dict(n=2)),
+    ("beaten", dict(n=2)),
     ("opposed", dict(attack=6, firepower=2, their_attack=4, their_firepower=1)),
     ("reroll_ones", dict(n=3, target=4)),
     ("dust_hits", dict(n=4, cover=True)),
@@ -383,6 +394,8 @@ def test_which_statements_take_the_fast_path(ob):
     assert _plan(ob.mechanics["first_beats_last"]).fast_result is None    # reads the pool's order
     assert _plan(ob.mechanics["relay"]).fast_result is None               # c reads b, which reads a
     assert _plan(ob.mechanics["ties_with_best"]).fast_result is not None  # a test reading its own pool
+    assert _plan(ob.mechanics["per_threshold"]).fast_result is None       # reads an outer loop's variable
+    assert _plan(ob.mechanics["beaten"]).fast_result is None              # an inner count reads the outer die
 
 
 def test_opposed_three_against_three(ob):
