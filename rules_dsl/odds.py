@@ -203,16 +203,6 @@ def _unanimous(outs):
     return True, v0
 
 
-def _unanimous_or_mixed(outs):
-    """(True, the one outcome) when every outcome is the same, else (False, None)."""
-    o0 = outs[0]
-    for o in outs[1:]:
-        if o[0] != o0[0] or (o[0] and not _same(o[1], o0[1])) or \
-                (not o[0] and (type(o[1]) is not type(o0[1]) or str(o[1]) != str(o0[1]))):
-            return False, None
-    return True, o0
-
-
 def _cache_key(tag, other):
     t = type(other)
     if t is int or t is Sym or t is bool or t is str or t is Rational or t is Fraction:
@@ -296,28 +286,10 @@ class _Face(Symbolic):
         other.origin.split(other.faces, [_split_key((True, y)) for y in other.vals], restart=False)
         raise _Refine({self.origin.token, other.origin.token})
 
-    def _cmp(self, other, op, tag):
+    def _cmp(self, other, op):
         if isinstance(other, Symbolic):
             return self._pair(other, op, op)
-        return self._obs(lambda v: op(v, other), _cache_key(tag, other))
-
-    def __eq__(self, other):
-        return self._cmp(other, operator.eq, "==")
-
-    def __ne__(self, other):
-        return self._cmp(other, operator.ne, "!=")
-
-    def __lt__(self, other):
-        return self._cmp(other, operator.lt, "<")
-
-    def __le__(self, other):
-        return self._cmp(other, operator.le, "<=")
-
-    def __gt__(self, other):
-        return self._cmp(other, operator.gt, ">")
-
-    def __ge__(self, other):
-        return self._cmp(other, operator.ge, ">=")
+        return self._obs(lambda v: op(v, other), _cache_key(op, other))
 
     def __hash__(self):
         return self._obs(hash, ("hash",))
@@ -406,6 +378,8 @@ _BIN = {"add": operator.add, "sub": operator.sub, "mul": operator.mul, "truediv"
         "floordiv": operator.floordiv, "mod": operator.mod, "divmod": divmod, "pow": pow,
         "lshift": operator.lshift, "rshift": operator.rshift, "and": operator.and_,
         "or": operator.or_, "xor": operator.xor, "matmul": operator.matmul}
+for _name in ("eq", "ne", "lt", "le", "gt", "ge"):
+    setattr(_Face, f"__{_name}__", lambda self, other, _op=getattr(operator, _name): self._cmp(other, _op))
 for _name, _fn in _BIN.items():
     setattr(_Face, f"__{_name}__", _binary_op(_fn))
     setattr(_Face, f"__r{_name}__", _binary_op(_fn, reflected=True))
@@ -590,16 +564,17 @@ class _Partition:
             hit = self.alts[k] = _pool_alternatives(self.weights, len(self.die.faces), k)
         return hit
 
+    def size(self, faces):
+        """How many physical faces of the die (out of len(die.faces)) a class covers."""
+        return sum(self.die.faces.count(f) for f in faces)
+
     def _probs(self):
-        # a class weighs its number of physical faces (out of len(die.faces))
-        self.weights = tuple(sum(self.die.faces.count(f) for f in c) for c in self.classes)
+        self.weights = tuple(self.size(c) for c in self.classes)
         self.alts = {}
 
     def refine(self, faces, keys) -> bool:
-        """Split every class so that faces with different keys part (faces need not be
-        one class: a path may have refined its own classes further)."""
-        if faces in self.classes:
-            return self.split(faces, keys)
+        """Split every class so that faces with different keys part (`faces` need not
+        be one class: a path may have split its own classes further)."""
         kmap = dict(zip(faces, keys))
         outside = object()
         new, changed = [], False
@@ -610,27 +585,10 @@ class _Partition:
             changed = changed or len(groups) > 1
             new.extend(tuple(g) for g in groups.values())
         if changed:
-            order = {f: i for i, f in enumerate(self.die.distinct)}
-            self.classes = tuple(sorted(new, key=lambda g: order[g[0]]))
+            rank = self.rank
+            self.classes = tuple(sorted(new, key=lambda g: rank[g[0]]))
             self._probs()
         return changed
-
-    def split(self, faces, keys) -> bool:
-        if faces not in self.classes:
-            return False
-        groups = {}
-        for f, k in zip(faces, keys):
-            groups.setdefault(k, []).append(f)
-        if len(groups) == 1:
-            return False
-        order = {f: i for i, f in enumerate(self.die.distinct)}
-        parts = sorted((tuple(g) for g in groups.values()), key=lambda g: order[g[0]])
-        new = []
-        for c in self.classes:
-            new.extend(parts if c == faces else [c])
-        self.classes = tuple(sorted(new, key=lambda g: order[g[0]]))
-        self._probs()
-        return True
 
 
 _ALTS_CACHE: dict = {}
@@ -956,8 +914,7 @@ class _Replay:
         for f, key in zip(faces, keys):
             groups.setdefault(key, []).append(f)
         parts = tuple(tuple(g) for g in groups.values())
-        die = origin.part.die
-        sizes = tuple(sum(die.faces.count(f) for f in g) for g in parts)
+        sizes = tuple(origin.part.size(g) for g in parts)
         alts, _ = _pool_alternatives(sizes, sum(sizes), origin.counts[faces])
         q = self._next()
         if q < len(self.path):     # pragma: no cover - replay is deterministic
@@ -1349,7 +1306,6 @@ class _Plan:
             order.append(i)
         emit_for(result_reads)
         order.extend(pending)
-        self.order = order
         self.ordered = _ordered_rolls(mech)
         # Each roll is made inside the statement that first reads it (a "group" step),
         # so that a class of its dice can be split for one path of that statement's
@@ -1580,28 +1536,25 @@ class _Engine:
                 return self.next(pos, env, kind, name, value)
         fast = self.plan.fast[pos] and self.fast(self.plan.fast[pos], env)
         if fast is not None:
-            branches = [[(v,), w, d, tw] for v, w, d, tw in fast]
-            if len(branches) == 1:
-                return self.next(pos, env, kind, name, branches[0][0])
-            acc = _Sub()
-            for value, w, d, tw in branches:
-                acc.add(self.next(pos, env, kind, name, value), w, d, tw)
-            return acc
+            return self.branch(pos, env, kind, name, [[(v,), w, d, tw] for v, w, d, tw in fast])
         while True:
             rep = _Replay(self)
             ctx = Ctx(rep)
             try:
-                branches = rep.run(lambda: fn(env, ctx))
-                if len(branches) == 1 and not branches[0][3]:
-                    return self.next(pos, env, kind, name, branches[0][0])
-                acc = _Sub()
-                for value, w, d, tw in branches:
-                    acc.add(self.next(pos, env, kind, name, value), w, d, tw)
-                return acc
+                return self.branch(pos, env, kind, name, rep.run(lambda: fn(env, ctx)))
             except _Refine as r:
                 if rep in r.tokens:
                     continue
                 raise
+
+    def branch(self, pos, env, kind, name, branches):
+        """The rest of the mechanic after each value of a statement, weighted."""
+        if len(branches) == 1 and not branches[0][3]:
+            return self.next(pos, env, kind, name, branches[0][0])
+        acc = _Sub()
+        for value, w, d, tw in branches:
+            acc.add(self.next(pos, env, kind, name, value), w, d, tw)
+        return acc
 
     def fast(self, plan, env):
         """The statement's branches from its pools' aggregates (odds_pools), or None."""
@@ -1637,28 +1590,25 @@ class _Engine:
             except _Rolled:
                 pass
             else:
-                acc = _Sub()
-                self.outcome(acc, value, 1, 1, 0)
-                return acc
+                return self.outcomes([(value, 1, 1, 0)])
         fast = self.plan.fast_result and self.fast(self.plan.fast_result, env)
         if fast is not None:
-            acc = _Sub()
-            for value, w, d, tw in fast:
-                self.outcome(acc, value, w, d, tw)
-            return acc
+            return self.outcomes(fast)
         while True:
             rep = _Replay(self)
             ctx = Ctx(rep)
             try:
-                branches = rep.run(lambda: fn(env, ctx))
-                acc = _Sub()
-                for value, w, d, tw in branches:
-                    self.outcome(acc, value, w, d, tw)
-                return acc
+                return self.outcomes(rep.run(lambda: fn(env, ctx)))
             except _Refine as r:
                 if rep in r.tokens:
                     continue
                 raise
+
+    def outcomes(self, branches):
+        acc = _Sub()
+        for value, w, d, tw in branches:
+            self.outcome(acc, value, w, d, tw)
+        return acc
 
     def outcome(self, acc, value, w, d, tw):
         mech = self.mech

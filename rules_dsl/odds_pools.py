@@ -360,7 +360,7 @@ def _law(plan, env, given, ctx, pool_alternatives, key):
     work = [0]
 
     def run_pool(p, ext_values, only=None):
-        """{tuple of out values: weight} over the multisets of pool p, given ext values."""
+        """{key: [out values, weight]} over the multisets of pool p, given ext values."""
         die, k = dice[p]
         own = plan.own[p] if only is None else only
         out_idx = plan.out[p] if only is None else only
@@ -374,18 +374,18 @@ def _law(plan, env, given, ctx, pool_alternatives, key):
             # form one class (enumerated together, weighted by their number)
             classes = {}
             for fi, f in enumerate(faces):
-                local_sig = []
+                sig = []
                 for i in own:
                     a = aggs[i]
-                    hit = _face(a, i, fi, f, (), local, ctx, face_memo, ext_values)
-                    local_sig.append(_signature(a["kind"], hit, key))
-                classes.setdefault(tuple(local_sig), []).append(fi)
+                    refs = _bind_refs(a, {}, ext_values, local)
+                    sig.append(_signature(a["kind"], _face(a, i, fi, f, refs, local, ctx, face_memo), key))
+                classes.setdefault(tuple(sig), []).append(fi)
             if len(classes) < len(faces):
                 groups = list(classes.values())
                 faces = tuple(faces[g[0]] for g in groups)
                 weights = tuple(sum(weights[fi] for fi in g) for g in groups)
                 face_memo = {}
-        alts, den = pool_alternatives(weights, len(die.faces), k)
+        alts, _ = pool_alternatives(weights, len(die.faces), k)
         if len(alts) > MAX_MULTISETS:
             raise _Unsupported
         res = {}
@@ -394,16 +394,12 @@ def _law(plan, env, given, ctx, pool_alternatives, key):
             vals = {}
             for i in own:
                 a = aggs[i]
-                refs = tuple(vals[j] if j in vals else ext_values[f"__agg{j}"] for j in a["refs"])
-                for j in a["refs"]:
-                    local[f"__agg{j}"] = vals[j] if j in vals else ext_values[f"__agg{j}"]
+                refs = _bind_refs(a, vals, ext_values, local)
                 kept = [f(local, ctx) for f in a["pre"]]
                 for fi, c in enumerate(counts):
                     if not c:
                         continue
-                    hit = face_memo.get((i, fi, refs))
-                    if hit is None:
-                        hit = _face(a, i, fi, faces[fi], refs, local, ctx, face_memo, None)
+                    hit = _face(a, i, fi, faces[fi], refs, local, ctx, face_memo)
                     if hit[0]:
                         kept.extend([hit[1]] * c)
                 kept.extend(f(local, ctx) for f in a["post"])
@@ -415,7 +411,7 @@ def _law(plan, env, given, ctx, pool_alternatives, key):
                 res[hk] = [kk, w]
             else:
                 e[1] += w
-        return res, den
+        return res
 
     pools = [name for name, _ in plan.rolls]
     # 1. the values each interface aggregate can take (its pool reads nothing else)
@@ -424,7 +420,7 @@ def _law(plan, env, given, ctx, pool_alternatives, key):
         mine = [j for j in plan.interface if aggs[j]["pool"] == p]
         if mine:
             need = sorted({j for j in plan.own[p] if j in mine or _reaches(aggs, mine, j)})
-            res, _ = run_pool(p, {}, only=need)
+            res = run_pool(p, {}, only=need)
             joint[p] = (mine, sorted({tuple(v[need.index(j)] for j in mine) for v, _ in res.values()},
                                      key=repr))
     # 2. each pool's law, once per value of what it reads
@@ -439,7 +435,7 @@ def _law(plan, env, given, ctx, pool_alternatives, key):
         ek = tuple(key(assign[j], False) for j in plan.ext[p])
         hit = per[p].get(ek)
         if hit is None:
-            hit = per[p][ek] = run_pool(p, ext)[0]
+            hit = per[p][ek] = run_pool(p, ext)
         return hit
 
     # 3. join: every assignment of the interface values, every pool's matching results
@@ -496,12 +492,20 @@ def _signature(kind, hit, key):
     return (True, key(v, False))
 
 
-def _face(a, i, fi, face, refs, local, ctx, memo, ext_values):
-    """(kept?, value) of one face for aggregate a (memoised on the values it reads)."""
-    if ext_values is not None:
-        for j in a["refs"]:
-            local[f"__agg{j}"] = ext_values[f"__agg{j}"]
-        refs = tuple(ext_values[f"__agg{j}"] for j in a["refs"])
+def _bind_refs(a, vals, ext_values, local):
+    """Put the aggregates that aggregate `a` reads (this pool's computed so far in
+    `vals`, other pools' in `ext_values`) into `local`; their values, as a memo key."""
+    refs = []
+    for j in a["refs"]:
+        v = vals[j] if j in vals else ext_values[f"__agg{j}"]
+        local[f"__agg{j}"] = v
+        refs.append(v)
+    return tuple(refs)
+
+
+def _face(a, i, fi, face, refs, local, ctx, memo):
+    """(kept?, value) of one face for aggregate a (memoised on the values it reads;
+    `local` already holds them)."""
     mk = (i, fi, refs)
     hit = memo.get(mk)
     if hit is None:
