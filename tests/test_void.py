@@ -403,3 +403,176 @@ def test_verbatim_check_clean():
         pytest.skip("verbatim-check tool not available")
     proc = subprocess.run([str(tool), "rulebooks/void.rules"], capture_output=True, text=True, cwd=ROOT)
     assert proc.returncode == 0, proc.stdout
+
+
+# ================================================================= audit (issue 15): one test per fix
+# Each test names the seed lines (../shared/seeds/001_546e739ef6003e5d.txt) it checks.
+
+def test_audit_berserk_charger_blocks_every_counter_charge(book):
+    # seed 13: "When charged by such a unit, you may not counter charge" covers Berserk units too
+    for berserk, passed in product((True, False), (True, False)):
+        assert book.counter_charges(berserk, passed, charged_by_berserk=True) is False
+        assert book.counter_charges(berserk, passed) == (berserk or passed)
+
+
+def test_audit_combine_fire_one_trade_needs_two_flamers_and_multiple_shots(book):
+    # seed 21: two light flame throwers AND Multiple Shot(s); two shots for one normal flame thrower attack
+    for two, ms in product((True, False), (True, False)):
+        assert book.combine_fire_allowed(two, ms) == (two and ms)
+    assert book.combine_fire_shots_left(2, True) == 0
+    assert book.combine_fire_shots_left(2, False) == 2
+    # under Multiple Shots two one-handed weapons fire once each: never more than 2 shots to trade
+    assert book.shots_fired(5, weapons=2) == 2
+
+
+def test_audit_joined_units_fearless_and_immune_to_panic(book):
+    # seed 43 and 84-86: either the unit or the joining individual has the rule; seed 299: Terrifying is Fearless
+    for unit, individual in product((True, False), (True, False)):
+        assert book.unit_is_fearless(unit, individual) == (unit or individual)
+        assert book.unit_is_immune_to_panic(unit, individual) == (unit or individual)
+    assert book.unit_is_fearless(False, terrifying=True)
+
+
+def test_audit_guard_extra_rules_only_for_portable_charges(book):
+    # seed 62-64: the carry and damage-first bullets follow "if the thing being guarded is portable or a person"
+    assert book.guards_take_damage(3) and not book.guards_take_damage(0)
+    assert not book.guards_take_damage(3, portable_or_person=False)
+    assert book.guard_can_carry(2, 2, True, 4, 4)
+    assert not book.guard_can_carry(2, 2, True, 4, 4, portable_or_person=False)
+
+
+def test_audit_impetuous_must_assault(book):
+    # seed 94: MUST assault if at all possible (override read as cancelling the whole rule)
+    assert book.impetuous_must_assault(True, False)
+    assert not book.impetuous_must_assault(False, False)
+    assert not book.impetuous_must_assault(True, True)
+
+
+def test_audit_neural_spike_detonation_needs_no_los(book):
+    # seed 158: rally needs range AND LOS; seed 160: detonation needs range only; seed 162: 6" per level
+    for level in range(1, 11):
+        r = 6 * level
+        assert book.neural_spike_reaches(level, r, False, use="detonate")
+        assert not book.neural_spike_reaches(level, r, False)
+        assert book.neural_spike_reaches(level, r, True)
+        assert not book.neural_spike_reaches(level, r + 1, True, use="detonate")
+
+
+def test_audit_prone_no_movement(book):
+    # seed 168 and 170: nothing else in the movement phase when going Prone; may not move while Prone; a
+    # movement phase spent getting up
+    assert [book.prone_may_move(s) for s in ("standing", "going_prone", "prone", "getting_up")] == \
+        [True, False, False, False]
+
+
+def test_audit_sniper_test_is_optional(book):
+    # seed 202-204: "it CAN make a CD test"; without the test normal target priority applies
+    assert book.sniper_targeting(False, True, takes_test=False) == "normal_priority"
+    assert book.sniper_targeting(False, False, takes_test=False) == "normal_priority"
+    assert book.sniper_targeting(False, True) == "any_model"
+    assert book.sniper_targeting(False, False) == "closest_model"
+
+
+def test_audit_swarm_counts_enemy_models(book):
+    # seed 268: -1 for every enemy model after the first in base contact, to at most -3
+    assert [book.swarm_penalty(enemies_in_contact=n) for n in range(0, 7)] == [0, 0, -1, -2, -3, -3, -3]
+
+
+def test_audit_shield_wall_support_within_two_inches(book):
+    # seed 188: support models placed within 2" of the wall
+    assert book.shield_wall_support_position_allowed(2)
+    assert not book.shield_wall_support_position_allowed(Fraction(21, 10))
+
+
+def test_audit_spomm_forced_orders(book):
+    # seed 222-232: the start-of-turn obligations of Tactical Advance and Fire Support units
+    ta, fs = "tactical_advance", "fire_support"
+    for los_charge, los_weapon in product((True, False), (True, False)):
+        assert book.spomm_start_of_turn(ta, False, los_charge, los_weapon) == "advance_to_closest_enemy"
+        assert book.spomm_start_of_turn(fs, False, los_charge, los_weapon) == "hold_stationary"
+        assert book.spomm_start_of_turn(ta, True, los_charge, los_weapon) == \
+            ("move_and_charge" if los_charge else "free_orders")
+        assert book.spomm_start_of_turn(fs, True, los_charge, los_weapon) == \
+            ("shoot_without_rush" if los_weapon else "free_orders")
+    assert book.tactical_advance_turn_continues(True) and not book.tactical_advance_turn_continues(False)
+    assert book.tactical_advance_must_assault(True)
+    assert book.fire_support_rush_stops(True, False)
+    assert not book.fire_support_rush_stops(True, True)
+    assert not book.fire_support_rush_stops(False, False)
+
+
+def test_audit_strike_first(book):
+    # seed 252 (attacking first is a charging bonus) with seed 121 (a failed jump loses all charge bonuses)
+    assert book.first_to_strike(False, False) == "charger_first"
+    assert book.first_to_strike(False, False, charger_lost_charge_bonuses=True) == "per_core_rules"
+    assert book.first_to_strike(True, False, charger_lost_charge_bonuses=True) == "charger_first"
+    assert book.first_to_strike(False, True) == "defender_first"
+    assert book.return_attack_allowed(False) and not book.return_attack_allowed(True)
+
+
+def test_audit_mounted_weapon_turn_and_destroyed_carrier(book):
+    # seed 138: turn up to 90 degrees; seed 313: within two inches of the carrier's last position
+    assert book.weapon_turn_allowed(90) and not book.weapon_turn_allowed(91)
+    assert book.destroyed_carrier_position_allowed(2)
+    assert not book.destroyed_carrier_position_allowed(Fraction(5, 2))
+
+
+def test_audit_all_printed_example_checks_hold(book):
+    names = set(book.compiled.checks)
+    assert {"fast_example_follows_rule", "heavy_armour_example_follows_rule", "high_morale_example_follows_rule",
+            "lethal_strike_example_follows_rule", "marksman_example_follows_rule",
+            "multiple_attacks_example_follows_rule", "multiple_shots_example_follows_rule",
+            "neural_spike_examples_follow_rule", "spotter_example_follows_rule"} <= names
+    assert book.run_checks() == []
+
+
+# a misprint in any printed value must become a finding: change one printed cell, recompile, run the check
+MISPRINTS = [
+    ("| rush | 4 | 2 |", "| rush | 4 | 3 |", "fast_example_follows_rule"),                        # seed 39
+    ("| 6 | 6 |", "| 6 | 5 |", "heavy_armour_example_follows_rule"),                              # seed 70
+    ('| "Sergeant with High Morale (+2)" | 1 | 2 | 2 |', '| "Sergeant with High Morale (+2)" | 1 | 2 | 1 |',
+     "high_morale_example_follows_rule"),                                                          # seed 76
+    ('| "Combat Blade" | 1 | 1 | 2 |', '| "Combat Blade" | 1 | 1 | 3 |',
+     "lethal_strike_example_follows_rule"),                                                        # seed 127
+    ("| 6 | 2 | 8 | 10 | 4 | 2 | 3 |", "| 6 | 2 | 8 | 10 | 5 | 2 | 3 |", "marksman_example_follows_rule"),
+    ("| 6 | 2 | 8 | 10 | 4 | 2 | 3 |", "| 6 | 2 | 8 | 11 | 4 | 2 | 3 |", "marksman_example_follows_rule"),
+    ("| 6 | 2 | 8 | 10 | 4 | 2 | 3 |", "| 6 | 2 | 8 | 10 | 4 | 2 | 4 |", "marksman_example_follows_rule"),
+    ("| 2 | 12 |", "| 2 | 10 |", "neural_spike_examples_follow_rule"),                             # seed 162
+    ("| spotters | \"to hit bonus\" |\n            |---|---|\n            | 2 | 2 |",
+     "| spotters | \"to hit bonus\" |\n            |---|---|\n            | 2 | 1 |", "spotter_example_follows_rule"),
+    ("| level | attacks |\n            |---|---|\n            | 2 | 2 |",
+     "| level | attacks |\n            |---|---|\n            | 2 | 3 |", "multiple_attacks_example_follows_rule"),
+    ("| level | shots |\n            |---|---|\n            | 2 | 2 |",
+     "| level | shots |\n            |---|---|\n            | 2 | 1 |", "multiple_shots_example_follows_rule"),
+]
+
+
+@pytest.mark.parametrize("old,new,check", MISPRINTS)
+def test_audit_misprints_become_findings(old, new, check, tmp_path, monkeypatch):
+    from rules_dsl import loader
+    source = (ROOT / "rulebooks" / "void.rules").read_text()
+    monkeypatch.setenv("RULES_DSL_BOOKS", str(tmp_path))
+    monkeypatch.setenv("RULES_DSL_CACHE", str(tmp_path / "cache"))
+    assert source.count(old) == 1, old
+    (tmp_path / "void.rules").write_text(source.replace(old, new))
+    mutated = loader.compile_book("void", use_cache=False)
+    findings = mutated.run_check(check)
+    assert findings and findings[0].kind == "disagreement", (check, new)
+    assert [f.check for f in mutated.run_checks()] == [check]     # only the check that covers the value
+
+
+def test_audit_note_kinds(book):
+    kinds = {}
+    for rule_id, note in book.notes:
+        kinds.setdefault(note.kind, set()).add(rule_id)
+    # readings that decide a mechanic's result are interpretations (not clarifications)
+    assert {"berserk-charge", "camouflage", "combine-fire", "guard", "impetuous", "infiltrate", "prone",
+            "shield-wall", "strike-first", "target-acquisition"} <= kinds["interpretation"]
+    # seed inconsistencies recorded
+    assert {"combine-fire", "infiltrate", "jump-trooper", "neural-spike-activation", "spomm"} <= kinds["clarification"]
+    # names used but not defined in the source are said to be absent on the rule that uses them
+    assert {"drop-trooper", "fearless", "guard", "immune-to-panic", "multiple-shots", "neural-spike-activation",
+            "prone", "shock-trooper", "spotter", "stealth", "stomp-attack", "strategy", "swarm",
+            "mounted-weapon-team", "target-acquisition", "troop-carrier"} <= kinds["absent"]
+    shield = [n.text.text for r, n in book.notes if r == "shield-wall"]
+    assert not any("among the body text" in t for t in shield)        # the heading is a real heading (seed 182)
