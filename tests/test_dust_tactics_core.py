@@ -50,7 +50,8 @@ def test_original_dice_keep_the_odds(book):
 
 CORE_CHECKS = {"original_dice_keep_odds", "third_actions_never_stack", "printed_conversions_agree",
                "hits_never_reduce_tokens", "activation_never_raises_tokens", "extra_die_never_hurts",
-               "reactive_outcomes_partition", "advanced_outcomes_partition", "single_die_partition"}
+               "reactive_outcomes_partition", "advanced_outcomes_partition", "advanced_outcomes_all_possible",
+               "advanced_never_worse", "single_die_partition"}
 
 
 def test_core_checks_hold(book):
@@ -248,11 +249,38 @@ def test_reactive_outcomes_partition_36_pairs(book):
     assert seen == {"react_sustained_or_move_attack": 4, "react_attack": 16, "react_nothing": 16}
 
 
+RANK = {"react_nothing": 0, "react_attack": 1, "react_sustained_or_move_attack": 2}
+
+
 def test_advanced_reactive_fire_partition(book):
+    """Advanced Reactive Fire counts the shield symbol as the army symbol (issue 15 re-decision):
+    over the 36 face pairs the three outcomes take 16, 16 and 4 pairs, so all three stay possible."""
     seen = {"react_sustained_or_move_attack": 0, "react_attack": 0, "react_nothing": 0}
     for a, b in itertools.product(FACES, repeat=2):
-        seen[str(book.reactive_roll(advanced=True, dice=[a, b]))] += 1
-    assert seen == {"react_sustained_or_move_attack": 20, "react_attack": 0, "react_nothing": 16}
+        counted = sum(f in ("army", "shield") for f in (a, b))
+        out = str(book.reactive_roll(advanced=True, dice=[a, b]))
+        assert out == ["react_nothing", "react_attack", "react_sustained_or_move_attack"][counted]
+        # never worse than the same dice without the skill
+        assert RANK[out] >= RANK[str(book.reactive_roll(dice=[a, b]))]
+        seen[out] += 1
+    assert seen == {"react_sustained_or_move_attack": 16, "react_attack": 16, "react_nothing": 4}
+
+
+def test_advanced_reactive_fire_single_die(book):
+    """A suppressed or stunned unit with the skill rolls one die: ATTACK on army or shield, never more."""
+    for f in FACES:
+        out = str(book.reactive_attempt("clear", stunned=True, advanced=True, dice=[f]))
+        assert out == ("react_attack" if f in ("army", "shield") else "react_nothing")
+
+
+def test_advanced_reactive_fire_exact_odds(book):
+    """The exact-odds engine agrees with the face count: 4/9, 4/9, 1/9 (without the skill 1/9, 4/9, 4/9)."""
+    from fractions import Fraction as F
+    from rules_dsl import odds
+    with_skill = {str(v): p for v, p in odds.distribution(book.mechanics["reactive_roll"], advanced=True)}
+    assert with_skill == {"react_sustained_or_move_attack": F(4, 9), "react_attack": F(4, 9), "react_nothing": F(1, 9)}
+    without = {str(v): p for v, p in odds.distribution(book.mechanics["reactive_roll"])}
+    assert without == {"react_sustained_or_move_attack": F(1, 9), "react_attack": F(4, 9), "react_nothing": F(4, 9)}
 
 
 def test_single_die_when_suppressed_or_stunned(book):
