@@ -48,7 +48,7 @@ def test_original_dice_keep_the_odds(book):
         assert orig == dust
 
 
-CORE_CHECKS = {"original_dice_keep_odds", "third_actions_never_stack", "printed_conversions_agree",
+CORE_CHECKS = {"original_dice_keep_odds", "third_actions_never_stack", "book_distances_follow_printed",
                "hits_never_reduce_tokens", "activation_never_raises_tokens", "extra_die_never_hurts",
                "reactive_outcomes_partition", "advanced_outcomes_partition", "advanced_outcomes_all_possible",
                "advanced_never_worse", "single_die_partition"}
@@ -114,16 +114,45 @@ def test_vehicle_terrain_tests(book):
 
 
 # ----------------------------------------------------------------- attacks
+def _absent(v):
+    return str(v) == "absent"
+
+
 def test_range_conversions(book):
+    """Every printing of the book-wide table follows 1 point = 10 cm = 4 inches (32 printings)."""
     rows = book.tables["printed_conversions"].rows()
-    assert len(rows) == 25
+    assert len(rows) == 32
     for row in rows:
-        assert row.cm * 4 == row.inches * 10
-        if str(row.points) != "absent":
-            assert row.points * 10 == row.cm
+        assert "seed " in row.place
+        if not _absent(row.inches):
+            assert row.cm * 4 == row.inches * 10
+        if not _absent(row.points):
+            assert row.points * 10 == row.cm and row.points * 4 == row.inches
+        assert book.printed_distance_agrees(row.points, row.cm, row.inches)
     for n in range(0, 31):
         assert book.range_inches(n) == 4 * n
         assert book.range_cm(n) == 10 * n
+
+
+def test_officer_reach_misprints_are_findings_on_their_rules(book):
+    """'range 2 (10cm/8")' in Ammo Drop and Get Moving (seed 1783/1899, 1794/1910) is reported on
+    the rule that prints it, and by the book-wide check too; no other printing disagrees."""
+    by_check = {f.check: f for f in book.run_checks()}
+    assert by_check["command_ammo_drop_reach_converts"].rule == "command-ammo-drop"
+    assert by_check["command_get_moving_reach_converts"].rule == "command-get-moving"
+    wide = by_check["printed_conversions_agree"]
+    assert wide.rule == "check-range"
+    assert len(wide.cases) == 2
+    assert "Ammo Drop" in wide.cases[0] and "Get Moving" in wide.cases[1]
+    # the printed values themselves: range 2 and 8 inches agree, the 10 cm does not
+    for table in ("command_ammo_drop_printed_reach", "command_get_moving_printed_reach"):
+        (row,) = book.tables[table].rows()
+        assert (row.points, row.cm, row.inches) == (2, 10, 8)
+        assert not book.printed_distance_agrees(row.points, row.cm, row.inches)
+        assert book.printed_distance_agrees(row.points, 20, row.inches)   # the corrected value agrees
+        assert book.printed_distance_agrees(row.points, "absent", row.inches)
+    assert {f.check for f in book.run_checks()} == {"printed_conversions_agree", "command_ammo_drop_reach_converts",
+                                                    "command_get_moving_reach_converts"}
 
 
 @given(st.integers(1, 5), st.integers(1, 10), st.booleans(), st.integers(0, 4))

@@ -4,6 +4,7 @@ vehicle equipment, carrying passengers and vehicles, fortifications and command 
 from __future__ import annotations
 
 import itertools
+from fractions import Fraction
 
 import pytest
 from hypothesis import given, settings
@@ -289,9 +290,13 @@ def test_firing_ports_and_placement(book):
 
 
 def test_officer_reach_and_once_only_actions(book):
-    assert book.command_officer_reaches(2, in_los=True)
+    """The Officer's reach is range 2 = 8 inches (distances in inches like the rest of the book)."""
+    assert book.command_officer_reaches(8, in_los=True)
+    assert not book.command_officer_reaches(Fraction(33, 4), in_los=True)
     assert not book.command_officer_reaches(2, in_los=False)
     assert book.command_officer_reaches(50, in_los=False, radio_operator=True)
+    with pytest.raises(RulesError):
+        book.command_officer_reaches(-1, in_los=True)
     assert not book.command_reinforcement_allowed(True)
 
 
