@@ -281,6 +281,16 @@ def test_fortification_costs(book, bunkers, strongpoints, upgrades):
     assert book.fort_cost(bunkers, strongpoints, upgrades) == 15 * bunkers + 10 * strongpoints + 5 * upgrades
 
 
+def test_fortification_prices_are_army_points(book):
+    """Erratum (seed 1315-1318 'points' vs AP everywhere else): the prices are AP, so they count
+    toward the AP limit and decide the defender (seed 17-20)."""
+    rule = next(r for r in book.rules if r.id == "fort-fortifications")
+    assert any(n.kind == "erratum" and "1315-1318" in n.text.text for n in rule.notes)
+    assert book.force_is_legal(85 + book.fort_cost(bunkers=1), 100)
+    assert not book.force_is_legal(86 + book.fort_cost(bunkers=1), 100)
+    assert str(book.defender_by_fortifications(book.fort_cost(bunkers=1), book.fort_cost(strongpoints=1))) == "player_a_defends"
+
+
 def test_firing_ports_and_placement(book):
     assert [book.carry_firing_per_side(c) for c in (1, 2, 5, 6, 12)] == [0, 1, 2, 3, 6]
     assert book.fort_placement_ok(4, 8) and not book.fort_placement_ok(4, 7)
@@ -300,10 +310,23 @@ def test_officer_reach_and_once_only_actions(book):
     assert not book.command_reinforcement_allowed(True)
 
 
+@pytest.mark.parametrize("move", range(0, 11))
+def test_blutkreuz_march_follows_the_printed_4(book, move):
+    """Blutkreuz (seed 703-705): Move raised to 3, March Move raised to the printed 4, not to twice the
+    raised Move (the general doubling of seed 62, 86-87 would give 6); never lowered."""
+    march = book.skill_blutkreuz_march(move)
+    assert march == max(2 * move, 4)
+    assert march >= 2 * move
+    assert book.skill_blutkreuz_march(move, in_range=False) == 2 * move
+    if move < 3:
+        assert march < 2 * book.skill_blutkreuz_move(move)   # the recorded reading, not the doubling
+
+
 def test_small_skill_mechanics(book):
     assert book.skill_blutkreuz_move(1) == 3 and book.skill_blutkreuz_move(4) == 4
-    assert book.skill_blutkreuz_march(2) == 4 and book.skill_blutkreuz_march(6) == 6
-    assert book.skill_fast_distance(2) == 3 and book.skill_fast_distance(2, march=True) == 5
-    assert book.skill_camouflage_hidden(3, True) and not book.skill_camouflage_hidden(2, True)
+    assert book.skill_fast_distance(2) == 12 and book.skill_fast_distance(2, march=True) == 20
+    # Camouflage takes inches like every other distance: range 3 = 12"
+    assert book.skill_camouflage_hidden(12, True) and not book.skill_camouflage_hidden(Fraction(23, 2), True)
+    assert not book.skill_camouflage_hidden(3, True)
     assert book.skill_initiative_dice(True) == 4 and book.skill_initiative_dice() == 3
     assert book.fort_dozer_actions("bury_bunker") == 2
