@@ -369,3 +369,41 @@ def test_objectives_and_end(book):
     assert not book.counts_for_objective(1, last_action="march_move")
     assert not book.objective_captured(3, 1)
     assert str(book.winner_on_ap(10, 20)) == "victory_b"
+
+
+# ----------------------------------------------------------- note kinds (issue 15 audit)
+def _notes(book, rule_id):
+    rule = next(r for r in book.rules if r.id == rule_id)
+    return [(n.kind, n.text.text) for n in rule.notes]
+
+
+@pytest.mark.parametrize("rule_id, words", [
+    ("heroes", "same square"),
+    ("game-end", "Reserves eliminated again"),
+    ("vehicle-terrain-tests", "Walkers are not named"),
+    ("fort-cover-from-bunkers", "default"),
+    ("piloting", "vehicle's square"),
+    ("unit-coherency", None),
+    ("field-of-fire", "quick reference"),
+    ("blast-weapons", "quick reference"),
+    ("rolling-saves", "Aircraft"),
+    ("skill-berserk", "SUSTAINED ATTACK"),
+    ("skill-brave", "3 dice"),
+    ("skill-tank-head", "damage_marked"),
+    ("fort-weapons-in-bunkers", "strongpoint unit"),
+    ("command-makeshift-repair", "Returns 1 point"),
+])
+def test_readings_that_decide_a_result_are_interpretations(book, rule_id, words):
+    """A reading that decides a mechanic's result is an interpretation, not a clarification."""
+    if words is None:      # the coherency note sits on check-range beside the printed distances
+        rule_id, words = "check-range", "approximately 6"
+    kinds = [k for k, t in _notes(book, rule_id) if words in t]
+    assert kinds and set(kinds) == {"interpretation"}, (rule_id, kinds)
+
+
+def test_no_clarification_decides(book):
+    """Every remaining clarification restates or explains the seed: none says 'we read' or names a mechanic's default."""
+    for r in book.rules:
+        for n in r.notes:
+            if n.kind == "clarification":
+                assert "we read" not in n.text.text.lower() and "default" not in n.text.text.lower(), (r.id, n.text.text)
