@@ -388,3 +388,167 @@ def test_campaign_tables_cover_every_face(book):
         book.level_up_table(face)
     assert book.injury_roll(doomed=True, dice=[3, 10]) == "missing"
     assert [book.stat_caps(s) for s in ("move_stat", "attack_stat", "defence_stat", "quality_stat")] == [8, 9, 6, 9]
+
+
+# ------------------------------------------------------------------ audit (issue 15)
+# Tests for the fixes of the line-by-line audit (notes/audit/xenotactics.md); "seed N" is a
+# line of ../shared/seeds/002_aeea4458ecedbdab.txt.
+from pathlib import Path
+import re
+import shutil
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_audit_move_may_not_pass_within_one_inch(book):
+    # seed 134: a model may move within 1" of an enemy only when going into base contact
+    assert book.move_allowed(3, 4, comes_within_1_inch_of_enemy=True) is False
+    assert book.move_allowed(3, 4, comes_within_1_inch_of_enemy=True, ends_in_base_contact=True) is True
+    assert book.move_allowed(4, 4) is True and book.move_allowed(4.5, 4) is False
+    with pytest.raises(Exception):
+        book.move_allowed(3, 4, ends_within_1_inch_of_enemy=True)       # the old, end-only parameter is gone
+
+
+def test_audit_secret_targets_only_the_opponent_scores_noted_models(book):
+    # seed 974: the remaining warband scores 3; "their opponent" scores 1 per noted model down
+    for down in range(0, 4):
+        assert book.secret_targets_score(noted_models_down=down) == [3, down]
+    with pytest.raises(InputError):
+        book.secret_targets_score(noted_models_down=4)
+
+
+def test_audit_inferno_hits_friends_but_not_the_caster(book):
+    # seed 909: blast 8" centred on the psionic, immune "unlike its friends"
+    assert book.caught_by_inferno(0, is_caster=True) is False
+    assert all(book.caught_by_inferno(d) for d in (0, 1, 4, 8))
+    assert book.caught_by_inferno(8.5) is False
+
+
+def test_audit_deployment_tie_is_absent_not_a_reroll(book):
+    # seed 963: the higher roll chooses; a tie is not covered
+    for a, b in itertools.product(FACES, FACES):
+        got = book.deployment_roll_off(a, b)
+        if a > b:
+            assert got == "first_player_wins"
+        elif b > a:
+            assert got == "second_player_wins"
+        else:
+            assert got is rules_dsl.values.ABSENT
+    assert set(book.compiled.enums["roll_off"]) == {"first_player_wins", "second_player_wins"}
+
+
+def test_audit_hivemind_limit_counts_actions(book):
+    # seed 830: "a single action per activation unless their master is on the battlefield"
+    assert book.hivemind_limited_to_one_action(False) is True
+    assert book.hivemind_limited_to_one_action(True) is False
+    assert book.compiled.const("hivemind_actions_without_master") == 1
+    assert "hivemind_action_limit" not in book.mechanics
+
+
+def _cases_total(finding):
+    return int(re.search(r"fails in \d+ of (\d+) cases", finding.message).group(1))
+
+
+FACTION_TABLES = ["terrans", "superterrans", "eldara", "mutants", "engi", "locust", "exterminators",
+                  "renegade_superterrans"]
+
+
+def test_audit_every_printed_price_row_is_checked(book):
+    # a check must include every printed value: the Revive row (no formula) is a finding now
+    findings = {f.check: f for f in book.findings}
+    for faction in FACTION_TABLES:
+        rows = list(book.compiled.tables[f"{faction}_prices"].rows())
+        f = findings.get(f"{faction}_prices_follow_formulas")
+        if f is not None:
+            assert _cases_total(f) == len(rows), faction
+    revive = findings["exterminators_prices_follow_formulas"]
+    assert any(c.startswith("row=Revive, computed=absent") for c in revive.cases)
+    assert book.price_of("exterminators", "ability", "Revive") is rules_dsl.values.ABSENT
+    assert book.price_of("exterminators", "ability", "Teleport") == 24
+
+
+def test_audit_new_printed_value_checks_hold(book):
+    names = set(book.compiled.checks)
+    new = {"ai_four_action_points", "deployment_depth_printings_agree", "defender_start_vp_printings_agree",
+           "doubled_rewards_are_double"}
+    assert new <= names
+    assert not [f for f in book.findings if f.check in new]
+    assert [r.seed_line for r in book.compiled.tables["printed_defender_start_vp"].rows()] == [1000, 1012, 1025, 1032]
+    assert [r.seed_line for r in book.compiled.tables["printed_deployment_depths"].rows()] == [963, 996]
+    assert book.mission_reward(won=True, lower_reputation=True) == 2 * book.mission_reward(won=True, lower_reputation=False)
+
+
+def test_audit_stun_grenade_turns_out_of_action_into_pinned(book):
+    # seed 713
+    for die in FACES:
+        r = book.defence_outcome(3, die)
+        got = book.stun_grenade_result(r)
+        assert got == ("pinned_down" if r == "out_of_action" else r)
+
+
+def test_audit_readings_of_sights_heavy_and_telepathy(book):
+    # the recorded readings: distance bands bind the favoured-weapon re-rolls (seed 774, 778)
+    assert book.sight_reroll_allowed("laser_sight", "light", 3, 6, 12) is False
+    assert book.sight_reroll_allowed("telescopic_sight", "basic", 5, 6, 8) is False
+    assert book.sight_reroll_allowed("telescopic_sight", "basic", 5, 6, 9) is True
+    # heavy: "an extra action" read as one extra action point (seed 612)
+    assert book.shoot_action_cost(heavy=True, directly_after_move=True) == 2
+    # mind control "win" = success not cancelled; equal successes both stand (seed 921-923)
+    assert book.telepathy_succeeds(8, 6, mine=5, theirs=5) is True
+    assert book.telepathy_succeeds(8, 6, mine=9, theirs=10) is False
+
+
+# a misprint in any printed value must become a finding: change one printed cell, recompile, run the checks
+MISPRINTS = [
+    ("20-armory.rules", '| terrans | 4 | 6 | 3 | 6 | "none" | 37 |', '| terrans | 4 | 6 | 3 | 6 | "none" | 38 |',
+     "statlines_follow_formula"),                                                                   # seed 223
+    ("20-armory.rules", '| "Autogun" | ranged | "Autogun" | 0 | 0 | 0 | 30 |',
+     '| "Autogun" | ranged | "Autogun" | 0 | 0 | 0 | 31 |', "terrans_prices_follow_formulas"),      # seed 244
+    ("25-abilities.rules", "| 3 | 18 |", "| 3 | 17 |", "hp_cost_is_six_per_point"),                  # seed 844
+    ("25-abilities.rules", 'const ai_max_action_points = 4', 'const ai_max_action_points = 5',
+     "ai_four_action_points"),                                                                      # seed 788
+    ("30-missions.rules", '| 996 | "asymmetrical" | 5 |', '| 996 | "asymmetrical" | 6 |',
+     "deployment_depth_printings_agree"),                                                           # seed 996
+    ("30-missions.rules", '| 1025 | "Detonate either bombsite" | 2 |', '| 1025 | "Detonate either bombsite" | 3 |',
+     "defender_start_vp_printings_agree"),                                                          # seed 1025
+    ("40-campaign.rules", '| "win" | 25 | 50 |', '| "win" | 25 | 40 |', "doubled_rewards_are_double"),  # seed 1054
+]
+
+
+@pytest.mark.parametrize("filename,old,new,check", MISPRINTS)
+def test_audit_misprints_become_findings(book, filename, old, new, check, tmp_path, monkeypatch):
+    from rules_dsl import loader
+    folder = tmp_path / "xenotactics"
+    shutil.copytree(ROOT / "rulebooks" / "xenotactics", folder,
+                    ignore=shutil.ignore_patterns("*.py", "__pycache__"))
+    source = (folder / filename).read_text()
+    assert source.count(old) == 1, old
+    (folder / filename).write_text(source.replace(old, new))
+    monkeypatch.setenv("RULES_DSL_BOOKS", str(tmp_path))
+    monkeypatch.setenv("RULES_DSL_CACHE", str(tmp_path / "cache"))
+    mutated = loader.compile_book("xenotactics", use_cache=False)
+    findings = mutated.run_check(check)
+    assert findings and findings[0].kind == "disagreement", (check, new)
+    before = {f.check for f in book.findings}
+    assert {f.check for f in mutated.run_checks()} - before == {check}
+
+
+def test_audit_note_kinds(book):
+    kinds = {}
+    for rule_id, note in book.notes:
+        kinds.setdefault(note.kind, set()).add(rule_id)
+    # readings that decide a result are interpretations
+    assert {"locust", "heavy", "telescopic-sight", "laser-sight", "autogun", "close-combat-weapons", "hivemind",
+            "hit-points", "healer", "regenerate", "psionics", "pyrokinesis", "telepathy", "encounter", "sabotage",
+            "level-up-table"} <= kinds["interpretation"]
+    # seed inconsistencies recorded
+    assert "silent" in kinds["erratum"]
+    # names used but never defined (or content the seed lacks) are absent notes on the rules that use them
+    assert {"silent", "reactions", "special-action", "shoot-action", "missions", "mission-rewards", "campaign",
+            "hacker", "energy-being", "electrokinesis", "symmetrical-missions", "armour", "revive",
+            "basic-terrain", "special-terrain", "ignores-cover", "ranged-weapons"} <= kinds["absent"]
+    # no clarification decides a result
+    for rule_id, note in book.notes:
+        if note.kind == "clarification":
+            text = note.text.text if hasattr(note.text, "text") else str(note.text)
+            assert "we read" not in text.lower() and "is read as" not in text.lower(), (rule_id, text)
