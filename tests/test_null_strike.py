@@ -324,3 +324,61 @@ def test_lost_headings_are_rules():
                 "aim", "rally", "charge", "capture", "deploy", "embark", "disembark", "fortify", "cover",
                 "move-action", "attack-action", "actions"):
         assert book.rule(rid).text
+
+
+# ------------------------------------------------------------ audit (issue 15)
+SEED = "/work/shared/seeds/000_a98ad1beda8ad7f1.txt"
+
+
+def seed_lines():
+    return open(SEED, encoding="utf-8").read().splitlines()
+
+
+def test_audit_sample_weapons_match_every_printed_cell():
+    """Seed lines 121-127: every printed value of every row (type, attacks, H, S, P, R, special, cost)."""
+    lines = seed_lines()
+    assert lines[119].startswith("Sample Weapons:")
+    seen = 0
+    for line in lines[120:127]:
+        name_part, _, rest = line.partition(" Assault ") if " Assault " in line else \
+            line.partition(" Auto ") if " Auto " in line else line.partition(" Heavy ")
+        wtype = line[len(name_part):].split()[0].lower()
+        name, _, cost = name_part.partition(", +")
+        cells = rest.split()
+        attacks, hands, strength, pen, rng = cells[:5]
+        special = " ".join(cells[5:]) or None
+        row = book.sample_weapons(name)
+        assert str(row.type) == wtype, name
+        assert (row.attacks, row.hands, row.strength) == (int(attacks), int(hands), int(strength)), name
+        assert (str(row.penetration) == "absent") if pen == "-" else row.penetration == int(pen), name
+        assert row.range == int(rng.rstrip('"')), name
+        assert (str(row.special) == "absent") if special is None else row.special == special, name
+        assert (str(row.points) == "absent") if not cost else row.points == int(cost.split()[0]), name
+        seen += 1
+    assert seen == len(book.sample_weapons.rows()) == 7
+
+
+def test_audit_blastgun_frag_strength_is_one():
+    # Fix: the frag mode was transcribed with Strength 2; seed line 121 prints 1.
+    assert book.sample_weapons("Blastgun (frag)").strength == 1
+    assert book.wound_target(1, 3) == 6
+
+
+def test_audit_unit_examples_match_every_printed_cell():
+    """Seed lines 71-75: all seven stats of all five sample units."""
+    lines = seed_lines()
+    assert lines[69].startswith("Unit Examples:")
+    for line in lines[70:75]:
+        cells = line.split()
+        name, stats = " ".join(cells[:-7]), cells[-7:]
+        row = book.unit_examples(name)
+        got = (row.weapons, row.evasion, row.toughness, row.speed, row.proficiency, row.armour, row.morale)
+        assert got == tuple(int(c.rstrip("+")) for c in stats), name
+    assert len(book.unit_examples.rows()) == 5
+
+
+@pytest.mark.parametrize("failed", [10, 11, 15, 20])
+def test_audit_rally_accepts_every_declared_attempt_count(failed):
+    # Fix: rally_roll declared 0..20 failed attempts but crashed above 10 (needed_score's bonus was 0..10).
+    assert book.rally_roll(6, failed_attempts=failed, die=1) == "steady"
+    assert book.needed_score(6, bonus=failed) == "automatic"
