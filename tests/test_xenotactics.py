@@ -217,9 +217,14 @@ def test_shields(book):
 
 
 def test_energy_beam_and_slashing(book):
-    assert book.auto_hit_faces([9, 8, 7]) == [9, 1, 1]
+    # an attack is a whole attack (shoot action or close combat): the first rolls, the 2nd and 3rd are ones
+    assert book.auto_hit_faces([9, 8, 7]) == [9, 8, 7]
+    assert book.auto_hit_faces([9, 8, 7], earlier_attacks=1) == [1, 1, 1]
     assert book.auto_hit_faces([9], earlier_attacks=2) == [1]
-    assert book.shot_hits(attack=5, firepower=3, beam=True, dice=[9, 8, 7]) == 2
+    assert book.shot_hits(attack=5, firepower=3, beam=True, dice=[9, 8, 7]) == 0
+    assert book.shot_hits(attack=5, firepower=3, beam=True, earlier_attacks=1, dice=[9, 8, 7]) == 3
+    with pytest.raises(InputError):          # a fourth attack on the same target is not covered by the book
+        book.auto_hit_faces([9], earlier_attacks=3)
 
 
 def test_defence_modifiers(book):
