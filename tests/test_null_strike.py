@@ -311,7 +311,7 @@ def test_sample_tables():
 # ------------------------------------------------------------------- the book
 def test_book_checks_and_findings():
     findings = {f.check for f in book.findings}
-    assert findings == {"action_bands_disjoint", "fortify_is_an_increase"}
+    assert findings == BASELINE_FINDINGS
 
 
 def test_examples_pass():
@@ -382,3 +382,46 @@ def test_audit_rally_accepts_every_declared_attempt_count(failed):
     # Fix: rally_roll declared 0..20 failed attempts but crashed above 10 (needed_score's bonus was 0..10).
     assert book.rally_roll(6, failed_attempts=failed, die=1) == "steady"
     assert book.needed_score(6, bonus=failed) == "automatic"
+
+
+def test_audit_base_actions_follow_the_printed_bands():
+    # base_actions reads the printed bands (seed 140-144); 2000 points is in the first band that holds it.
+    assert [book.base_actions(p) for p in (1, 500, 501, 1000, 1001, 1500, 1501, 2000, 2001, 2500, 9999)] == \
+        [2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 6]
+    assert book.in_band(2000, 4) and book.in_band(2000, 5)       # the printed overlap
+    assert not book.in_band(2001, 4) and book.in_band(2001, 5)
+
+
+ROOT = __import__("pathlib").Path(__file__).resolve().parents[1]
+BASELINE_FINDINGS = {"action_bands_disjoint", "printed_bands_step_by_500", "fortify_is_an_increase"}
+
+# a misprint in any printed value must become a finding: change one printed cell, recompile, run the checks
+MISPRINTS = [
+    ("| 3  | 2 | 3 | 4 | 5 | 6 |", "| 3  | 2 | 3 | 4 | 4 | 6 |", {"chart_is_formula", "modified_matches_chart"}),  # seed 35
+    ("| 10 | automatic | automatic | automatic | automatic | automatic | automatic | automatic | 2 | 3 | 4 |",
+     "| 10 | automatic | automatic | automatic | automatic | automatic | automatic | 2 | 2 | 3 | 4 |",
+     {"chart_is_formula", "modified_matches_chart"}),                                                      # seed 42
+    ("| 2 | 501  | 1000   | 3 |", "| 2 | 501  | 1000   | 4 |", {"printed_bands_step_by_500"}),            # seed 141
+    ("| 3 | 1001 | 1500   | 4 |", "| 3 | 1001 | 1600   | 4 |",
+     {"printed_bands_step_by_500", "action_bands_disjoint"}),                                             # seed 142
+    ("| 1 | 1    | 500    | 2 |", "| 1 | 1    | 550    | 2 |",
+     {"printed_bands_step_by_500", "action_bands_disjoint"}),                                             # seed 140
+]
+
+
+@pytest.mark.parametrize("old,new,checks", MISPRINTS)
+def test_audit_misprints_become_findings(old, new, checks, tmp_path, monkeypatch):
+    from rules_dsl import loader
+    source = (ROOT / "rulebooks" / "null-strike.rules").read_text()
+    monkeypatch.setenv("RULES_DSL_BOOKS", str(tmp_path))
+    monkeypatch.setenv("RULES_DSL_CACHE", str(tmp_path / "cache"))
+    assert source.count(old) == 1, old
+    (tmp_path / "null-strike.rules").write_text(source.replace(old, new))
+    mutated = loader.compile_book("null-strike", use_cache=False)
+
+    def cases(b):
+        return {(f.check, c) for f in b.run_checks() for c in f.cases}
+
+    added = cases(mutated) - cases(book)
+    assert added, new                                          # the misprint is a new failing case
+    assert {check for check, _ in added} == checks             # in exactly the checks that cover the value
