@@ -425,3 +425,59 @@ def test_audit_misprints_become_findings(old, new, checks, tmp_path, monkeypatch
     added = cases(mutated) - cases(book)
     assert added, new                                          # the misprint is a new failing case
     assert {check for check, _ in added} == checks             # in exactly the checks that cover the value
+
+
+def test_audit_dug_in_cover_ends_when_a_model_moves():
+    # Fix: seed 163 "until any model in the unit moves" (the mechanic lacked the condition).
+    assert book.dug_in_cover() == "soft" and book.dug_in_cover(fortified=True) == "hard"
+    assert book.dug_in_cover(moved=True) == "no_cover"
+    assert book.dug_in_cover(fortified=True, moved=True) == "no_cover"
+    assert book.evasion_bonus(book.dug_in_cover(moved=True)) == 0
+
+
+@given(speed=STAT, prof=STAT, difficult=st.booleans(), fleet=st.booleans())
+def test_audit_wheeled_charge_needs_no_turn(speed, prof, difficult, fleet):
+    # Fix: seed 94 (+6 only in a move without turning) now reaches the charge move (seed 172).
+    turned = book.charge_distance(speed, prof, kind="wheeled", difficult=difficult, fleet=fleet, rotated=True)
+    straight = book.charge_distance(speed, prof, kind="wheeled", difficult=difficult, fleet=fleet)
+    assert straight >= turned
+    if not difficult and not fleet:
+        assert (turned, straight) == (speed, speed + 6)
+    for kind in ("infantry", "hover", "tracked", "walker", "plain_vehicle"):
+        assert book.charge_distance(speed, prof, kind=kind, difficult=difficult, fleet=fleet, rotated=True) == \
+            book.charge_distance(speed, prof, kind=kind, difficult=difficult, fleet=fleet)
+
+
+def test_audit_embark_needs_an_eligible_transport():
+    # Fix: can_embark ignored the infantry-only capacity (seed 101, 184).
+    assert book.can_embark(10, 0, [1, 1], 1)
+    assert not book.can_embark(10, 0, [1, 1], 1, infantry=False)
+    assert not book.can_embark(10, 0, [1, 1], 1, same_army=False)
+    assert not book.can_embark(10, 0, [1, 1], 1, massive=True)
+    assert not book.can_embark(10, 0, [1, 1], Fraction(11, 10))
+    assert not book.can_embark(2, 1, [2], 0)
+
+
+def test_audit_leadership_range_has_no_invented_limit():
+    # Fix: leader_range was limited to 0..48 inches; the seed gives no upper limit (seed 220).
+    assert book.leadership_applies(60, 50) and not book.leadership_applies(60, 61)
+    assert book.leadership_applies(Fraction(13, 2), 6)
+    with pytest.raises(rules_dsl.EvaluationError):
+        book.leadership_applies(-1, 0)
+
+
+def test_audit_note_kinds():
+    kinds = {}
+    for rule_id, note in book.notes:
+        kinds.setdefault(note.kind, set()).add(rule_id)
+    # readings that decide a mechanic's result are interpretations, not clarifications
+    assert {"unit-stats", "transport-capacity", "skirmisher", "warlord", "actions", "fortify", "dice",
+            "cover", "charge", "deploy", "run", "stealth", "linked-weapons", "dig-in"} <= kinds["interpretation"]
+    assert not {"unit-stats", "transport-capacity", "skirmisher", "warlord", "actions"} & kinds["clarification"]
+    # seed inconsistencies recorded
+    assert {"actions", "fortify", "full-cover", "play", "morale-and-panic"} <= kinds["erratum"]
+    assert {"terrain-selection", "fierce-assault"} <= kinds["clarification"]
+    # names used but never defined: an absent note on the rule that uses them
+    assert {"turn-order", "attack-action", "aim", "hard-cover", "sample-weapons", "morale-and-panic", "bodyguard",
+            "recon", "deployment", "deploy", "army-selection", "rules-exceptions", "common-sense", "barrage",
+            "run", "leadership", "transport-capacity", "stealth", "victory", "unit", "dice", "cover"} <= kinds["absent"]
