@@ -480,4 +480,5 @@ def test_audit_note_kinds():
     # names used but never defined: an absent note on the rule that uses them
     assert {"turn-order", "attack-action", "aim", "hard-cover", "sample-weapons", "morale-and-panic", "bodyguard",
             "recon", "deployment", "deploy", "army-selection", "rules-exceptions", "common-sense", "barrage",
-            "run", "leadership", "transport-capacity", "stealth", "victory", "unit", "dice", "cover"} <= kinds["absent"]
+            "run", "leadership", "transport-capacity", "stealth", "victory", "unit", "dice", "cover",
+            "full-cover"} <= kinds["absent"]
