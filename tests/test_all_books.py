@@ -16,6 +16,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 import rules_dsl
 from rules_dsl import nodes as n
 from rules_dsl.errors import InputError, RulesError
+from rules_dsl.values import ABSENT
 
 BOOKS = rules_dsl.book_ids()
 EXPECTED = {"null-strike", "xenotactics", "dust-tactics", "void", "warhammer-40k"}
@@ -49,6 +50,8 @@ def _sample(t: n.Type, rng: random.Random, book):
             return rng.choice(list(book.enums[t.name].values()))
         if t.name in book.dice:
             return rng.choice(book.dice[t.name].faces)
+        if t.name == "absent":
+            return ABSENT
         return {"int": rng.randint(0, 12), "bool": rng.random() < 0.5, "number": rng.randint(0, 12),
                 "text": "x"}[t.name]
     raise AssertionError(t)
