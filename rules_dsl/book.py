@@ -6,13 +6,13 @@ and example results are computed on first use, since most lookups need neither.
 """
 from __future__ import annotations
 
-import doctest
 from dataclasses import dataclass
 from typing import Optional
 
 from . import nodes as n
 from .compiler import CompiledBook, case_text
 from .errors import NotFound
+from .examples import ExampleResult  # noqa: F401  (re-exported: results of run_examples)
 from .model import BookAST, rules_of, sections_of
 
 
@@ -70,16 +70,6 @@ class Finding:
                 "message": self.message, "location": self.location, "cases": list(self.cases)}
 
 
-@dataclass(frozen=True)
-class ExampleResult:
-    book: str
-    rule: str
-    title: str
-    location: str
-    passed: bool
-    report: str
-
-
 class Book:
     def __init__(self, ast: BookAST, compiled: CompiledBook):
         self.ast, self.compiled = ast, compiled
@@ -94,6 +84,7 @@ class Book:
         self.constants = {k: compiled.const(k) for k in compiled.syms.consts}
         self.enums = compiled.enums
         self._findings = None
+        self._runner = None
 
     def __repr__(self):
         return f"<Book {self.id}: {len(self.rules)} rules, {len(self.mechanics)} mechanics>"
@@ -133,11 +124,6 @@ class Book:
     def examples(self):
         return [(r.id, ex) for r in self.rules for ex in r.examples]
 
-    def namespace(self) -> dict:
-        ns = self.compiled.namespace()
-        ns["book"] = self
-        return ns
-
     def odds(self, mechanic: str, **kwargs):
         """The exact distribution of a dice mechanic's result (see rules_dsl.odds)."""
         from .odds import distribution
@@ -175,36 +161,17 @@ class Book:
                         f"{chk.node.doc or name}: fails in {len(failures)} of {total} cases: {shown}{more}",
                         str(chk.node.span), tuple(case_text(c) for c in failures))]
 
-    def doctests(self):
-        """(rule id, Example, doctest.DocTest) for every worked example."""
-        parser = doctest.DocTestParser()
-        ns = self.namespace()
-        out = []
-        for r in self.rules:
-            for i, ex in enumerate(r.examples):
-                name = f"{self.id}:{r.id}" + (f"[{i + 1}]" if len(r.examples) > 1 else "")
-                test = parser.get_doctest(ex.text, dict(ns), name, ex.span.file, ex.first_line - 1)
-                out.append((r.id, ex, test))
-        return out
+    def example_cases(self):
+        """(rule id, Example) for every worked example, in book order."""
+        return [(r.id, ex) for r in self.rules for ex in r.examples]
+
+    def run_example(self, rule_id: str, example):
+        """Run one worked example through the language's own evaluator (never Python's)."""
+        from .examples import ExampleRunner
+
+        if self._runner is None:
+            self._runner = ExampleRunner(self.id, self.compiled)
+        return self._runner.run(rule_id, example)
 
     def run_examples(self):
-        results = []
-        for rule_id, ex, test in self.doctests():
-            results.append(run_doctest(self.id, rule_id, ex, test))
-        return results
-
-
-class _Capture:
-    def __init__(self):
-        self.parts = []
-
-    def __call__(self, s):
-        self.parts.append(s)
-
-
-def run_doctest(book_id, rule_id, ex, test) -> ExampleResult:
-    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE, verbose=False)
-    out = _Capture()
-    result = runner.run(test, out=out, clear_globs=False)
-    return ExampleResult(book_id, rule_id, ex.title, f"{ex.span.file}:{ex.first_line}", result.failed == 0,
-                         "".join(out.parts))
+        return [self.run_example(rule_id, ex) for rule_id, ex in self.example_cases()]

@@ -4,7 +4,8 @@ Passes: ids (rule and section ids unique, kebab-case), declarations (one
 namespace for constants, enums, dice, tables and mechanics), types (every named
 type exists), references (prose [[refs]] resolve, in this book or another), and
 expressions (every name resolves in its scope, calls have the right arguments,
-rounding names its mode).  `check_book` runs them all and raises one
+rounding names its mode), and examples (checks_examples.py: worked examples
+checked like mechanics, before anything runs).  `check_book` runs them all and raises one
 `RulebookError` listing everything found, so an author fixes a batch per run.
 """
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import Callable, Optional
 from . import nodes as n
 from .builtins import BUILTINS, ROUND_MODES
 from .errors import Diagnostic, RulebookError, did_you_mean, line_of
+from .checks_examples import check_examples
 from .model import BookAST, decls_of, walk
 
 BASE_TYPES = ("int", "bool", "text", "number", "absent")
@@ -63,6 +65,7 @@ def check_book(book: BookAST, texts: dict, other_ids: Callable[[str], Optional[s
     check_types(book, syms, report)
     check_references(book, report, other_ids)
     check_expressions(book, syms, report)
+    check_examples(book, syms, report)
     if report.diags:
         raise RulebookError(sorted(report.diags, key=lambda d: (d.file, d.line, d.column)))
     return syms
@@ -290,6 +293,10 @@ class _ExprChecker:
         if len(owners) > 1:
             self.report(e.span, f"'{e.name}' is ambiguous: a member of {', '.join(owners)}",
                         f"write {owners[0]}.{e.name}")
+            return
+        if e.name in ("True", "False", "None"):
+            self.report(e.span, f"unknown name '{e.name}' (Python's spelling)",
+                        "the rules language writes " + {"True": "true", "False": "false", "None": "absent"}[e.name])
             return
         if e.name in ROUND_MODES:
             self.report(e.span, f"'{e.name}' is a rounding mode", "use it as round(x, " + e.name + ")")

@@ -179,24 +179,6 @@ class CompiledBook:
         self._const_values[name] = value
         return value
 
-    def namespace(self) -> dict:
-        """Names visible to worked examples: the built-ins, `Fraction`, and every mechanic,
-        table, constant and enum value of the book (the book's names win)."""
-        ns = {k: v[0] for k, v in BUILTINS.items()}
-        ns["Fraction"] = Fraction
-        for enum, members in self.enums.items():
-            ns[enum] = _Namespace(enum, members)
-        for die in self.dice.values():
-            ns[die.name] = _Namespace(die.name, {str(f): f for f in die.distinct}) if die.custom else die
-        ns.update(self.members)
-        ns.update({k: self.const(k) for k in self.syms.consts})
-        ns.update(self.tables)
-        ns.update(self.mechanics)
-        ns["absent"] = ABSENT
-        ns.setdefault("true", True)     # examples may write results in the language's own spelling
-        ns.setdefault("false", False)
-        return ns
-
 
 class _Namespace:
     """`outcome.pinned` in examples: an enum's members as attributes."""

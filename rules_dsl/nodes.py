@@ -288,11 +288,41 @@ class Note:
 
 
 @dataclass(frozen=True)
+class ExpectedError:
+    """An example line that expects an error instead of a value.
+
+    `InputError: yours` expects a mechanic or table to reject the argument
+    named `yours`; `Error: some words` expects any evaluation error whose
+    message contains those words.  `detail` (words after the parameter) must
+    appear in the message too."""
+    span: Span
+    kind: str              # "InputError" or "Error"
+    param: str             # for InputError: the parameter named; else ""
+    detail: str
+
+
+@dataclass(frozen=True)
+class ExampleCase:
+    """One `>>> expression` of a worked example and what it must give.
+
+    Both sides are expressions of the rules language, parsed by the book's own
+    grammar: the expected side is a value (numbers, fractions such as 7/2,
+    true/false, enum members and die faces, "text", lists, sets, absent)."""
+    span: Span             # of the expression after `>>>`
+    source: str            # the expression as written (continuation lines joined)
+    expr: Expr
+    expected_text: str
+    expected: Optional[Expr] = None
+    error: Optional[ExpectedError] = None
+
+
+@dataclass(frozen=True)
 class Example:
     span: Span             # of the opening triple quote
     title: str
-    text: str              # dedented doctest text
+    text: str              # dedented text, as shown on the site
     first_line: int        # source line of the text's first line
+    cases: tuple = ()      # of ExampleCase, in order
 
 
 @dataclass(frozen=True)

@@ -39,7 +39,7 @@ def lark_parser(use_cache: bool = True):
             cache = os.path.join(paths.cache_dir(), "grammar.lark-cache")
         except OSError:
             cache = False
-    return Lark(GRAMMAR_PATH.read_text(), parser="lalr", lexer="contextual",
+    return Lark(GRAMMAR_PATH.read_text(), parser="lalr", lexer="contextual", start=["start", "example_expr"],
                 propagate_positions=True, maybe_placeholders=True, cache=cache)
 
 
@@ -75,7 +75,7 @@ def parse_text(text: str, path: str = "<string>") -> n.SourceFile:
     from lark.exceptions import UnexpectedInput
 
     try:
-        tree = lark_parser().parse(text)
+        tree = lark_parser().parse(text, start="start")
     except UnexpectedInput as e:
         diags = [_syntax_diagnostic(e, text, path)]
         line = diags[0].line
@@ -110,7 +110,7 @@ def _next_error(text: str, after_line: int):
         return isinstance(e, UnexpectedToken) and e.token.type == "RBRACE" and "RULE" in e.expected
 
     try:
-        lark_parser().parse(rest, on_error=skip_stray_close)
+        lark_parser().parse(rest, start="start", on_error=skip_stray_close)
     except UnexpectedInput as e:
         return e
     return None
@@ -301,8 +301,9 @@ class _Builder:
                 raw = str(body)[3:-3]
                 lead = len(raw) - len(raw.lstrip("\n"))
                 first = body.line + lead
+                from .example_parser import parse_example
                 kw["examples"].append(n.Example(self.span(body), self.string(title_tok) if title_tok else "",
-                                                _dedent(raw), first))
+                                                _dedent(raw), first, parse_example(self, body)))
             else:
                 kw["decls"].append(self.decl(ch))
         return n.Rule(self.span(t), str(t.children[0]), self.string(t.children[1]), source=source,

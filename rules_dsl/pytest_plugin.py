@@ -39,11 +39,17 @@ class RulesFile(pytest.File):
         except RulesError as e:
             yield CompileItem.from_parent(self, name=f"{book_id}[compile]", error=e)
             return
-        for rule_id, ex, test in book.doctests():
+        counts = {}
+        for rule_id, _ in book.example_cases():
+            counts[rule_id] = counts.get(rule_id, 0) + 1
+        seen = {}
+        for rule_id, ex in book.example_cases():
+            seen[rule_id] = seen.get(rule_id, 0) + 1
             if Path(ex.span.file).resolve() != self.path.resolve():
                 continue
-            yield ExampleItem.from_parent(self, name=f"{test.name} (line {ex.first_line})", book=book,
-                                          rule_id=rule_id, example=ex, test=test)
+            name = f"{book.id}:{rule_id}" + (f"[{seen[rule_id]}]" if counts[rule_id] > 1 else "")
+            yield ExampleItem.from_parent(self, name=f"{name} (line {ex.first_line})", book=book,
+                                          rule_id=rule_id, example=ex)
 
 
 class CompileItem(pytest.Item):
@@ -66,14 +72,13 @@ class ExampleFailed(Exception):
 
 
 class ExampleItem(pytest.Item):
-    def __init__(self, *, book, rule_id, example, test, **kw):
+    def __init__(self, *, book, rule_id, example, **kw):
         super().__init__(**kw)
-        self.book, self.rule_id, self.example, self.test = book, rule_id, example, test
+        self.book, self.rule_id, self.example = book, rule_id, example
 
     def runtest(self):
-        from .book import run_doctest
-
-        result = run_doctest(self.book.id, self.rule_id, self.example, self.test)
+        # the language's own evaluator: an example never reaches Python's doctest or eval
+        result = self.book.run_example(self.rule_id, self.example)
         if not result.passed:
             raise ExampleFailed(result.report)
 

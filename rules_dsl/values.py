@@ -133,3 +133,19 @@ def show(value) -> str:
     if isinstance(value, (list, tuple)):
         return "[" + ", ".join(show(v) for v in value) + "]"
     return repr(value) if not isinstance(value, str) or isinstance(value, Sym) else value
+
+
+def literal(value) -> str:
+    """A value written as the rules language writes it: what an example's expected line holds.
+
+    Like `show`, but text is quoted (so "ws" and the enum member ws differ) and
+    records print their fields."""
+    if isinstance(value, str) and not isinstance(value, Sym):
+        return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(literal(v) for v in value) + "]"
+    if isinstance(value, (set, frozenset)):
+        return "{" + ", ".join(sorted(literal(v) for v in value)) + "}"
+    if isinstance(value, Record):
+        return "(" + ", ".join(f"{k}: {literal(v)}" for k, v in value.as_dict().items()) + ")"
+    return show(value)

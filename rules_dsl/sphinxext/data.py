@@ -309,7 +309,6 @@ _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 def compute_derived(book, code: str = "") -> dict:
     """Findings, example failures and exact odds, each cached by its closure key."""
-    from ..book import run_doctest
     closures = Closures(book.ast, code)
     store = DerivedStore(book.id)
     findings = []
@@ -318,13 +317,13 @@ def compute_derived(book, code: str = "") -> dict:
         findings.extend(store.get(key, lambda: _run_check(book, name, chk)))
     failures = []
     counters = {}
-    for rule_id, ex, test in book.doctests():
+    for rule_id, ex in book.example_cases():
         index = counters.get(rule_id, 0)
         counters[rule_id] = index + 1
         key = "example:" + closures.key(ex, set(_IDENT.findall(ex.text)))
 
-        def run(rule_id=rule_id, ex=ex, test=test):
-            res = run_doctest(book.id, rule_id, ex, test)
+        def run(rule_id=rule_id, ex=ex):
+            res = book.run_example(rule_id, ex)   # the language's evaluator, never Python's doctest
             return None if res.passed else res.report
         report = store.get(key, run)
         if report is not None:

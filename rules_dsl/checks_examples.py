@@ -1,0 +1,128 @@
+"""The examples pass: worked examples are checked like mechanics, before anything runs.
+
+* the `>>>` expression goes through the same name/arity checker as a mechanic's
+  body (`checks._ExprChecker`), with no local names;
+* the expected side must be a value (literals, enum members and die faces,
+  constants, lists, sets, fractions written `7/2`, `-3`), never a computation;
+* an argument written as a literal is checked against the parameter's declared
+  type and range, so `opposed_target(11, 3)` is a diagnostic at the 11, unless
+  the example expects exactly that error (`InputError: yours`).
+"""
+from __future__ import annotations
+
+from . import nodes as n
+from .model import BookAST, walk
+
+def check_examples(book: BookAST, syms, report):
+    from .checks import _ExprChecker
+
+    ex = _ExprChecker(syms, report)
+    for p in walk(book.items):
+        rule = p.node
+        if not isinstance(rule, n.Rule):
+            continue
+        for example in rule.examples:
+            if not example.cases:
+                report(example.span, "this example has no '>>>' line",
+                       "write '>>> expression' and, on the next line, the value it must give")
+            for case in example.cases:
+                ex.expr(case.expr, set())
+                if case.expected is not None:
+                    _check_value(case.expected, syms, report)
+                    ex.expr(case.expected, set())
+                _check_literal_arguments(case, syms, report)
+
+
+def _check_value(e, syms, report):
+    """An expected value is a value: report the first part that computes."""
+    if isinstance(e, n.Literal):
+        return
+    if isinstance(e, n.Neg) and isinstance(e.operand, n.Literal):
+        return
+    if isinstance(e, n.BinOp) and e.op == "/" and all(_is_int(x) for x in (e.left, e.right)):
+        return
+    if isinstance(e, n.Name):
+        if e.name in syms.mechanics or e.name in syms.tables:
+            report(e.span, f"'{e.name}' is a {'mechanic' if e.name in syms.mechanics else 'table'}, not a value",
+                   "an expected value is written as the value itself")
+        return
+    if isinstance(e, n.Attr) and isinstance(e.obj, n.Name):
+        return  # enum.member / die.face: the expressions pass checks the member
+    if isinstance(e, (n.ListLit, n.SetLit)):
+        for x in e.items:
+            _check_value(x, syms, report)
+        return
+    report(e.span, "an expected value must be a value, not a computation",
+           "write what the expression gives: a number, 7/2, true/false, a name, \"text\", [a list], {a set} or absent")
+
+
+def _is_int(e):
+    return (isinstance(e, n.Literal) and type(e.value) is int) or (
+        isinstance(e, n.Neg) and isinstance(e.operand, n.Literal) and type(e.operand.value) is int)
+
+
+_UNKNOWN = object()
+
+
+def _literal(e, syms):
+    """The value of an argument written as a literal (or an enum member), else _UNKNOWN."""
+    if isinstance(e, n.Literal):
+        return e.value
+    if isinstance(e, n.Neg) and isinstance(e.operand, n.Literal) and type(e.operand.value) is int:
+        return -e.operand.value
+    if isinstance(e, n.Name) and len(syms.members.get(e.name, ())) == 1:
+        return ("member", e.name, syms.members[e.name][0])
+    return _UNKNOWN
+
+
+def _fits(value, t, syms) -> bool:
+    from .values import ABSENT
+
+    if isinstance(t, n.UnionType):
+        return any(_fits(value, o, syms) for o in t.options)
+    member = isinstance(value, tuple) and value[:1] == ("member",)
+    if isinstance(t, n.RangeType):
+        return type(value) is int and t.low <= value <= t.high
+    if isinstance(t, n.NamedType):
+        if t.name == "bool":
+            return isinstance(value, bool)
+        if t.name == "absent":
+            return value is ABSENT
+        if t.name in ("int", "number"):
+            return not isinstance(value, (bool, str)) and not member and value is not ABSENT
+        if t.name == "text":
+            return isinstance(value, str)
+        if t.name in syms.enums or t.name in syms.dice:
+            return member and value[2] == t.name
+    return True  # lists and records: checked when the example runs
+
+
+def _describe(t) -> str:
+    if isinstance(t, n.RangeType):
+        return f"{t.low}..{t.high}"
+    if isinstance(t, n.UnionType):
+        return " or ".join(_describe(o) for o in t.options)
+    if isinstance(t, n.NamedType):
+        return t.name
+    return "a list" if isinstance(t, n.ListType) else "a record"
+
+
+def _check_literal_arguments(case, syms, report):
+    expects = case.error.param if case.error is not None and case.error.kind == "InputError" else None
+    for call in n.iter_nodes(case.expr):
+        if not (isinstance(call, n.Call) and isinstance(call.func, n.Name)):
+            continue
+        target = syms.mechanics.get(call.func.name) or syms.tables.get(call.func.name)
+        if target is None:
+            continue
+        params = list(target.params)
+        pairs = list(zip(params, call.args)) + [
+            (next(p for p in params if p.name == k), a) for k, a in call.kwargs if any(p.name == k for p in params)]
+        for param, arg in pairs:
+            value = _literal(arg, syms)
+            if value is _UNKNOWN or _fits(value, param.type, syms) or expects == param.name:
+                continue
+            shown = value[1] if isinstance(value, tuple) else (
+                "true" if value is True else "false" if value is False else repr(value) if isinstance(value, str) else str(value))
+            report(arg.span, f"{call.func.name}() gets {shown} for '{param.name}'; allowed: {_describe(param.type)}",
+                   f"if the example shows this error, write 'InputError: {param.name}' as its expected line")
