@@ -398,10 +398,10 @@ def _attr(book, e, scope):
     def f(env, ctx):
         o = of(env, ctx)
         if isinstance(o, Record):
-            try:
-                return getattr(o, name)
-            except AttributeError:
-                _fail(sp, f"the record has no field '{name}' (fields: {', '.join(o.as_dict())})")
+            fields = o.as_dict()   # fields only: never a Python attribute of the record object
+            if name in fields:
+                return fields[name]
+            _fail(sp, f"the record has no field '{name}' (fields: {', '.join(fields)})")
         _fail(sp, f"cannot take '.{name}' of {show(o)}")
     return f
 

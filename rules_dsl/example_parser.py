@@ -77,7 +77,7 @@ def _layout(parts, where) -> tuple:
     return "".join(out)
 
 
-def _parse_expr(builder, parts, where):
+def _parse_expr(builder, parts, where, hint=""):
     from lark.exceptions import UnexpectedInput
 
     from .parser import _syntax_diagnostic, lark_parser
@@ -88,7 +88,8 @@ def _parse_expr(builder, parts, where):
     except UnexpectedInput as e:
         d = _syntax_diagnostic(e, padded, builder.path)
         builder.errors.append(Diagnostic(d.file, d.line, d.column, d.message.replace("end of file", "end of line"),
-                                         d.hint.replace(" (is a '}' missing?)", ""), line_of(builder.text, d.line)))
+                                         hint or d.hint.replace(" (is a '}' missing?)", ""),
+                                         line_of(builder.text, d.line)))
         return None
     except RecursionError:
         ln, col = where(parts[0][0])
@@ -109,6 +110,8 @@ def _case(builder, parts, want, where, start):
                       "write the value it must give on the next line, e.g. '>>> roll_needed(4)' then '3'")
         return None
     expr = _parse_expr(builder, parts, where)
+    if expr is not None:
+        span = n.Span(builder.path, expr.span.line, expr.span.column, expr.span.end_line, expr.span.end_column)
     expected_text = "\n".join(w[2] for w in want)
     wl, wc = where(want[0][0])
     m = _ERROR.match(expected_text) if len(want) == 1 else None
@@ -125,7 +128,9 @@ def _case(builder, parts, want, where, start):
             param, detail = pm.group(1), pm.group(2).strip()
         err = n.ExpectedError(n.Span(builder.path, wl, wc + want[0][1]), kind, param, detail)
         return None if expr is None else n.ExampleCase(span, source, expr, expected_text, None, err)
-    expected = _parse_expr(builder, [(w[0], w[1], w[2]) for w in want], where)
+    expected = _parse_expr(builder, [(w[0], w[1], w[2]) for w in want], where,
+                           "an expected value runs until a blank line or the next '>>>': "
+                           "put a blank line before prose" if len(want) > 1 else "")
     if expr is None or expected is None:
         return None
     return n.ExampleCase(span, source, expr, expected_text, expected, None)

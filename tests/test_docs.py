@@ -51,7 +51,7 @@ XSS_BOOK = textwrap.dedent('''\
             }
             example "<script> in an example" """
             >>> labels(1)
-            '<script>alert(4)</script>'
+            "<script>alert(4)</script>"
             """
         }
         rule dice-tricks "Dice Tricks" {
