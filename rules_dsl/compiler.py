@@ -25,17 +25,36 @@ def _fail(span: n.Span, msg: str):
     raise EvaluationError(f"{span}: {msg}")
 
 
-class Ctx:
-    """Evaluation context: the roller, and the prefix naming nested mechanics' rolls."""
-    __slots__ = ("roller", "prefix", "depth")
+# Explicit limits on one evaluation, so a hostile or mistaken book ends with a clear
+# error instead of a hang: how deep mechanics may call each other, and how many
+# steps (mechanic calls and comprehension items) one top-level call may take.
+MAX_CALL_DEPTH = 50
+MAX_STEPS = 1_000_000
+MAX_RANGE = 1_000_000
+UNLIMITED = None  # pass as `budget` where another guard bounds the work (the odds engine)
 
-    def __init__(self, roller, prefix="", depth=0):
+
+class Ctx:
+    """Evaluation context: the roller, the prefix naming nested mechanics' rolls, and
+    the step budget shared by every call made under one top-level evaluation."""
+    __slots__ = ("roller", "prefix", "depth", "budget")
+
+    def __init__(self, roller, prefix="", depth=0, budget=False):
         self.roller, self.prefix, self.depth = roller, prefix, depth
+        self.budget = [MAX_STEPS] if budget is False else (budget if budget is not None else [float("inf")])
 
     def child(self, name):
-        if self.depth > 50:
-            raise EvaluationError("mechanics call each other more than 50 levels deep (a cycle?)")
-        return Ctx(self.roller, f"{self.prefix}{name}.", self.depth + 1)
+        if self.depth >= MAX_CALL_DEPTH:
+            raise EvaluationError(f"mechanics call each other more than {MAX_CALL_DEPTH} levels deep (a cycle?)")
+        self.spend(1)
+        return Ctx(self.roller, f"{self.prefix}{name}.", self.depth + 1, self.budget)
+
+    def spend(self, steps):
+        b = self.budget
+        b[0] -= steps
+        if b[0] < 0:
+            raise EvaluationError(f"the evaluation takes more than {MAX_STEPS:,} steps (mechanic calls and "
+                                  "list items); is a mechanic calling others in a loop?")
 
 
 # ---------------------------------------------------------------------- types
@@ -334,6 +353,8 @@ def _range(book, e, scope):
         a, b = lo(env, ctx), hi(env, ctx)
         if not all(isinstance(x, int) and not isinstance(x, bool) for x in (a, b)):
             _fail(sp, f"a range needs whole numbers, got {show(a)}..{show(b)}")
+        if b - a >= MAX_RANGE:
+            _fail(sp, f"the range {a}..{b} has more than {MAX_RANGE:,} values")
         return range(a, b + 1)
     return f
 
@@ -377,7 +398,9 @@ def _comprehension(book, e, scope):
     def f(env, ctx):
         out = []
         local = dict(env)
-        for x in _iterable(sp, src(env, ctx)):
+        items = _iterable(sp, src(env, ctx))
+        ctx.spend(len(items))
+        for x in items:
             local[var] = x
             if cond is None or cond(local, ctx):
                 out.append(elem(local, ctx))
@@ -457,7 +480,7 @@ def _call(book, e, scope):
                 child = ctx.child(name)
                 if given:
                     forced = {child.prefix + k: a(env, ctx) for k, a in given}
-                    child = Ctx(ForcedRoller(ctx.roller, forced), child.prefix, child.depth)
+                    child = Ctx(ForcedRoller(ctx.roller, forced), child.prefix, child.depth, child.budget)
                 return m.invoke(bound, child)
             return mech
         if name in book.syms.tables:
@@ -663,7 +686,10 @@ class MechanicFn:
                 given[k] = kwargs.pop(k)
         bound = self.bind(list(args), kwargs)
         roller = GivenRoller(given, rng or (random.Random(seed) if seed is not None else random.Random()))
-        result = self.invoke(bound, Ctx(roller))
+        try:
+            result = self.invoke(bound, Ctx(roller))
+        except RecursionError:
+            raise EvaluationError(f"{self.name}: the evaluation nests too deeply") from None
         unknown = set(given) - roller.used
         if unknown:
             from .errors import NotFound
@@ -846,6 +872,9 @@ class CheckFn:
                 return
             if i == len(self.sources):
                 total += 1
+                if total > MAX_STEPS:
+                    raise EvaluationError(f"the check's domain has more than {MAX_STEPS:,} cases")
+                ctx.budget[0] = MAX_STEPS  # each case gets the budget of one evaluation
                 if not self.claim(env, ctx):
                     case = {"bindings": {k: v for k, v in env.items()}}
                     if self.sides:

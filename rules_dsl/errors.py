@@ -54,8 +54,13 @@ class Diagnostic:
         out = [f"{self.file}:{self.line}:{self.column}: error: {self.message}"]
         if self.source_line:
             gutter = f"{self.line:>4} | "
-            out.append(gutter + self.source_line.rstrip("\n"))
-            pad = "".join(c if c == "\t" else " " for c in self.source_line[: max(self.column - 1, 0)])
+            line, col = self.source_line.rstrip("\n"), max(self.column - 1, 0)
+            if len(line) > 120:  # a window around the caret, not a 20,000-character line
+                start = max(0, min(col - 60, len(line) - 120))
+                line = ("…" if start else "") + line[start:start + 120] + ("…" if start + 120 < len(line) else "")
+                col = col - start + (1 if start else 0)
+            out.append(gutter + line)
+            pad = "".join(c if c == "\t" else " " for c in line[:col])
             out.append(" " * (len(gutter) - 2) + "| " + pad + "^")
         if self.hint:
             out.append(f"     = hint: {self.hint}")

@@ -91,9 +91,12 @@ def _parse_expr(builder, parts, where, hint=""):
                                          hint or d.hint.replace(" (is a '}' missing?)", ""),
                                          line_of(builder.text, d.line)))
         return None
-    except RecursionError:
-        ln, col = where(parts[0][0])
-        builder.error(n.Span(builder.path, ln, col + parts[0][1]), "this expression is nested too deeply")
+    from .parser import MAX_NESTING, _too_deep
+
+    deep = _too_deep(tree)
+    if deep is not None:
+        builder.error(n.Span(builder.path, *deep), f"nested more than {MAX_NESTING} levels deep",
+                      "split the example into several '>>>' lines")
         return None
     return builder.expr(tree.children[0])
 

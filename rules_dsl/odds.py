@@ -1480,7 +1480,7 @@ class _Engine:
         self.deadline, self.max_evals = deadline, max_evals
         self.eps = eps
         self.plan = _plan(mech)
-        self.fixed = Ctx(_NoRoller())
+        self.fixed = Ctx(_NoRoller(), budget=None)  # bounded by the engine's own evaluation cap
         self.active = None          # the replay whose statement is being evaluated
 
     def tick(self):

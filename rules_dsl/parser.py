@@ -62,6 +62,12 @@ def _describe_expected(expected) -> str:
 
 
 MAX_SYNTAX_ERRORS = 10
+# A book is data from strangers: bound what one file can ask of the machine.
+MAX_FILE_BYTES = 2_000_000      # the largest real book file is under 150 kB
+MAX_NESTING = 100               # levels of the syntax tree; the real books reach 17
+MAX_DIGITS = 15                 # a number in a rulebook; larger ones are mistakes or attacks
+MAX_DIE_SIDES = 1000            # d2 .. d1000
+MAX_FACE_COUNT = 100            # faces of one symbol on a custom die
 _RULE_LINE = re.compile(r"^[ \t]*(rule|section)[ \t]", re.M)
 
 
@@ -74,6 +80,13 @@ def parse_text(text: str, path: str = "<string>") -> n.SourceFile:
     """
     from lark.exceptions import UnexpectedInput
 
+    if text.startswith("\ufeff"):
+        text = text[1:]  # a byte-order mark some editors write: not part of the source
+    size = len(text.encode("utf-8", "surrogatepass"))
+    if size > MAX_FILE_BYTES:
+        raise RulebookError([Diagnostic(path, 1, 1, f"this rulebook file is {size / 1e6:.1f} MB; "
+                                        f"a file may hold at most {MAX_FILE_BYTES / 1e6:.0f} MB",
+                                        "split the book into a folder of .rules files", line_of(text, 1))])
     try:
         tree = lark_parser().parse(text, start="start")
     except UnexpectedInput as e:
@@ -89,7 +102,31 @@ def parse_text(text: str, path: str = "<string>") -> n.SourceFile:
             diags.append(d)
             line = d.line
         raise RulebookError(diags) from None
+    too_deep = _too_deep(tree)
+    if too_deep is not None:
+        line, col = too_deep
+        raise RulebookError([Diagnostic(path, line, col, f"nested more than {MAX_NESTING} levels deep",
+                                        "split the expression with `let`, or the sections into fewer levels",
+                                        line_of(text, line))])
     return _Builder(path, text).source_file(tree)
+
+
+def _too_deep(tree):
+    """(line, column) of the first place nested deeper than MAX_NESTING, else None (no recursion)."""
+    from lark import Tree
+
+    stack = [(tree, 1)]
+    while stack:
+        t, depth = stack.pop()
+        if depth > MAX_NESTING:
+            meta = getattr(t, "meta", None)
+            if meta is not None and not getattr(meta, "empty", True):
+                return meta.line, meta.column
+            line = getattr(t, "line", None)
+            return (line or 1), (getattr(t, "column", None) or 1)
+        if isinstance(t, Tree):
+            stack.extend((c, depth + 1) for c in t.children if c is not None)
+    return None
 
 
 def _next_error(text: str, after_line: int):
@@ -186,6 +223,20 @@ class _Builder:
         sp = where if isinstance(where, n.Span) else self.span(where)
         self.errors.append(Diagnostic(self.path, sp.line, sp.column, message, hint, line_of(self.text, sp.line)))
 
+    def int(self, tok) -> int:
+        """A whole number token; a runaway length is a diagnostic, not a huge int."""
+        if len(str(tok)) > MAX_DIGITS:
+            self.error(tok, "number too large", f"at most {MAX_DIGITS} digits")
+            return 0
+        return int(str(tok))
+
+    def decimal(self, tok) -> Fraction:
+        whole, _, part = str(tok).partition(".")
+        if len(whole) > MAX_DIGITS or len(part) > MAX_DIGITS:
+            self.error(tok, "number too large", f"at most {MAX_DIGITS} digits on each side of the point")
+            return Fraction(0)
+        return Fraction(str(tok))
+
     @staticmethod
     def string(tok) -> str:
         s = str(tok)[1:-1]
@@ -245,15 +296,19 @@ class _Builder:
             elif d == "h_dice":
                 for tok in f.children:
                     m = re.fullmatch(r"d([0-9]+)", str(tok))
-                    if not m or int(m.group(1)) < 2:
+                    if not m or len(m.group(1)) > 4 or not 2 <= int(m.group(1)) <= MAX_DIE_SIDES:
                         self.error(tok, f"'{tok}' is not a standard die",
-                                   "standard dice are written d6, d10, d100...; declare custom dice with `die NAME { face: count, ... }`")
+                                   f"standard dice are written d6, d10, d100... (2 to {MAX_DIE_SIDES} sides); declare custom dice with `die NAME {{ face: count, ... }}`")
                         continue
                     dice.append(n.Die(self.span(tok), str(tok), tuple(range(1, int(m.group(1)) + 1)), False))
             elif d == "h_custom_die":
                 faces = []
                 for face in f.children[1:]:
-                    faces.extend([str(face.children[0])] * int(face.children[1]))
+                    count = self.int(face.children[1])
+                    if count > MAX_FACE_COUNT:
+                        self.error(face.children[1], f"a custom die has at most {MAX_FACE_COUNT} faces of one symbol")
+                        count = 1
+                    faces.extend([str(face.children[0])] * count)
                 dice.append(n.Die(self.span(f), str(f.children[0]), tuple(faces), True))
             elif d == "h_prose":
                 prose.append(self.prose(f.children[0]))
@@ -361,6 +416,9 @@ class _Builder:
             return n.DiceSpec(sp, "one", str(d.children[0]))
         if d.data == "dice_literal":
             count, die = str(d.children[0]).split("d")
+            if len(count) > MAX_DIGITS:
+                self.error(d, "number too large", f"at most {MAX_DIGITS} digits")
+                count = "0"
             return n.DiceSpec(sp, "pool", "d" + die, n.Literal(sp, int(count)))
         if d.data == "pool":
             return n.DiceSpec(sp, "pool", str(d.children[1]), self.expr(d.children[0]))
@@ -390,7 +448,7 @@ class _Builder:
         if d == "int_cell":
             return n.Cell(sp, self.signed(c.children[0]))
         if d == "decimal_cell":
-            return n.Cell(sp, Fraction(str(c.children[0])))
+            return n.Cell(sp, self.decimal(c.children[0]))
         if d == "str_cell":
             return n.Cell(sp, self.string(c.children[0]))
         if d == "name_cell":
@@ -404,15 +462,15 @@ class _Builder:
         if d == "absent_cell":
             return n.Cell(sp, ABSENT)
         if d == "range_cell":
-            return n.Cell(sp, (int(c.children[0]), int(c.children[1])))
+            return n.Cell(sp, (self.int(c.children[0]), self.int(c.children[1])))
         if d == "rule_line":
             return n.Cell(sp, "---")
         raise AssertionError(d)  # pragma: no cover
 
     def signed(self, s) -> int:
         if getattr(s, "data", None) == "negative":
-            return -int(s.children[0])
-        return int(s.children[0])
+            return -self.int(s.children[0])
+        return self.int(s.children[0])
 
     def d_check(self, t):
         name, doc, *rest = t.children
@@ -448,9 +506,9 @@ class _Builder:
         sp = self.span(t)
         d, c = t.data, t.children
         if d == "int_lit":
-            return n.Literal(sp, int(c[0]))
+            return n.Literal(sp, self.int(c[0]))
         if d == "decimal_lit":
-            return n.Literal(sp, Fraction(str(c[0])))
+            return n.Literal(sp, self.decimal(c[0]))
         if d == "str_lit":
             return n.Literal(sp, self.string(c[0]))
         if d == "true_lit":
@@ -508,8 +566,6 @@ class _Builder:
                                    self.expr(cond) if cond is not None else None)
         if d == "set_lit":
             return n.SetLit(sp, tuple(self.expr(x) for x in c))
-        if d in ("int_lit",):  # pragma: no cover
-            return n.Literal(sp, int(c[0]))
         raise AssertionError(d)  # pragma: no cover
 
 
