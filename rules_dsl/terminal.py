@@ -144,8 +144,11 @@ def inline(text: str, title_of=None, styles=()) -> list:
     return out
 
 
-def wrap_segments(segments, width: int, out: Out, indent: str = "", subsequent: str = None) -> list:
-    """Greedy word wrap of styled segments; lines never exceed `width` visible columns."""
+def wrap_segments(segments, width: int, out: Out, indent: str = "", subsequent: str = None,
+                  break_long: bool = False) -> list:
+    """Greedy word wrap of styled segments: a line is never wider than `width` visible
+    columns unless it holds one word that is (a name or a command is kept whole, so it
+    can be copied; `break_long` breaks such words instead)."""
     subsequent = indent if subsequent is None else subsequent
     words, cur = [], []          # a word: [(text, styles)], styles may change inside a word
     for text, styles in segments:
@@ -173,7 +176,7 @@ def wrap_segments(segments, width: int, out: Out, indent: str = "", subsequent: 
             lines.append(prefix + " ".join(_render_word(w, out) for w in line))
             line, length, prefix = [], 0, subsequent
             avail = width - len(prefix)
-        if not line and wlen > avail > 0:   # a word longer than a whole line: break it
+        if break_long and not line and wlen > avail > 0:   # a word longer than a whole line
             flat = [(c, s) for t, s in word for c in t]
             while len(flat) > avail:
                 piece, flat = flat[:avail], flat[avail:]
@@ -283,6 +286,10 @@ def result_lines(value, out: Out) -> list:
 def labelled(label: str, w: int, text: str, out: Out, indent: str, styles=()) -> list:
     """`label  text` with the label padded to `w` and bold, the text wrapped under itself."""
     hang = " " * (len(indent) + w + 2)
+    if out.width - len(hang) < 24:     # labels too wide to leave room: the text under its label
+        below = indent + "    "
+        return ([indent + out.style(label, "bold")]
+                + [line.rstrip() for line in wrap_segments([(text, tuple(styles))], out.width, out, below)])
     wrapped = wrap_segments([(text, tuple(styles))], out.width, out, hang) or [hang]
     wrapped[0] = indent + out.style(label.ljust(w), "bold") + "  " + wrapped[0][len(hang):]
     return [line.rstrip() for line in wrapped]
@@ -325,7 +332,10 @@ def table_lines(node, out: Out, indent: str = "  ") -> list:
     any_absent = any(a for r in rows for _, a in r)
     lines = _grid_text(header, rows, out, indent)
     if lines is None:
-        lines = _records_text(header, rows, out, indent, grid=node.grid)
+        labels = list(header)
+        if node.grid and len(node.params) == 2:   # a grid's row key, then "column-key value" labels
+            labels = [node.params[0].name] + [f"{node.params[1].name} {h}" for h in header[1:]]
+        lines = _records_text(labels, rows, out, indent)
     if any_absent:
         lines.append(indent + out.style(f"{out.dash} absent: the source gives no value", "dim"))
     return lines
@@ -378,8 +388,8 @@ def _longest_word(s: str) -> int:
     return max((len(w) for w in s.split()), default=0)
 
 
-def _records_text(header, rows, out: Out, indent: str, grid: bool):
-    """One block per row: `column: value` lines (a grid: the row key, then its columns)."""
+def _records_text(header, rows, out: Out, indent: str):
+    """One block per row: `column  value` lines, labels aligned."""
     lines = []
     labels = [h or f"column {i + 1}" for i, h in enumerate(header)]
     w = max(len(x) for x in labels)
@@ -410,7 +420,7 @@ def dice_phrase(spec) -> str:
     article = "an" if one[:1].lower() in "aeiou" else "a"
 
     def count_text(c):
-        if isinstance(c, (n.Literal, n.Name)):
+        if isinstance(c, (n.Literal, n.Name, n.Call, n.Attr)):
             return expr_text(c)
         return f"({expr_text(c)})"
 
@@ -434,7 +444,8 @@ def dice_phrase(spec) -> str:
         head = f"roll {article} {one}"
     else:
         head = f"roll {count_text(spec.count)} {many}"
-    text = f"{head}, rolling again while it shows {faces(spec.on)}"
+    each = "" if spec.count is None else "each "
+    text = f"{head}, {each}rolling again while it shows {faces(spec.on)}"
     if spec.then is not None:
         text += f" (after the first roll: {faces(spec.then)})"
     return text + "; counts the successes"
