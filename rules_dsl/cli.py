@@ -28,26 +28,33 @@ def build_parser():
     import argparse
 
     p = argparse.ArgumentParser(prog="rules", description="Wargame rulebooks as code: look rules up, call their mechanics, check the books.")
+    # every subcommand: --color / --no-color (default: colour only on a terminal, never with NO_COLOR or TERM=dumb)
+    colour = argparse.ArgumentParser(add_help=False)
+    g = colour.add_mutually_exclusive_group()
+    g.add_argument("--color", dest="color", action="store_const", const=True, default=None,
+                   help="colour the output even when it is not a terminal (overrides NO_COLOR)")
+    g.add_argument("--no-color", dest="color", action="store_const", const=False,
+                   help="never colour the output")
     sub = p.add_subparsers(dest="cmd", metavar="COMMAND")
-    s = sub.add_parser("books", help="list the books with their counts")
+    s = sub.add_parser("books", parents=[colour], help="list the books with their counts")
     s.add_argument("--json", action="store_true")
-    s = sub.add_parser("lookup", help="find rules by title, alias or text, across every book")
+    s = sub.add_parser("lookup", parents=[colour], help="find rules by title, alias or text, across every book")
     s.add_argument("query", nargs="+")
     s.add_argument("--book")
     s.add_argument("--limit", type=int, default=5)
     s.add_argument("--json", action="store_true")
-    s = sub.add_parser("show", help="show one rule whole: BOOK:RULE")
+    s = sub.add_parser("show", parents=[colour], help="show one rule whole: BOOK:RULE (or the rule of BOOK:MECHANIC or BOOK:TABLE)")
     s.add_argument("ref")
     s.add_argument("--json", action="store_true")
-    for name, helptext in (("call", "evaluate a mechanic: BOOK:MECHANIC NAME=VALUE ..."),
+    for name, helptext in (("call", "evaluate a mechanic or look a table up: BOOK:MECHANIC NAME=VALUE ..., BOOK:TABLE KEY=VALUE ..."),
                            ("odds", "exact distribution of a dice mechanic: BOOK:MECHANIC NAME=VALUE ...")):
-        s = sub.add_parser(name, help=helptext)
+        s = sub.add_parser(name, parents=[colour], help=helptext)
         s.add_argument("ref")
         s.add_argument("assignments", nargs="*", metavar="NAME=VALUE")
         if name == "call":
             s.add_argument("--seed", type=int)
         s.add_argument("--json", action="store_true")
-    s = sub.add_parser("check", help="compile books, run every example and check")
+    s = sub.add_parser("check", parents=[colour], help="compile books, run every example and check")
     s.add_argument("book", nargs="?")
     s.add_argument("--json", action="store_true")
     s.add_argument("--strict", action="store_true", help="also fail when a check reports findings")
@@ -110,28 +117,53 @@ def cmd_lookup(args):
     if args.json:
         _json(results)
         return 0
+    out = _output(args)
     for i, r in enumerate(results):
         if i:
             _out()
-        _print_rule(r)
+        _print_rule(r, out, _titles(idx, r["book"]))
     return 0
 
 
-def _print_rule(r):
-    _out(f"{r['book']}:{r['rule']}  {r['title']}")
+def _output(args):
+    from .terminal import Out
+    return Out(color=getattr(args, "color", None))
+
+
+def _titles(idx, home: str, book=None):
+    """title_of(book, rule) for [[references]]: the index holds every compiled book's
+    rule titles (no compiler needed); a loaded `book` adds its section titles."""
+    cache = {}
+
+    def title_of(b, rid):
+        b = b or home
+        if (b, rid) not in cache:
+            row = idx.con.execute("SELECT title FROM rules WHERE book=? AND rule=?", (b, rid)).fetchone()
+            title = row[0] if row else None
+            if title is None and book is not None and b == book.id:
+                title = next((p.node.title for p in book.sections if p.node.id == rid), None)
+            cache[(b, rid)] = title
+        return cache[(b, rid)]
+    return title_of
+
+
+def _print_rule(r, out=None, title_of=None):
+    from .terminal import Out, prose_lines, wrap_segments
+    out = out or Out(color=False)
+    _out(f"{out.style(r['book'] + ':' + r['rule'], 'dim')}  {out.style(r['title'], 'bold')}")
     if r.get("section"):
         _out(f"  section: {r['section']}")
     if r.get("aliases"):
         _out(f"  also: {', '.join(r['aliases'])}")
-    for line in _terminal_prose(r["text"]):
+    for line in prose_lines(r["text"], out, title_of, compact=True):
         _out(line)
     for sig in r.get("mechanics", []):
-        _out(f"  mechanic: {sig}")
+        for line in wrap_segments([(f"mechanic: {sig}", ())], out.width, out, "  ", "      "):
+            _out(line)
     for note in r.get("notes", []):
-        lines = _terminal_prose(f"{note['kind']}: {note['text']}", width=94)
-        _out("  note " + lines[0].strip())
-        for line in lines[1:]:
-            _out("      " + line)
+        for line in prose_lines(f"{note['kind']}: {note['text']}", out, title_of, indent="  note ",
+                                subsequent="       ", compact=True):
+            _out(line)
 
 
 def _terminal_prose(text: str, width: int = 100):
@@ -164,20 +196,49 @@ def _split_ref(ref: str):
 
 def cmd_show(args):
     book_id, rule_id = _split_ref(args.ref)
+    from .errors import NotFound
     from .index import ensure_index
     idx = ensure_index()
-    r = idx.get(book_id, rule_id)
+    try:
+        r = idx.get(book_id, rule_id)
+    except NotFound as e:
+        if e.kind != "rule":
+            raise
+        # a mechanic's, table's or constant's name: show the rule that declares it
+        book = _load(book_id)
+        owner = book.rule_of(rule_id)
+        if not owner:
+            raise NotFound("rule", rule_id, list(book.rules_by_id) + _decl_names(book), where=book_id) from None
+        sys.stderr.write(f"rules: '{rule_id}' is {_kinds_of(book, rule_id)[0]} of rule {book_id}:{owner}; showing that rule\n")
+        r = idx.get(book_id, owner)
     if args.json:
         _json(r)
         return 0
-    _print_rule(r)
-    for ex in r.get("examples", []):
-        _out(f"  example{': ' + ex['title'] if ex['title'] else ''}")
-        for line in ex["text"].splitlines():
-            _out("    " + line)
-    for f in r.get("findings", []):
-        _out(f"  finding: {f}")
+    from .terminal import rule_lines
+    out = _output(args)
+    book = _load(book_id)
+    for line in rule_lines(book, book.rule(r["rule"]), r, out, _titles(idx, book_id, book)):
+        _out(line)
     return 0
+
+
+def _load(book_id):
+    from .loader import load
+    return load(book_id)
+
+
+def _decl_names(book):
+    return list(book.mechanics) + list(book.tables) + list(book.constants) + list(book.enums)
+
+
+def _kinds_of(book, name) -> list:
+    """What `name` is in `book`: 'a mechanic', 'a table', 'a rule', ... (several at once is possible)."""
+    kinds = []
+    for has, kind in ((book.mechanics, "a mechanic"), (book.tables, "a table"), (book.constants, "a constant"),
+                      (book.enums, "an enumeration"), (book.rules_by_id, "a rule")):
+        if name in has:
+            kinds.append(kind)
+    return kinds
 
 
 def _parse_value(raw: str):
@@ -201,11 +262,35 @@ def _parse_value(raw: str):
         return s
 
 
-def _resolve_mechanic(ref):
+def _resolve(ref, allow_tables: bool):
+    """BOOK:NAME -> (book, kind, callable), kind 'mechanic' or 'table'; an unknown name
+    says what it is instead (a rule, a table for `odds`...) or suggests near names."""
     book_id, name = _split_ref(ref)
-    from .loader import load
-    book = load(book_id)
-    return book, book.mechanic(name)
+    book = _load(book_id)
+    if name in book.mechanics:
+        return book, "mechanic", book.mechanics[name]
+    if allow_tables and name in book.tables:
+        return book, "table", book.tables[name]
+    from .errors import NotFound
+    wanted = "mechanic or table" if allow_tables else "mechanic"
+    kinds = _kinds_of(book, name)
+    note = ""
+    if "a table" in kinds:
+        keys = " ".join(f"{p.name}=..." for p in book.tables[name].keys)
+        note = f"'{name}' is a table, which rolls no dice; look it up with `rules call {book_id}:{name} {keys}`"
+    elif "a rule" in kinds:
+        rv = book.rules_by_id[name]
+        inside = rv.mechanic_names + (rv.table_names if allow_tables else [])
+        note = f"'{name}' is a rule there (`rules show {book_id}:{name}`)"
+        if inside:
+            note += f"; its {'mechanics and tables' if allow_tables else 'mechanics'}: {', '.join(inside)}"
+    elif kinds:
+        note = f"'{name}' is {kinds[0]} there"
+        owner = book.rule_of(name)
+        if owner:
+            note += f" (of rule {book_id}:{owner})"
+    candidates = list(book.mechanics) + (list(book.tables) if allow_tables else [])
+    raise NotFound(wanted, name, candidates, where=book_id, note=note)
 
 
 def _assignments(items):
@@ -221,21 +306,34 @@ def _assignments(items):
 
 
 def cmd_call(args):
-    from .values import show, to_json
-    book, mech = _resolve_mechanic(args.ref)
+    from .values import to_json
+    book, kind, fn = _resolve(args.ref, allow_tables=True)
     kwargs = _assignments(args.assignments)
-    result, rolls = mech.run(seed=args.seed, **kwargs)
+    if kind == "table":
+        names = [p.name for p in fn.keys]
+        for k in kwargs:
+            if k not in names:
+                from .errors import NotFound
+                raise NotFound("key", k, names, where=f"table {book.id}:{fn.name} (keys: {', '.join(names)})")
+        if args.seed is not None:
+            _die(f"{book.id}:{fn.name} is a table; it rolls no dice, so --seed has no use")
+        result, rolls = fn.lookup(**kwargs), {}
+    else:
+        result, rolls = fn.run(seed=args.seed, **kwargs)
     if args.json:
         _json({"result": to_json(result), "rolls": {k: to_json(v) for k, v in rolls.items()}})
         return 0
-    _out(show(result))
+    from .terminal import result_lines, value_text
+    out = _output(args)
+    for line in result_lines(result, out):
+        _out(line)
     if rolls:
-        _out("rolls: " + ", ".join(f"{k}={show(v)}" for k, v in rolls.items()))
+        _out(out.style("rolls: " + ", ".join(f"{k}={value_text(v)}" for k, v in rolls.items()), "dim"))
     return 0
 
 
 def cmd_odds(args):
-    book, mech = _resolve_mechanic(args.ref)
+    book, _kind, mech = _resolve(args.ref, allow_tables=False)
     if not mech.has_dice:
         _die(f"{book.id}:{mech.name} rolls no dice; use `rules call` for its value", 2)
     from .odds import distribution

@@ -18,10 +18,11 @@ class RulesError(Exception):
 
 
 def suggest(word: str, candidates: Iterable[str], n: int = 3) -> list:
-    """Near matches for did-you-mean hints (case-insensitive)."""
+    """Near matches for did-you-mean hints (case-insensitive); never `word` itself,
+    since suggesting the very name that just failed helps nobody."""
     import difflib  # lazy: only a failing lookup needs it
 
-    cands = list(dict.fromkeys(candidates))
+    cands = [c for c in dict.fromkeys(candidates) if c != word]
     lowered = {c.lower(): c for c in cands}
     hits = difflib.get_close_matches(word.lower(), list(lowered), n=n, cutoff=0.6)
     return [lowered[h] for h in hits]
@@ -105,7 +106,11 @@ class EvaluationError(RulesError):
 class NotFound(RulesError, LookupError):
     """An unknown book, rule, mechanic or name; the message carries suggestions."""
 
-    def __init__(self, kind: str, name: str, candidates: Iterable[str] = (), where: Optional[str] = None):
-        hint = did_you_mean(name, candidates)
+    def __init__(self, kind: str, name: str, candidates: Iterable[str] = (), where: Optional[str] = None,
+                 note: str = ""):
+        """`note` says what the name is instead (e.g. "'x' is a table there"); it replaces
+        the did-you-mean hint, which never offers `name` itself."""
+        hint = note or did_you_mean(name, candidates)
         place = f" in {where}" if where else ""
+        self.kind, self.name = kind, name
         super().__init__(f"unknown {kind} '{name}'{place}" + (f"; {hint}" if hint else ""))

@@ -1,0 +1,575 @@
+"""Terminal output for the `rules` command: prose, tables, signatures and values
+as the website shows them, wrapped to the terminal and coloured only on a terminal.
+
+* Width: `COLUMNS` when set; else the terminal's width when stdout is one; else 80
+  (the policy of `shutil.get_terminal_size`, without importing shutil). Prose is
+  wrapped at that width but never wider than `PROSE_MAX` columns, as on the site.
+* Colour (ANSI) only when stdout is a terminal, `NO_COLOR` is unset or empty
+  (https://no-color.org) and `TERM` is not `dumb`; `--color` / `--no-color`
+  override all three.
+* Prose markup is the rules language's: paragraphs, `- ` bullets, `**bold**`,
+  `*italic*`, and `[[rule]]`, `[[book:rule]]`, `[[rule|label]]` references, shown
+  by their label, else the target's title (a `title_of(book, rule)` callback),
+  else the id's words.
+
+Nothing heavy is imported at module level: `rules lookup` loads this module.
+"""
+from __future__ import annotations
+
+import os
+import sys
+
+PROSE_MAX = 100
+MIN_WIDTH = 24
+
+RESET = "\x1b[0m"
+STYLES = {"bold": "1", "dim": "2", "italic": "3", "underline": "4", "ref": "36", "heading": "1;4",
+          "warn": "33", "name": "1"}
+
+
+# ------------------------------------------------------------------ environment
+def color_wanted(flag=None, stream=None) -> bool:
+    """Colour or not: an explicit flag wins; else a terminal without NO_COLOR or TERM=dumb."""
+    if flag is not None:
+        return bool(flag)
+    stream = stream or sys.stdout
+    if os.environ.get("NO_COLOR", ""):
+        return False
+    if os.environ.get("TERM", "") == "dumb":
+        return False
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+def terminal_width(stream=None) -> int:
+    """COLUMNS if set (and a number), else the terminal's width, else 80."""
+    cols = os.environ.get("COLUMNS", "")
+    if cols.strip().isdigit() and int(cols) > 0:
+        return max(int(cols), MIN_WIDTH)
+    stream = stream or sys.stdout
+    try:
+        if stream.isatty():
+            w = os.get_terminal_size(stream.fileno()).columns
+            if w > 0:
+                return max(w, MIN_WIDTH)
+    except (AttributeError, ValueError, OSError):
+        pass
+    return 80
+
+
+def unicode_ok(stream=None) -> bool:
+    enc = getattr(stream or sys.stdout, "encoding", None) or "ascii"
+    try:
+        "—│─•…→".encode(enc)
+        return True
+    except (UnicodeEncodeError, LookupError):
+        return False
+
+
+class Out:
+    """How to print: width, colour, and the characters the stream can take."""
+
+    def __init__(self, color=None, width=None, stream=None):
+        self.color = color_wanted(color, stream)
+        self.width = width or terminal_width(stream)
+        uni = unicode_ok(stream)
+        self.dash = "—" if uni else "-"
+        self.rule = "─" if uni else "-"
+        self.bullet = "•" if uni else "-"
+        self.arrow = "→" if uni else "->"
+        self.ellipsis = "…" if uni else "..."
+
+    @property
+    def prose_width(self) -> int:
+        return min(self.width, PROSE_MAX)
+
+    def style(self, text: str, *styles) -> str:
+        if not self.color or not styles or not text:
+            return text
+        codes = ";".join(STYLES[s] for s in styles if s)
+        return f"\x1b[{codes}m{text}{RESET}" if codes else text
+
+
+# ------------------------------------------------------------------ inline markup
+_REF_BODY = r"^(?:([a-z0-9]+(?:-[a-z0-9]+)*):)?([a-z0-9]+(?:-[a-z0-9]+)*)(?:\|(.+))?$"
+_INLINE = (r"\[\[(?P<ref>.*?)\]\]"
+           r"|\*\*(?P<bold>.+?)\*\*"
+           r"|(?<![*\w])\*(?P<italic>(?!\s)[^*]+?(?<!\s))\*(?![*\w])")
+
+
+def parse_ref(body: str):
+    """`book:rule|label` -> (book or None, rule, label or None); None when malformed."""
+    import re
+    m = re.match(_REF_BODY, body.strip(), re.S)
+    return (m.group(1), m.group(2), m.group(3)) if m else None
+
+
+def ref_text(body: str, title_of=None) -> str:
+    """What a reference reads as: its label, else the target's title, else the id's words."""
+    parsed = parse_ref(body)
+    if parsed is None:
+        return body
+    book, rule, label = parsed
+    if label:
+        return " ".join(label.split())
+    if title_of is not None:
+        t = title_of(book, rule)
+        if t:
+            return t
+    return rule.replace("-", " ")
+
+
+def inline(text: str, title_of=None, styles=()) -> list:
+    """One paragraph's inline markup -> [(text, styles)]."""
+    import re
+    out, pos = [], 0
+    for m in re.finditer(_INLINE, text, re.S):
+        if m.start() > pos:
+            out.append((text[pos:m.start()], styles))
+        if m.group("ref") is not None:
+            parsed = parse_ref(m.group("ref"))
+            if parsed is None:
+                out.append((m.group(0), styles))
+            else:
+                out.append((ref_text(m.group("ref"), title_of), styles + ("ref",)))
+        elif m.group("bold") is not None:
+            out.extend(inline(m.group("bold"), title_of, styles + ("bold",)))
+        else:
+            out.extend(inline(m.group("italic"), title_of, styles + ("italic",)))
+        pos = m.end()
+    if pos < len(text):
+        out.append((text[pos:], styles))
+    return out
+
+
+def wrap_segments(segments, width: int, out: Out, indent: str = "", subsequent: str = None,
+                  break_long: bool = False) -> list:
+    """Greedy word wrap of styled segments: a line is never wider than `width` visible
+    columns unless it holds one word that is (a name or a command is kept whole, so it
+    can be copied; `break_long` breaks such words instead)."""
+    subsequent = indent if subsequent is None else subsequent
+    words, cur = [], []          # a word: [(text, styles)], styles may change inside a word
+    for text, styles in segments:
+        if not text:
+            continue
+        if text[0].isspace() and cur:
+            words.append(cur)
+            cur = []
+        for j, chunk in enumerate(text.split()):
+            if j > 0 and cur:
+                words.append(cur)
+                cur = []
+            cur.append((chunk, styles))
+        if text[-1].isspace() and cur:
+            words.append(cur)
+            cur = []
+    if cur:
+        words.append(cur)
+    lines, line, length = [], [], 0
+    prefix = indent
+    for word in words:
+        wlen = sum(len(t) for t, _ in word)
+        avail = width - len(prefix)
+        if line and length + 1 + wlen > avail:
+            lines.append(prefix + " ".join(_render_word(w, out) for w in line))
+            line, length, prefix = [], 0, subsequent
+            avail = width - len(prefix)
+        if break_long and not line and wlen > avail > 0:   # a word longer than a whole line
+            flat = [(c, s) for t, s in word for c in t]
+            while len(flat) > avail:
+                piece, flat = flat[:avail], flat[avail:]
+                lines.append(prefix + _render_word(_regroup(piece), out))
+                prefix = subsequent
+                avail = width - len(prefix)
+            word, wlen = _regroup(flat), len(flat)
+        line.append(word)
+        length += wlen + (1 if length else 0)
+    if line:
+        lines.append(prefix + " ".join(_render_word(w, out) for w in line))
+    return lines
+
+
+def _regroup(chars):
+    out = []
+    for c, s in chars:
+        if out and out[-1][1] == s:
+            out[-1] = (out[-1][0] + c, s)
+        else:
+            out.append((c, s))
+    return out
+
+
+def _render_word(word, out: Out) -> str:
+    return "".join(out.style(t, *s) for t, s in word)
+
+
+def prose_lines(text: str, out: Out, title_of=None, indent: str = "  ", subsequent: str = None,
+                compact: bool = False, width: int = None, styles=()) -> list:
+    """A prose text -> wrapped lines: paragraphs (separated by a blank line unless
+    `compact`) and hanging bullets. `indent` starts the first line, `subsequent`
+    (default: as wide, blank) every other."""
+    import re
+    width = width or out.prose_width
+    rest = " " * len(indent) if subsequent is None else subsequent
+    lines = []
+    for para in re.split(r"\n[ \t]*\n", text.strip("\n")):
+        if not para.strip():
+            continue
+        plain, blocks = [], []
+        for raw in para.split("\n"):
+            s = raw.strip()
+            if s.startswith("- ") or s == "-":
+                if plain:
+                    blocks.append(["p", " ".join(plain)])
+                    plain = []
+                blocks.append(["li", s[2:]])
+            elif blocks and blocks[-1][0] == "li" and not plain:
+                blocks[-1][1] += " " + s       # a continuation line of the last item
+            else:
+                plain.append(s)
+        if plain:
+            blocks.append(["p", " ".join(plain)])
+        if lines and not compact:
+            lines.append("")
+        for kind, body in blocks:
+            segs = inline(body, title_of, tuple(styles))
+            first = indent if not lines else rest
+            if kind == "p":
+                lines.extend(wrap_segments(segs, width, out, first, rest))
+            else:
+                lead = first + out.bullet + " "
+                lines.extend(wrap_segments(segs, width, out, lead, rest + " " * (len(out.bullet) + 1)))
+    return lines
+
+
+# ------------------------------------------------------------------ values
+def value_text(v) -> str:
+    """A value as a person reads it: ranges as 1..3, fractions as p/q, absent as 'absent'."""
+    from fractions import Fraction
+
+    from .values import ABSENT, Record, show
+    if v is ABSENT:
+        return "absent"
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, range):
+        return f"{v.start}..{v.stop - 1}" if len(v) != 1 else str(v.start)
+    if isinstance(v, Fraction):
+        return f"{v.numerator}/{v.denominator}" if v.denominator != 1 else str(v.numerator)
+    if isinstance(v, Record):
+        return "(" + ", ".join(f"{k}={value_text(x)}" for k, x in v.as_dict().items()) + ")"
+    if isinstance(v, (list, tuple)):
+        return "[" + ", ".join(value_text(x) for x in v) + "]"
+    if isinstance(v, (set, frozenset)):
+        return "{" + ", ".join(sorted(value_text(x) for x in v)) + "}"
+    return show(v)
+
+
+def result_lines(value, out: Out) -> list:
+    """A call's result: a record one field a line (names aligned), anything else on one line."""
+    from .values import ABSENT, Record
+    if isinstance(value, Record):
+        fields = value.as_dict()
+        w = max((len(k) for k in fields), default=0)
+        lines = []
+        for k, v in fields.items():
+            shown = absent_text(out) if v is ABSENT else value_text(v)
+            lines.extend(labelled(k, w, shown, out, ""))
+        return lines
+    if value is ABSENT:
+        return [absent_text(out)]
+    return [value_text(value)]
+
+
+def labelled(label: str, w: int, text: str, out: Out, indent: str, styles=()) -> list:
+    """`label  text` with the label padded to `w` and bold, the text wrapped under itself."""
+    hang = " " * (len(indent) + w + 2)
+    if out.width - len(hang) < 24:     # labels too wide to leave room: the text under its label
+        below = indent + "    "
+        return ([indent + out.style(label, "bold")]
+                + [line.rstrip() for line in wrap_segments([(text, tuple(styles))], out.width, out, below)])
+    wrapped = wrap_segments([(text, tuple(styles))], out.width, out, hang) or [hang]
+    wrapped[0] = indent + out.style(label.ljust(w), "bold") + "  " + wrapped[0][len(hang):]
+    return [line.rstrip() for line in wrapped]
+
+
+def absent_text(out: Out) -> str:
+    return "absent (the source gives no value)"
+
+
+# ------------------------------------------------------------------ tables
+def cell_text(v, out: Out):
+    """A table cell from the source -> (text, absent?)."""
+    from . import nodes as n
+    from .values import ABSENT
+    if v is ABSENT:
+        return out.dash, True
+    if isinstance(v, n.Name):
+        return v.name, False
+    if isinstance(v, tuple) and len(v) == 2:
+        return f"{v[0]}..{v[1]}", False
+    if isinstance(v, str):
+        return v, False
+    return value_text(v), False
+
+
+def table_lines(node, out: Out, indent: str = "  ") -> list:
+    """A table declaration -> aligned text: header, a rule, rows; wrapped cells when too
+    wide; one record per block when even that does not fit. Absent cells are a dash,
+    explained under the table."""
+    header = [cell_text(c.value, out)[0] for c in node.header]
+    rows = [[cell_text(c.value, out) for c in row] for row in node.rows]
+    ncols = max([len(header)] + [len(r) for r in rows]) if (header or rows) else 0
+    if len(header) < ncols:
+        from . import nodes as n
+        names = [p.name for p in node.params]
+        rt = node.returns
+        names += [k for k, _ in rt.fields] if isinstance(rt, n.RecordType) else ["value"]
+        header = header + names[len(header):ncols] + [""] * max(0, ncols - len(names))
+    rows = [r + [("", False)] * (ncols - len(r)) for r in rows]
+    any_absent = any(a for r in rows for _, a in r)
+    lines = _grid_text(header, rows, out, indent)
+    if lines is None:
+        labels = list(header)
+        if node.grid and len(node.params) == 2:   # a grid's row key, then "column-key value" labels
+            labels = [node.params[0].name] + [f"{node.params[1].name} {h}" for h in header[1:]]
+        lines = _records_text(labels, rows, out, indent)
+    if any_absent:
+        lines.append(indent + out.style(f"{out.dash} absent: the source gives no value", "dim"))
+    return lines
+
+
+_GAP = "  "
+
+
+def _grid_text(header, rows, out: Out, indent: str):
+    ncols = len(header)
+    if not ncols:
+        return []
+    natural = [max([len(header[i])] + [len(r[i][0]) for r in rows]) for i in range(ncols)]
+    longest_word = [max([_longest_word(header[i])] + [_longest_word(r[i][0]) for r in rows]) for i in range(ncols)]
+    avail = out.width - len(indent) - len(_GAP) * (ncols - 1)
+    widths = list(natural)
+    if sum(widths) > avail:
+        # shrink the widest columns, never below their longest word (nor 6)
+        floor = [min(natural[i], max(longest_word[i], 6)) for i in range(ncols)]
+        if sum(floor) > avail:
+            return None
+        while sum(widths) > avail:
+            i = max(range(ncols), key=lambda k: (widths[k] - floor[k] > 0, widths[k]))
+            if widths[i] <= floor[i]:
+                return None
+            widths[i] -= 1
+
+    def render_row(cells, styles):
+        import textwrap
+        wrapped = [textwrap.wrap(c, widths[i], break_on_hyphens=False) or [""] for i, c in enumerate(cells)]
+        height = max(len(w) for w in wrapped)
+        lines = []
+        for k in range(height):
+            parts = []
+            for i, w in enumerate(wrapped):
+                text = w[k] if k < len(w) else ""
+                pad = text.ljust(widths[i]) if i < ncols - 1 else text
+                parts.append(out.style(pad, *styles[i]) if text else pad)
+            lines.append((indent + _GAP.join(parts)).rstrip())
+        return lines
+
+    lines = render_row(header, [("bold",)] * ncols)
+    lines.append(indent + _GAP.join(out.rule * w for w in widths))
+    for r in rows:
+        lines.extend(render_row([t for t, _ in r], [("dim",) if a else () for _, a in r]))
+    return lines
+
+
+def _longest_word(s: str) -> int:
+    return max((len(w) for w in s.split()), default=0)
+
+
+def _records_text(header, rows, out: Out, indent: str):
+    """One block per row: `column  value` lines, labels aligned."""
+    lines = []
+    labels = [h or f"column {i + 1}" for i, h in enumerate(header)]
+    w = max(len(x) for x in labels)
+    for k, r in enumerate(rows):
+        if k:
+            lines.append("")
+        for i, (text, absent) in enumerate(r):
+            lines.extend(labelled(labels[i], w, text, out, indent, ("dim",) if absent else ()))
+    return lines
+
+
+# ------------------------------------------------------------------ dice and signatures
+def die_name(die: str, book=None) -> tuple:
+    """(singular, plural) of a die for prose: d10 -> ('d10', 'd10'); dust -> ('Dust die', 'Dust dice')."""
+    import re
+    if re.fullmatch(r"d\d+", die):
+        return die, die
+    name = die.replace("_", " ")
+    name = name[:1].upper() + name[1:]
+    return f"{name} die", f"{name} dice"
+
+
+def dice_phrase(spec) -> str:
+    """A roll statement as a reader says it: 'roll a d10', 'roll 2 Dust dice', 'roll hits d6'."""
+    from . import nodes as n
+    from .render import expr_text
+    one, many = die_name(spec.die)
+    article = "an" if one[:1].lower() in "aeiou" else "a"
+
+    def count_text(c):
+        if isinstance(c, (n.Literal, n.Name, n.Call, n.Attr)):
+            return expr_text(c)
+        return f"({expr_text(c)})"
+
+    def faces(e):
+        if isinstance(e, (n.SetLit, n.ListLit)):
+            items = [expr_text(x) for x in e.items]
+            return " or ".join([", ".join(items[:-1]), items[-1]]) if len(items) > 1 else (items[0] if items else "nothing")
+        if isinstance(e, n.RangeExpr):
+            return f"{expr_text(e.low)}..{expr_text(e.high)}"
+        return expr_text(e)
+
+    if spec.kind == "one":
+        return f"roll {article} {one}"
+    if spec.kind == "pool":
+        c = spec.count
+        if isinstance(c, n.Literal) and c.value == 1:
+            return f"roll 1 {one}"
+        return f"roll {count_text(c)} {many}"
+    # chain
+    if spec.count is None:
+        head = f"roll {article} {one}"
+    else:
+        head = f"roll {count_text(spec.count)} {many}"
+    each = "" if spec.count is None else "each "
+    text = f"{head}, {each}rolling again while it shows {faces(spec.on)}"
+    if spec.then is not None:
+        text += f" (after the first roll: {faces(spec.then)})"
+    return text + "; counts the successes"
+
+
+def mechanic_lines(mech, out: Out, book_id: str, indent: str = "  ") -> list:
+    """A mechanic as a reader needs it: its name and result, what it is for, each parameter
+    with its range, values or default, and each roll in words."""
+    from .render import expr_text
+    node = mech.node
+    kind = "dice mechanic" if mech.has_dice else "mechanic"
+    sub = indent + "  "
+    lines = wrap_segments([(kind + " ", ("dim",)), (mech.name, ("name",)), (f" {out.arrow} {mech.returns.describe}", ())],
+                          out.width, out, indent, sub + "  ")
+    if node.doc:
+        lines.extend(wrap_segments(inline(node.doc), out.prose_width, out, sub))
+    rows = []
+    for p in mech.params:
+        desc = mech.checks[p.name].describe
+        if p.default is not None:
+            try:
+                desc += f"; default {value_text(mech.default(p.name))}"
+            except Exception:  # a default that does not evaluate: show its source
+                desc += f"; default {expr_text(p.default)}"
+        rows.append((p.name, desc))
+    for r in mech.rolls:
+        rows.append((r.name, f"{dice_phrase(r.dice)} (rolled unless given: {r.name}=...)"))
+    if rows:
+        w = max(len(k) for k, _ in rows)
+        for k, desc in rows:
+            lines.extend(labelled(k, w, desc, out, sub))
+    args = " ".join(f"{p.name}=..." for p in mech.params if p.default is None)
+    lines.extend(wrap_segments([(f"rules call {book_id}:{mech.name}" + (f" {args}" if args else ""), ("dim",))],
+                               out.width, out, sub, sub + "    "))
+    return lines
+
+
+def table_title_lines(node, table, out: Out, book_id: str, indent: str = "  ") -> list:
+    from . import nodes as n
+    from .render import type_text
+    keys = ", ".join(f"{p.name}: {type_text(p.type)}" for p in node.params)
+    rt = node.returns
+    ret = ("(" + ", ".join(f"{k}: {type_text(t)}" for k, t in rt.fields) + ")"
+           if isinstance(rt, n.RecordType) else type_text(rt))
+    lines = wrap_segments([("table ", ("dim",)), (node.name, ("name",)), (f"({keys}) {out.arrow} {ret}", ())],
+                          out.width, out, indent, indent + "    ")
+    if node.doc:
+        lines.extend(wrap_segments(inline(node.doc), out.prose_width, out, indent + "  "))
+    if node.grid and len(node.params) == 2:
+        lines.append(f"{indent}  {out.style(f'rows: {node.params[0].name}; columns: {node.params[1].name}', 'dim')}")
+    return lines
+
+
+# ------------------------------------------------------------------ a whole rule
+NOTE_TITLES = {"clarification": "Clarification", "interpretation": "Interpretation",
+               "erratum": "Erratum", "absent": "Absent in the source"}
+
+
+def rule_lines(book, rv, record: dict, out: Out, title_of=None) -> list:
+    """A rule as the website shows it: title, reference line, prose, flavour, notes, then
+    its mechanics, tables, constants, enumerations and checks, findings, examples.
+    `record` is the rule's index record (for its findings, computed once at indexing)."""
+    from . import nodes as n
+    from .render import expr_text
+    W = out.prose_width
+    node = rv.node
+    lines = wrap_segments([(node.title, ("bold",))], W, out)
+    lines.append(out.rule * min(len(node.title), W))
+    meta = [f"{rv.book}:{rv.id}"]
+    if rv.section:
+        meta.append(rv.section)
+    if node.source:
+        meta.append(f"source: {node.source}")
+    if node.aliases:
+        meta.append("also: " + ", ".join(node.aliases))
+    if node.keywords:
+        meta.append("keywords: " + ", ".join(node.keywords))
+    sep = " · " if out.bullet == "•" else " | "
+    lines.extend(wrap_segments([(sep.join(meta), ("dim",))], W, out))
+
+    def section(lines_):
+        if lines_:
+            lines.append("")
+            lines.extend(lines_)
+
+    for p in node.prose:
+        section(prose_lines(p.text, out, title_of))
+    for p in node.flavour:
+        section(prose_lines(p.text, out, title_of, indent="  | ", subsequent="  | ", styles=("italic",)))
+    for note in node.notes:
+        label = NOTE_TITLES.get(note.kind, note.kind)
+        body = prose_lines(note.text.text, out, title_of, indent="    ")
+        section([f"  {out.style(label, 'warn' if note.kind == 'erratum' else 'bold')}"] + body)
+    for d in node.decls:
+        if isinstance(d, n.Mechanic):
+            section(mechanic_lines(book.mechanics[d.name], out, rv.book))
+        elif isinstance(d, n.Table):
+            section(table_title_lines(d, book.tables.get(d.name), out, rv.book) + [""]
+                    + table_lines(d, out, indent="    "))
+        elif isinstance(d, n.Const):
+            try:
+                value = value_text(book.constants[d.name])
+            except Exception:  # pragma: no cover - constants are evaluated at compile time
+                value = expr_text(d.value)
+            formula = expr_text(d.value)
+            text = f"{d.name} = {value}" + (f" ({formula})" if formula != value else "")
+            if d.doc:
+                text += f" {out.dash} {d.doc}"
+            section(wrap_segments([("constant ", ("dim",)), (text, ())], W, out, "  ", "    "))
+        elif isinstance(d, n.Enum):
+            section(wrap_segments([("values of ", ("dim",)), (d.name, ("name",)), (": " + ", ".join(d.members), ())],
+                                  W, out, "  ", "    "))
+        elif isinstance(d, n.Check):
+            binds = ", ".join(f"{b.name} in {expr_text(b.source)}" for b in d.bindings)
+            where = f" where {expr_text(d.where)}" if d.where is not None else ""
+            section(wrap_segments([("check ", ("dim",)), (d.name, ("name",)), (f" {out.dash} {d.doc}" if d.doc else "", ())],
+                                  W, out, "  ", "    ")
+                    + wrap_segments([(f"for {binds}{where}: {expr_text(d.claim)}", ("dim",))], out.width, out,
+                                    "    ", "      "))
+    for f in record.get("findings", []):
+        section([f"  {out.style('Finding: the source disagrees with itself', 'warn')}"]
+                + wrap_segments([(f, ())], W, out, "    "))
+    for i, ex in enumerate(node.examples):
+        label = "Example" + (f" {i + 1}" if len(node.examples) > 1 and not ex.title else "")
+        head = f"  {out.style(label + (': ' + ex.title if ex.title else ''), 'bold')}"
+        section([head] + ["    " + line if line.strip() else "" for line in ex.text.rstrip("\n").splitlines()])
+    return lines
