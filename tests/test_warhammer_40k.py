@@ -465,7 +465,10 @@ UNDEFINED_NAMES = {
     "Wiped Out": ["vp-squads"], "Space Marine Combat Squads": ["vp-squads"],
     "Damaged": ["vp-vehicles"], "Disabled": ["vp-vehicles", "vp-vehicle-squadrons"], "Wounded or Killed": ["vp-characters"],
     "Squadron Coherency": ["vp-vehicle-squadrons"], "Battery Coherency": ["vp-support-weapon-batteries"],
-    "support weapon": ["bunkers", "vp-support-weapon-batteries"],
+    "support weapon": ["bunkers", "vp-support-weapon-batteries"], "crew": ["bunkers", "vp-support-weapon-batteries"],
+    "fleeing": ["leading-squads"], "Leadership-based tests": ["commanders"], "To Hit": ["bunkers"],
+    "vehicle squadron": ["vp-vehicle-squadrons"], "support weapon battery": ["vp-support-weapon-batteries"],
+    "Hiding": ["hiding"],
 }
 
 
