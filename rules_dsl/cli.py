@@ -68,20 +68,52 @@ def main(argv=None):
         return 2
     from .errors import RulesError
     try:
-        return {"books": cmd_books, "lookup": cmd_lookup, "show": cmd_show, "call": cmd_call,
-                "odds": cmd_odds, "check": cmd_check}[args.cmd](args) or 0
+        return _run(args)
     except RulesError as e:
         first = e.first_line() if hasattr(e, "first_line") else str(e).splitlines()[0]
-        _die(first, 2)
+        _die(_short(first, 300), 2)
     except KeyboardInterrupt:  # pragma: no cover
         _die("interrupted", 130)
+    except BrokenPipeError:
+        # `rules lookup X | head`: the reader has gone; end quietly as Unix tools do.
+        # Point stdout at /dev/null so the interpreter's final flush cannot fail again.
+        import os
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+        except OSError:  # pragma: no cover
+            pass
+        return 0
     except Exception as e:  # a bug of ours: still one line, the traceback on request
         import os
         if os.environ.get("RULES_DEBUG"):
             raise
-        _die(f"internal error: {type(e).__name__}: {e} (set RULES_DEBUG=1 for the traceback)", 70)
-    except BrokenPipeError:  # pragma: no cover
-        return 0
+        _die(f"internal error: {type(e).__name__}: {_short(str(e))} (set RULES_DEBUG=1 for the traceback)", 70)
+
+
+def _run(args):
+    command = {"books": cmd_books, "lookup": cmd_lookup, "show": cmd_show, "call": cmd_call,
+               "odds": cmd_odds, "check": cmd_check}[args.cmd]
+    try:
+        return command(args) or 0
+    except Exception as e:
+        # A damaged lookup index (a truncated file, a disk error) is only a cache:
+        # drop it and answer again from a fresh one.
+        if type(e).__module__ != "sqlite3" or "sqlite3" not in sys.modules:
+            raise
+        import os
+        from .index import _index_path
+        try:
+            os.unlink(_index_path())
+        except OSError:
+            pass
+        return command(args) or 0
+
+
+def _short(text: str, limit: int = 80) -> str:
+    """A user's input echoed in a message: one line, and not 100 KB of it."""
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 # ----------------------------------------------------------------- commands
@@ -101,6 +133,8 @@ def cmd_lookup(args):
     from .index import ensure_index
     idx = ensure_index()
     query = " ".join(args.query)
+    if not query.strip():
+        _die("give a rule name or some words to look up, e.g. rules lookup suppression")
     if args.book and args.book not in [b["id"] for b in idx.books()]:
         from .errors import NotFound
         raise NotFound("book", args.book, [b["id"] for b in idx.books()])
@@ -112,7 +146,7 @@ def cmd_lookup(args):
         hint = f"; near titles: {', '.join(near)}" if near else ""
         if args.json:
             _json([])
-        sys.stderr.write(f"rules: nothing found for {query!r}{hint}\n")
+        sys.stderr.write(f"rules: nothing found for {_short(query)!r}{hint}\n")
         return 1
     if args.json:
         _json(results)

@@ -15,7 +15,7 @@ from . import nodes as n
 from .builtins import BUILTINS
 from .checks import Symbols
 from .dice import MAX_DICE, DieInfo, ForcedRoller, GivenRoller, Symbolic
-from .errors import Diagnostic, EvaluationError, InputError, RulebookError, line_of
+from .errors import Diagnostic, EvaluationError, InputError, RulebookError, RulesError, line_of
 from .model import BookAST, decls_of
 from .render import dice_text as _dice_text, expr_text as _expr_text
 from .values import ABSENT, Record, Sym, number, show
@@ -29,8 +29,9 @@ def _fail(span: n.Span, msg: str):
 # error instead of a hang: how deep mechanics may call each other, and how many
 # steps (mechanic calls and comprehension items) one top-level call may take.
 MAX_CALL_DEPTH = 50
-MAX_STEPS = 1_000_000
+MAX_STEPS = 100_000          # the real books' heaviest evaluation takes 56
 MAX_RANGE = 1_000_000
+MAX_CHECK_CASES = 200_000    # the real books' largest check domain has 100 cases
 UNLIMITED = None  # pass as `budget` where another guard bounds the work (the odds engine)
 
 
@@ -464,10 +465,16 @@ def _call(book, e, scope):
             fn = BUILTINS[name][0]
 
             def builtin(env, ctx):
+                values = [a(env, ctx) for a in args]
                 try:
-                    return fn(*[a(env, ctx) for a in args])
+                    return fn(*values)
                 except EvaluationError as err:
                     _fail(sp, str(err))
+                except RulesError:
+                    raise
+                except (TypeError, ValueError, ArithmeticError):
+                    # e.g. max over values that have no order (absent, booleans and numbers)
+                    _fail(sp, f"{name}() cannot take {', '.join(show(v) for v in values)}")
             return builtin
         if name in book.syms.mechanics:
             roll_names = {s.name for s in book.syms.mechanics[name].body if isinstance(s, n.Roll)}
@@ -872,8 +879,8 @@ class CheckFn:
                 return
             if i == len(self.sources):
                 total += 1
-                if total > MAX_STEPS:
-                    raise EvaluationError(f"the check's domain has more than {MAX_STEPS:,} cases")
+                if total > MAX_CHECK_CASES:
+                    raise EvaluationError(f"the check's domain has more than {MAX_CHECK_CASES:,} cases")
                 ctx.budget[0] = MAX_STEPS  # each case gets the budget of one evaluation
                 if not self.claim(env, ctx):
                     case = {"bindings": {k: v for k, v in env.items()}}

@@ -41,7 +41,9 @@ def _source_fingerprint() -> str:
                 if f.endswith(".rules"):
                     p = os.path.join(root, f)
                     st = os.stat(p)
-                    parts.append(f"{p}:{st.st_size}:{st.st_mtime_ns}")
+                    # ctime and inode too: an edit that keeps the size and puts the
+                    # mtime back still changes the ctime, which no user can set
+                    parts.append(f"{p}:{st.st_size}:{st.st_mtime_ns}:{st.st_ctime_ns}:{st.st_ino}")
     return "\n".join(parts)
 
 

@@ -55,11 +55,12 @@ def book_files(book_id: str) -> list:
 
 
 def fingerprint(paths) -> tuple:
-    """Cheap change detection: path, size and mtime of every source file."""
+    """Cheap change detection: path, size, mtime, ctime and inode of every source file
+    (the ctime changes on every edit, even one that restores the size and the mtime)."""
     out = []
     for p in paths:
         st = os.stat(p)
-        out.append((str(p), st.st_size, st.st_mtime_ns))
+        out.append((str(p), st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino))
     return tuple(out)
 
 

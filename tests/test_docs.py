@@ -40,18 +40,35 @@ XSS_BOOK = textwrap.dedent('''\
 
             - a bullet with <script>alert(5)</script>
             - another
+
+            ```{raw} html
+            <b id="myst-raw">raw MyST</b>
+            ```
+
+            .. raw:: html
+
+               <b id="rst-raw">raw reST</b>
+
+            ```{eval-rst}
+            .. raw:: html
+
+               <b id="eval-rst">eval-rst</b>
+            ```
+
+            A role {raw}`<b id="myst-role">x</b>` and :raw-html:`<b id="rst-role">y</b>` and
+            a quote " and ' and a backslash \\ and `code`.
             """
-            note clarification """A note with <script>alert(3)</script>."""
+            note clarification """A note with <script>alert(3)</script> and {eval-rst}`x` and .. raw:: html."""
             note absent """The source gives no value for <script>."""
             table labels(key: 1..2) -> text | absent "Labels <script>" {
                 | key | label |
                 |---|---|
-                | 1 | "<script>alert(4)</script>" |
+                | 1 | "<script>alert(4)</script> {raw}`<b id='cell-role'>c</b>`" |
                 | 2 | absent |
             }
             example "<script> in an example" """
             >>> labels(1)
-            "<script>alert(4)</script>"
+            "<script>alert(4)</script> {raw}`<b id='cell-role'>c</b>`"
             """
         }
         rule dice-tricks "Dice Tricks" {
@@ -161,6 +178,15 @@ def test_script_in_rulebook_text_is_escaped(tiny):
         assert "<script>alert" not in text, path
         assert "<img src=x" not in text, path
         assert "<b>test</b>" not in text, path
+
+
+def test_myst_and_rest_directives_in_rulebook_text_render_as_text(tiny):
+    """A book cannot smuggle MyST or reST markup (raw HTML, eval-rst) into the site."""
+    xss = page(tiny, "docs/books/xss/esc")
+    for marker in ("myst-raw", "rst-raw", "eval-rst", "myst-role", "rst-role", "cell-role"):
+        assert f'<b id="{marker}"' not in xss and f"<b id='{marker}'" not in xss, marker
+    assert "{raw}" in xss and ".. raw:: html" in xss and "{eval-rst}" in xss
+    assert "&lt;b id=&quot;myst-raw&quot;&gt;" in xss or '&lt;b id="myst-raw"&gt;' in xss
 
 
 def test_prose_markup(tiny):

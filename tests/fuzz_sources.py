@@ -1,0 +1,202 @@
+"""Generated and mutated rulebook sources for the hardening tests (issue 11).
+
+Two families, both deterministic from a seed:
+
+* `generated(rng)`: a small book written from the grammar's shapes (rules with
+  prose and references, enums, constants, mechanics with random expressions,
+  rolls and pools, tables, checks and examples), then often damaged at the
+  character or token level;
+* `mutated(rng, chunks)`: one or two real rules cut from the five books, with
+  lines deleted, duplicated or swapped, truncated at a random point, or with NUL
+  bytes, a BOM, CRLF line ends or tabs put in.
+
+`outcome(src)` compiles a source the way `rules_dsl.load` does, runs its
+examples and a few mechanic calls, and says how it ended: "compiled",
+"diagnostics" (a RulebookError whose every diagnostic has file:line:col),
+"traceback" (anything else escaped) or "hang" (past the time limit).
+"""
+from __future__ import annotations
+
+import random
+import re
+import signal
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+HEADER = 'book f {\n  title "F"\n  dice d6, d10\n  die dust { army: 2, target: 2, shield: 2 }\n}\n'
+
+NASTY = ["(", ")", "{", "}", "[", "]", '"""', '"', ">>>", "...", "of", "roll", "return", "let", "require",
+         "9" * 40, "1000000 of d6", "\x00", "\t", "\r\n", "\ufeff", "__import__", "__class__", "eval", "exec",
+         "[[", "]]", "|", "---", "..", "->", "absent", "true", "not", "if", "then", "else", "chain of dust on",
+         "é", "🎲", "\\", "{raw}`x`", ".. raw:: html", "InputError: x", "Error:", "#", "-" * 120, "0/0", "% 0"]
+OPS = ["+", "-", "*", "/", "%", "==", "!=", "<", "<=", ">", ">=", "and", "or"]
+
+
+def _expr(rng, names, depth=0):
+    r = rng.random()
+    if depth > 3 or r < 0.3:
+        return rng.choice(names + [str(rng.randint(-3, 12)), "true", "false", "absent", "3/2"])
+    if r < 0.55:
+        return f"({_expr(rng, names, depth + 1)} {rng.choice(OPS)} {_expr(rng, names, depth + 1)})"
+    if r < 0.65:
+        return f"(if {_expr(rng, names, depth + 1)} then {_expr(rng, names, depth + 1)} else {_expr(rng, names, depth + 1)})"
+    if r < 0.75:
+        fn = rng.choice(["max", "min", "sum", "len", "count", "floor", "ceil", "abs"])
+        return f"{fn}({_expr(rng, names, depth + 1)})"
+    if r < 0.85:
+        return f"[{_expr(rng, names, depth + 1)} for x in 1..{rng.randint(0, 5)}]"
+    if r < 0.92:
+        mode = rng.choice(["up", "down", "half_up", "half_even", "sideways"])
+        return f"round({_expr(rng, names, depth + 1)}, {mode})"
+    return f"-({_expr(rng, names, depth + 1)})"
+
+
+def generated(rng: random.Random) -> str:
+    out = [HEADER]
+    mechs = []
+    for i in range(rng.randint(1, 3)):
+        out.append(f'rule r{i} "Rule {i}" {{\n    keywords "k{i}"\n    """Text of rule {i}, see [[r{rng.randint(0, i)}]]."""\n')
+        if rng.random() < 0.3:
+            out.append(f"    enum e{i} {{ a{i}, b{i} }}\n")
+        if rng.random() < 0.3:
+            out.append(f"    const c{i} = {rng.randint(0, 9)}\n")
+        name = f"m{i}"
+        params = ["x", "y"][: rng.randint(0, 2)]
+        types = [rng.choice(["1..10", "0..6", "int", "bool"]) for _ in params]
+        sig = ", ".join(f"{p}: {t}" for p, t in zip(params, types))
+        body = []
+        local = list(params)
+        if rng.random() < 0.4:
+            body.append(f"        roll d: {rng.choice(['d6', 'd10', '2d6', 'x of d6', 'dust', 'chain of dust on {army}'])}")
+            local.append("d")
+        if mechs and rng.random() < 0.4:
+            callee = rng.choice(mechs)
+            body.append(f"        let z = {callee[0]}({', '.join('1' for _ in callee[1])})")
+            local.append("z")
+        if rng.random() < 0.2:
+            body.append(f"        require {_expr(rng, local)} \"a requirement\"")
+        ret = rng.choice(["int", "number", "bool", "0..20", "list of int", "text"])
+        out.append(f"    mechanic {name}({sig}) -> {ret} {{\n" + "\n".join(body)
+                   + f"\n        return {_expr(rng, local)}\n    }}\n")
+        if rng.random() < 0.3:
+            out.append(f"    table t{i}(k: 1..3) -> int {{\n        | k | v |\n        |---|---|\n"
+                       f"        | 1 | {rng.randint(0, 9)} |\n        | 2..3 | absent |\n    }}\n")
+        if rng.random() < 0.2:
+            out.append(f"    check k{i} {{ for a in 1..{rng.randint(1, 4)}: {_expr(rng, ['a'])} }}\n")
+        args = ", ".join(rng.choice(["true", "false"]) if (t == "bool") != (rng.random() < 0.1)
+                         else str(rng.randint(-1, 11) if rng.random() < 0.1 else rng.randint(1, 6)) for t in types)
+        want = rng.choice(["1", "true", "[1, 2]", "absent", "InputError: x", "Error: a", "7/2", '"t"'])
+        out.append(f'    example """\n    >>> {name}({args})\n    {want}\n    """\n}}\n')
+        mechs.append((name, params))
+    src = "".join(out)
+    if rng.random() < 0.6:
+        src = damage(rng, src)
+    return src
+
+
+def damage(rng: random.Random, src: str) -> str:
+    for _ in range(rng.randint(1, 3)):
+        i = rng.randrange(len(src) + 1)
+        op = rng.randrange(4)
+        if op == 0:
+            src = src[:i] + src[i + rng.randint(1, 12):]
+        elif op == 1:
+            src = src[:i] + rng.choice(NASTY) + src[i:]
+        elif op == 2:
+            j = min(len(src), i + rng.randint(1, 40))
+            src = src[:i] + src[i:j] * 2 + src[j:]
+        else:
+            src = src[:i]
+    return src
+
+
+def real_chunks() -> list:
+    """Every rule of the five books as a source chunk."""
+    chunks = []
+    for f in sorted((REPO / "rulebooks").rglob("*.rules")):
+        chunks += re.findall(r"(?ms)^    rule .*?^    \}\n", f.read_text(encoding="utf-8"))
+    return chunks
+
+
+def mutated(rng: random.Random, chunks: list) -> str:
+    lines = (HEADER + "".join(rng.sample(chunks, rng.randint(1, 2)))).split("\n")
+    for _ in range(rng.randint(1, 4)):
+        op = rng.randrange(8)
+        k = rng.randrange(len(lines))
+        if op == 0 and len(lines) > 2:
+            del lines[k]
+        elif op == 1:
+            lines.insert(k, lines[k])
+        elif op == 2:
+            j = rng.randrange(len(lines))
+            lines[k], lines[j] = lines[j], lines[k]
+        elif op == 3:
+            lines = lines[: max(1, k)]
+            if lines:
+                lines[-1] = lines[-1][: rng.randrange(len(lines[-1]) + 1)]
+        elif op == 4:
+            pos = rng.randrange(len(lines[k]) + 1)
+            lines[k] = lines[k][:pos] + "\x00" + lines[k][pos:]
+        elif op == 5:
+            lines = [l + "\r" for l in lines]
+        elif op == 6:
+            lines = [l.replace("    ", "\t") for l in lines]
+        else:
+            lines[0] = "\ufeff" + lines[0]
+    return "\n".join(lines)
+
+
+class Hang(Exception):
+    pass
+
+
+def _alarm(signum, frame):
+    raise Hang()
+
+
+def outcome(src: str, seconds: float = 5.0) -> tuple:
+    """(kind, detail) for one source; see the module doc."""
+    from rules_dsl.checks import check_book
+    from rules_dsl.compiler import CompiledBook
+    from rules_dsl.errors import RulebookError, RulesError
+    from rules_dsl.examples import ExampleRunner
+    from rules_dsl.model import assemble
+    from rules_dsl.parser import parse_text
+
+    path = "/fuzz/f.rules"
+    old = signal.signal(signal.SIGALRM, _alarm)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        try:
+            sf = parse_text(src, path)
+            ast = assemble("f", [sf])
+            syms = check_book(ast, {path: src}, lambda other: None)
+            compiled = CompiledBook(ast, syms, {path: src})
+        except RulebookError as e:
+            bad = [d for d in e.diagnostics if not (d.file == path and d.line >= 1 and d.column >= 1)]
+            if bad or not e.diagnostics:
+                return "traceback", f"diagnostic without a position: {bad[:1]}"
+            e.render()
+            return "diagnostics", e.diagnostics[0].message
+        runner = ExampleRunner("f", compiled)
+        for rule in ast.items:
+            for ex in getattr(rule, "examples", ()):
+                runner.run(rule.id, ex)
+        for name, mech in compiled.mechanics.items():
+            try:
+                mech.run(seed=1, **{p.name: 1 for p in mech.params})
+            except RulesError:
+                pass
+        for chk in compiled.checks.values():
+            try:
+                chk.run()
+            except RulesError:
+                pass
+        return "compiled", ""
+    except Hang:
+        return "hang", src[:200]
+    except Exception as e:  # the thing this harness exists to catch
+        return "traceback", f"{type(e).__name__}: {e}"
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
