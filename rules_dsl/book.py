@@ -12,7 +12,9 @@ from typing import Optional
 from . import nodes as n
 from .compiler import CompiledBook, case_text
 from .errors import NotFound
-from .examples import ExampleResult  # noqa: F401  (re-exported: results of run_examples)
+from .examples import ExampleResult
+
+__all__ = ["Book", "RuleView", "Finding", "ExampleResult"]  # ExampleResult: what run_examples returns
 from .model import BookAST, rules_of, sections_of
 
 
