@@ -56,7 +56,15 @@ class RuleView:
 
 @dataclass(frozen=True)
 class Finding:
-    """A fact about the source found by a check (like an erratum): book, rule, where, what."""
+    """A fact about the source found by a check (like an erratum): book, rule, where, what.
+
+    Kinds: `disagreement`, one printed value (a table row, or a grid cell) that a
+    check finds wrong, located on its row and owned by the rule that prints it;
+    `check-summary`, a failing check as a whole, located at the check, with every
+    failing case (those with no printed value behind them too); `check-error`, a
+    check that cannot run; `undefined-name`, a name a rule `uses` that no rule of
+    the book defines.  `printed` names the printed entry (`table(key=value)`),
+    `check_location` is where the check is written."""
     book: str
     rule: str
     kind: str
@@ -64,10 +72,13 @@ class Finding:
     message: str
     location: str
     cases: tuple = ()
+    printed: str = ""
+    check_location: str = ""
 
     def as_json(self) -> dict:
         return {"book": self.book, "rule": self.rule, "kind": self.kind, "check": self.check,
-                "message": self.message, "location": self.location, "cases": list(self.cases)}
+                "message": self.message, "location": self.location, "cases": list(self.cases),
+                "printed": self.printed, "check_location": self.check_location}
 
 
 @dataclass(frozen=True)
@@ -169,11 +180,32 @@ class Book:
                             str(chk.node.span))]
         if not failures:
             return []
+        doc, at = chk.node.doc or name, str(chk.node.span)
+        out = []
+        by_value = {}      # the first printed value behind each case -> its cases
+        for c in failures:
+            if c.get("printed"):
+                by_value.setdefault(c["printed"][0], []).append(c)
+        for p, cases in by_value.items():
+            label = self._printed_label(p)
+            shown = "; ".join(case_text(c) for c in cases[:12])
+            more = f"; and {len(cases) - 12} more" if len(cases) > 12 else ""
+            out.append(Finding(self.id, self.rule_of(p.table) or chk.rule_id, "disagreement", name,
+                               f"{doc}: the printed {label} (line {p.span.line}) disagrees: {shown}{more}",
+                               str(p.span), tuple(case_text(c) for c in cases), label, at))
         shown = "; ".join(case_text(c) for c in failures[:12])
         more = f"; and {len(failures) - 12} more" if len(failures) > 12 else ""
-        return [Finding(self.id, chk.rule_id, "disagreement", name,
-                        f"{chk.node.doc or name}: fails in {len(failures)} of {total} cases: {shown}{more}",
-                        str(chk.node.span), tuple(case_text(c) for c in failures))]
+        out.append(Finding(self.id, chk.rule_id, "check-summary", name,
+                           f"{doc}: fails in {len(failures)} of {total} cases: {shown}{more}",
+                           at, tuple(case_text(c) for c in failures), "", at))
+        return out
+
+    def _printed_label(self, p) -> str:
+        """`superterrans_prices(item=Sniper)`: a printed entry by its table and keys."""
+        from .values import show
+        t = self.compiled.tables.get(p.table)
+        names = [k.name for k in t.keys] if t is not None else [f"key{i + 1}" for i in range(len(p.keys))]
+        return f"{p.table}(" + ", ".join(f"{k}={show(v)}" for k, v in zip(names, p.keys)) + ")"
 
     def doctests(self):
         """(rule id, Example, doctest.DocTest) for every worked example."""

@@ -26,11 +26,16 @@ def _fail(span: n.Span, msg: str):
 
 
 class Ctx:
-    """Evaluation context: the roller, and the prefix naming nested mechanics' rolls."""
-    __slots__ = ("roller", "prefix", "depth")
+    """Evaluation context: the roller, and the prefix naming nested mechanics' rolls.
 
-    def __init__(self, roller, prefix="", depth=0):
-        self.roller, self.prefix, self.depth = roller, prefix, depth
+    `reads`, when a list, collects the table entries that expressions evaluated in
+    this very context look up (`(table, entry index)`): a check sets it to learn which
+    printed values a case read.  Nested mechanics get a fresh context without it, so
+    only the check's own lookups count, and ordinary calls pay one `is None` test."""
+    __slots__ = ("roller", "prefix", "depth", "reads")
+
+    def __init__(self, roller, prefix="", depth=0, reads=None):
+        self.roller, self.prefix, self.depth, self.reads = roller, prefix, depth, reads
 
     def child(self, name):
         if self.depth > 50:
@@ -481,6 +486,8 @@ def _call(book, e, scope):
         if name in book.syms.tables:
             def table(env, ctx):
                 t = book.tables[name]
+                if ctx.reads is not None:
+                    return t.read(ctx.reads, *[a(env, ctx) for a in args], **{k: a(env, ctx) for k, a in kwargs})
                 return t.lookup(*[a(env, ctx) for a in args], **{k: a(env, ctx) for k, a in kwargs})
             return table
     ff = compile_expr(book, e.func, scope)
@@ -490,6 +497,8 @@ def _call(book, e, scope):
         if isinstance(fn, MechanicFn):
             return fn.invoke(fn.bind([a(env, ctx) for a in args], {k: a(env, ctx) for k, a in kwargs}), ctx.child(fn.name))
         if isinstance(fn, TableFn):
+            if ctx.reads is not None:
+                return fn.read(ctx.reads, *[a(env, ctx) for a in args], **{k: a(env, ctx) for k, a in kwargs})
             return fn.lookup(*[a(env, ctx) for a in args], **{k: a(env, ctx) for k, a in kwargs})
         _fail(sp, f"{show(fn)} cannot be called")
     return dynamic
@@ -702,6 +711,35 @@ def _called_mechanics(node):
 
 
 # --------------------------------------------------------------------- tables
+class Printed(tuple):
+    """Where a table entry is printed: (table name, span of its row or grid cell, its keys)."""
+    __slots__ = ()
+
+    def __new__(cls, table, span, keys):
+        return super().__new__(cls, (table, span, keys))
+
+    table = property(lambda self: self[0])
+    span = property(lambda self: self[1])
+    keys = property(lambda self: self[2])
+
+
+class RowRecord(Record):
+    """A table row as a record that remembers where it is printed.
+
+    It equals, hashes, prints and pickles as the plain `Record` it is (the origin
+    is dropped on pickling): only the checks' findings read the origin."""
+    __slots__ = ("_origin",)
+
+    def __init__(self, fields: dict, origin: Printed):
+        super().__init__(fields)
+        object.__setattr__(self, "_origin", origin)
+
+
+def origin(value):
+    """Where a table row or entry value is printed (a `Printed`), or None."""
+    return value._origin if isinstance(value, RowRecord) else None
+
+
 class TableFn:
     """A data table: call it with its keys to look a value up; `rows()` lists it."""
 
@@ -715,6 +753,7 @@ class TableFn:
         self.value_checks = ([TypeCheck(t, book) for _, t in rt.fields] if self.fields
                              else [TypeCheck(rt, book)])
         self.entries = []      # list of (keys tuple of value-or-range, value)
+        self.spans = []        # parallel to entries: where each is printed (a row, or a grid's cell)
         diags = []
         if node.grid:
             self._build_grid(diags)
@@ -722,10 +761,11 @@ class TableFn:
             self._build_rows(diags)
         if diags:
             raise RulebookError(diags)
-        self._exact = {}
+        self._exact, self._exact_at = {}, {}
         if not any(isinstance(k, range) for keys, _ in self.entries for k in keys):
-            for keys, v in self.entries:
+            for i, (keys, v) in enumerate(self.entries):
                 self._exact[keys] = v
+                self._exact_at.setdefault(keys, i)
         self.__doc__ = node.doc
 
     def _cell(self, cell: n.Cell, check: TypeCheck, diags, key=False):
@@ -768,8 +808,10 @@ class TableFn:
                 continue
             keys = tuple(self._cell(c, ch, diags, key=True) for c, ch in zip(row[:nk], self.key_checks))
             vals = [self._cell(c, ch, diags) for c, ch in zip(row[nk:], self.value_checks)]
-            value = Record(dict(zip(self.fields, vals))) if self.fields else vals[0]
+            origin = Printed(self.name, row[0].span, keys)
+            value = RowRecord(dict(zip(self.fields, vals)), origin) if self.fields else vals[0]
             self.entries.append((keys, value))
+            self.spans.append(row[0].span)
 
     def _build_grid(self, diags):
         if len(self.keys) != 2 or self.fields:
@@ -784,6 +826,7 @@ class TableFn:
             rk = self._cell(row[0], self.key_checks[0], diags, key=True)
             for ck, c in zip(cols, row[1:]):
                 self.entries.append(((rk, ck), self._cell(c, self.value_checks[0], diags)))
+                self.spans.append(c.span)
 
     def lookup(self, *args, **kwargs):
         names = [p.name for p in self.keys]
@@ -812,17 +855,39 @@ class TableFn:
 
     __call__ = lookup
 
+    def read(self, reads: list, *args, **kwargs):
+        """`lookup`, also appending where the value is printed to `reads` (see `Ctx.reads`)."""
+        value = self.lookup(*args, **kwargs)
+        names = [p.name for p in self.keys]
+        bound = dict(zip(names, args))
+        bound.update(kwargs)
+        keys = tuple(ch.convert(bound[p.name]) for p, ch in zip(self.keys, self.key_checks))
+        if self._exact_at:
+            i = self._exact_at[keys]
+        else:
+            i = next(i for i, (ks, _) in enumerate(self.entries)
+                     if all((k in want) if isinstance(want, range) else k == want for k, want in zip(keys, ks)))
+        reads.append(self.printed(i))
+        return value
+
+    def printed(self, i: int) -> "Printed":
+        """Where entry `i` is printed: this table, the row (or grid cell), its keys."""
+        return Printed(self.name, self.spans[i], self.entries[i][0])
+
     def rows(self):
-        """Every row as a record of its keys and values (ranges stay ranges)."""
+        """Every row as a record of its keys and values (ranges stay ranges).
+
+        Each record remembers where it is printed (`origin(record)`); that does not
+        change how it compares, hashes or pickles."""
         out = []
         names = [p.name for p in self.keys]
-        for keys, v in self.entries:
+        for i, (keys, v) in enumerate(self.entries):
             d = dict(zip(names, keys))
             if isinstance(v, Record):
                 d.update(v.as_dict())
             else:
                 d["value"] = v
-            out.append(Record(d))
+            out.append(RowRecord(d, self.printed(i)))
         return out
 
     def __repr__(self):
@@ -856,7 +921,7 @@ class CheckFn:
     def run(self):
         """Return (cases checked, list of failing cases); each case is a dict."""
         failures, total = [], 0
-        ctx = Ctx(GivenRoller(rng=random.Random(0)))
+        ctx = Ctx(GivenRoller(rng=random.Random(0)), reads=[])
 
         def rec(i, env):
             nonlocal total
@@ -864,8 +929,12 @@ class CheckFn:
                 return
             if i == len(self.sources):
                 total += 1
+                ctx.reads = []
                 if not self.claim(env, ctx):
-                    case = {"bindings": {k: v for k, v in env.items()}}
+                    # the printed values behind the case: rows it is bound to, then entries its claim read
+                    printed = [o for o in map(origin, env.values()) if o is not None]
+                    printed += [r for r in ctx.reads if r not in printed]
+                    case = {"bindings": {k: v for k, v in env.items()}, "printed": printed}
                     if self.sides:
                         case["left"] = (self.sides[2], self.sides[0](env, ctx))
                         case["right"] = (self.sides[3], self.sides[1](env, ctx))

@@ -32,7 +32,7 @@ from ..render import dice_text, expr_text, literal_text, mechanic_lines, type_te
 from ..paths import write_pickle
 from ..values import ABSENT, show
 
-MODEL_VERSION = 3
+MODEL_VERSION = 4
 CASES_SHOWN = 12
 SUMMARY_CHARS = 200
 
@@ -287,7 +287,8 @@ class DerivedStore:
 def _run_check(book, name, chk) -> list:
     """One check -> its findings, as plain data."""
     if hasattr(book, "run_check"):
-        return [{"rule": f.rule, "kind": f.kind, "check": f.check, "message": f.message, "cases": list(f.cases)}
+        return [{"rule": f.rule, "kind": f.kind, "check": f.check, "message": f.message, "cases": list(f.cases),
+                 "printed": getattr(f, "printed", ""), "line": _line_of(f.location)}
                 for f in book.run_check(name)]
     from ..compiler import case_text   # older Book without run_check: the same report
     try:
@@ -302,6 +303,12 @@ def _run_check(book, name, chk) -> list:
     return [{"rule": chk.rule_id, "kind": "disagreement", "check": name,
              "message": f"{chk.node.doc or name}: fails in {len(failures)} of {total} cases: {shown}{more}",
              "cases": [case_text(c) for c in failures]}]
+
+
+def _line_of(location: str) -> int:
+    """The line of a `file:line:column` location (0 when there is none)."""
+    parts = location.rsplit(":", 2)
+    return int(parts[1]) if len(parts) == 3 and parts[1].isdigit() else 0
 
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
