@@ -7,13 +7,14 @@ the AST's node types alone, so a rulebook cannot run arbitrary code.
 """
 from __future__ import annotations
 
+import functools
 import inspect
 import random
 from fractions import Fraction
 
 from . import nodes as n
 from .builtins import BUILTINS
-from .checks import Symbols
+from .checks import Symbols, defined_names, name_key
 from .dice import MAX_DICE, DieInfo, ForcedRoller, GivenRoller, Symbolic
 from .errors import Diagnostic, EvaluationError, InputError, RulebookError, line_of
 from .model import BookAST, decls_of
@@ -168,6 +169,17 @@ class CompiledBook:
         if diags:
             raise RulebookError(diags)
 
+    @functools.cached_property
+    def defined_names(self) -> dict:
+        """The names the book defines (rule titles, aliases, keywords; see checks.name_key) -> rule id."""
+        return defined_names(self.ast)
+
+    def defined(self, name) -> bool:
+        """The `defined` built-in: does a rule of this book have that title, alias or keyword?"""
+        if not isinstance(name, str):
+            raise EvaluationError(f"defined() takes a name (text), got {show(name)}")
+        return name_key(name) in self.defined_names
+
     def diag(self, span, msg, hint=""):
         return Diagnostic(span.file, span.line, span.column, msg, hint, line_of(self.texts.get(span.file, ""), span.line))
 
@@ -188,6 +200,7 @@ class CompiledBook:
         """Names visible to worked examples: the built-ins, `Fraction`, and every mechanic,
         table, constant and enum value of the book (the book's names win)."""
         ns = {k: v[0] for k, v in BUILTINS.items()}
+        ns["defined"] = self.defined
         ns["Fraction"] = Fraction
         for enum, members in self.enums.items():
             ns[enum] = _Namespace(enum, members)
@@ -257,7 +270,7 @@ def _name(book, e, scope):
         v = book.dice[name]
         return lambda env, ctx: v
     if name in BUILTINS:
-        v = BUILTINS[name][0]
+        v = book.defined if name == "defined" else BUILTINS[name][0]
         return lambda env, ctx: v
     raise AssertionError(f"unresolved name {name}")  # the checks pass rejects this first
 
@@ -461,7 +474,7 @@ def _call(book, e, scope):
                     _fail(sp, str(err))
             return rnd
         if name in BUILTINS and name not in book.syms.globals():
-            fn = BUILTINS[name][0]
+            fn = book.defined if name == "defined" else BUILTINS[name][0]
 
             def builtin(env, ctx):
                 try:

@@ -323,6 +323,9 @@ def compute_derived(book, code: str = "") -> dict:
     for name, chk in book.compiled.checks.items():
         key = "check:" + closures.key(chk.node)
         findings.extend(store.get(key, lambda: _run_check(book, name, chk)))
+    for f in (book.name_findings() if hasattr(book, "name_findings") else ()):   # cheap: not cached
+        findings.append({"rule": f.rule, "kind": f.kind, "check": "", "message": f.message, "cases": [],
+                         "printed": f.printed, "line": _line_of(f.location)})
     failures = []
     counters = {}
     for rule_id, ex, test in book.doctests():
