@@ -104,3 +104,65 @@ def test_removing_an_alias_makes_a_new_undefined_name_finding(demo_books):
     (f,) = [f for f in rules_dsl.load("t").findings if f.printed == "Blast weapon"]
     assert f.kind == "undefined-name" and f.location.rsplit(":", 2)[1:] == ["9", "8"]
     assert "nearest defined: 'Blast'" in f.message
+
+
+# ------------------------------------------------------------- the real books
+UNDEFINED = {   # what each book's `uses` clauses find: names the seed uses and never defines
+    "null-strike": {("rules-exceptions", "Unit Rules"), ("sample-weapons", "Blast"),
+                    ("sample-weapons", "Ignores Cover"), ("sample-weapons", "Torrent")},
+    "xenotactics": set(),
+    "dust-tactics": {("line-of-sight", "large wood"), ("ambush", "deployment area"),
+                     ("fort-deploying-fortifications", "deployment area")},
+    "void": {("inspiring", "rally check"), ("lethal-strike", "Combat Blade"), ("rampage", "top speed"),
+             ("target-acquisition", "Army List"), ("target-acquisition", "Armoury"), ("troop-carrier", "record sheet")},
+}
+
+
+@pytest.mark.parametrize("book_id", sorted(UNDEFINED))
+def test_books_undefined_names(book_id):
+    from pathlib import Path
+    book = rules_dsl.load(book_id)
+    found = [f for f in book.findings if f.kind == "undefined-name"]
+    assert {(f.rule, f.printed) for f in found} == UNDEFINED[book_id]
+    assert len(found) == len(UNDEFINED[book_id])
+    seed_dir = Path(__file__).resolve().parents[2] / "shared" / "seeds"
+    for r in book.rules:
+        for use in r.node.uses:     # every used name is where the location says, and spelled as the seed does
+            line = Path(use.span.file).read_text().splitlines()[use.span.line - 1]
+            assert line[use.span.column - 1:].startswith(f'"{use.name}"'), use
+            if seed_dir.is_dir():
+                assert any(use.name in p.read_text() for p in seed_dir.glob("*.txt")), use.name
+
+
+def test_books_defined_checks():
+    # over the lists that name things: null-strike's sample-weapon specials miss three rules, the rest hold
+    ns = rules_dsl.load("null-strike")
+    values = [f for f in ns.run_check("sample_specials_have_rules") if f.kind == "disagreement"]
+    assert sorted(f.printed.split("special=")[1][:-1] for f in values) == ["Blast", "Ignores Cover", "Torrent"]
+    assert all(f.rule == "sample-weapons" for f in values)
+    assert ns.run_check("sample_specials_are_printed") == []
+    xt = rules_dsl.load("xenotactics")
+    assert xt.run_check("priced_abilities_and_ranged_weapons_have_rules") == []
+    assert xt.run_check("price_formulas_have_rules") == []
+    dt = rules_dsl.load("dust-tactics")
+    assert dt.run_check("command_actions_have_rules") == [] and dt.run_check("weapon_kinds_have_rules") == []
+
+
+def test_removing_an_alias_in_a_real_book_makes_a_new_finding_at_the_use(tmp_path, monkeypatch):
+    import shutil
+    from pathlib import Path
+    from rules_dsl import loader
+    root = Path(__file__).resolve().parents[1]
+    folder = tmp_path / "xenotactics"
+    shutil.copytree(root / "rulebooks" / "xenotactics", folder, ignore=shutil.ignore_patterns("*.py", "__pycache__"))
+    path = folder / "25-abilities.rules"
+    text = path.read_text()
+    old = 'aliases "Fireblast", "Fireball", "Inferno"'
+    assert text.count(old) == 1
+    path.write_text(text.replace(old, 'aliases "Fireblast", "Inferno"'))
+    monkeypatch.setenv("RULES_DSL_BOOKS", str(tmp_path))
+    monkeypatch.setenv("RULES_DSL_CACHE", str(tmp_path / "cache"))
+    (f,) = loader.compile_book("xenotactics", use_cache=False).name_findings()
+    line = next(i for i, l in enumerate(path.read_text().splitlines(), 1) if 'uses "Fireball"' in l)
+    assert (f.kind, f.rule, f.printed) == ("undefined-name", "pyrokinesis", "Fireball")
+    assert f.location == f"{path}:{line}:14"
