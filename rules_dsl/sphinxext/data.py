@@ -455,6 +455,8 @@ def build_model(book, derived: dict) -> dict:
         return {
             "book": book.id, "id": r.id, "title": r.title, "aliases": list(r.aliases),
             "keywords": list(r.keywords), "source": r.source,
+            "uses": [(u.name, book.definer(u.name) if hasattr(book, "definer") else None)
+                     for u in getattr(r, "uses", ())],
             "section_ids": list(sec_ids), "section_titles": list(sec_titles),
             "prose": [p.text for p in r.prose], "flavour": [p.text for p in r.flavour],
             "notes": [(note.kind, note.text.text) for note in r.notes],

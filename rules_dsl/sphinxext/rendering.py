@@ -129,6 +129,20 @@ def meta_line(ctx, r):
             x += nodes.inline(kw, kw, classes=["rules-keyword"])
             s += x
         parts.append(s)
+    if r.get("uses"):
+        # the terms the rule relies on: each links to the rule defining it, or is marked undefined
+        s = nodes.inline(classes=["rules-meta-item", "rules-meta-uses"])
+        s += nodes.Text("Uses: ")
+        for i, (name, definer) in enumerate(r["uses"]):
+            if i:
+                s += nodes.Text(", ")
+            if definer and definer != r["id"]:
+                s += xref(r["book"], definer, name)
+            elif definer:
+                s += nodes.inline(name, name, classes=["rules-use"])
+            else:
+                s += nodes.inline(name + " (not defined)", name + " (not defined)", classes=["rules-use-undefined"])
+        parts.append(s)
     for i, part in enumerate(parts):
         if i:
             p += nodes.inline(" · ", " · ", classes=["rules-meta-sep"])
