@@ -58,7 +58,15 @@ class RuleView:
 
 @dataclass(frozen=True)
 class Finding:
-    """A fact about the source found by a check (like an erratum): book, rule, where, what."""
+    """A fact about the source found by a check (like an erratum): book, rule, where, what.
+
+    Kinds: `disagreement`, one printed value (a table row, or a grid cell) that a
+    check finds wrong, located on its row and owned by the rule that prints it;
+    `check-summary`, a failing check as a whole, located at the check, with every
+    failing case (those with no printed value behind them too); `check-error`, a
+    check that cannot run; `undefined-name`, a name a rule `uses` that no rule of
+    the book defines.  `printed` names the printed entry (`table(key=value)`),
+    `check_location` is where the check is written."""
     book: str
     rule: str
     kind: str
@@ -66,10 +74,13 @@ class Finding:
     message: str
     location: str
     cases: tuple = ()
+    printed: str = ""
+    check_location: str = ""
 
     def as_json(self) -> dict:
         return {"book": self.book, "rule": self.rule, "kind": self.kind, "check": self.check,
-                "message": self.message, "location": self.location, "cases": list(self.cases)}
+                "message": self.message, "location": self.location, "cases": list(self.cases),
+                "printed": self.printed, "check_location": self.check_location}
 
 
 class Book:
@@ -142,7 +153,28 @@ class Book:
         out = []
         for name in self.compiled.checks:
             out.extend(self.run_check(name))
+        out.extend(self.name_findings())
         return out
+
+    def name_findings(self) -> list:
+        """One `undefined-name` finding per name a rule `uses` that no rule of the book
+        defines (by title, alias or keyword, compared as `checks.name_key` says)."""
+        from .checks import undefined_names
+        out = []
+        for rule_id, use, hint in undefined_names(self.ast, self.compiled.defined_names):
+            msg = (f"'{use.name}' is used by this rule and no rule of the book defines it "
+                   f"(no title, alias or keyword names it)" + (f"; {hint}" if hint else ""))
+            out.append(Finding(self.id, rule_id, "undefined-name", "", msg, str(use.span), (), use.name))
+        return out
+
+    def defined(self, name: str) -> bool:
+        """True when a rule of this book has `name` as its title, an alias or a keyword."""
+        return self.compiled.defined(name)
+
+    def definer(self, name: str) -> Optional[str]:
+        """The id of the rule whose title, alias or keyword is `name`, or None."""
+        from .checks import name_key
+        return self.compiled.defined_names.get(name_key(name))
 
     def run_check(self, name: str) -> list:
         """Run one check; its findings (none when it holds over its whole domain)."""
@@ -157,11 +189,32 @@ class Book:
                             str(chk.node.span))]
         if not failures:
             return []
+        doc, at = chk.node.doc or name, str(chk.node.span)
+        out = []
+        by_value = {}      # the first printed value behind each case -> its cases
+        for c in failures:
+            if c.get("printed"):
+                by_value.setdefault(c["printed"][0], []).append(c)
+        for p, cases in by_value.items():
+            label = self._printed_label(p)
+            shown = "; ".join(case_text(c) for c in cases[:12])
+            more = f"; and {len(cases) - 12} more" if len(cases) > 12 else ""
+            out.append(Finding(self.id, self.rule_of(p.table) or chk.rule_id, "disagreement", name,
+                               f"{doc}: the printed {label} (line {p.span.line}) disagrees: {shown}{more}",
+                               str(p.span), tuple(case_text(c) for c in cases), label, at))
         shown = "; ".join(case_text(c) for c in failures[:12])
         more = f"; and {len(failures) - 12} more" if len(failures) > 12 else ""
-        return [Finding(self.id, chk.rule_id, "disagreement", name,
-                        f"{chk.node.doc or name}: fails in {len(failures)} of {total} cases: {shown}{more}",
-                        str(chk.node.span), tuple(case_text(c) for c in failures))]
+        out.append(Finding(self.id, chk.rule_id, "check-summary", name,
+                           f"{doc}: fails in {len(failures)} of {total} cases: {shown}{more}",
+                           at, tuple(case_text(c) for c in failures), "", at))
+        return out
+
+    def _printed_label(self, p) -> str:
+        """`superterrans_prices(item=Sniper)`: a printed entry by its table and keys."""
+        from .values import show
+        t = self.compiled.tables.get(p.table)
+        names = [k.name for k in t.keys] if t is not None else [f"key{i + 1}" for i in range(len(p.keys))]
+        return f"{p.table}(" + ", ".join(f"{k}={show(v)}" for k, v in zip(names, p.keys)) + ")"
 
     def example_cases(self):
         """(rule id, Example) for every worked example, in book order."""

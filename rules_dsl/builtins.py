@@ -133,6 +133,10 @@ def _high(key):
     return key.stop - 1 if isinstance(key, range) else key
 
 
+def _defined(name):
+    raise EvaluationError("defined() answers for a book: call it inside one")   # bound per book by the compiler
+
+
 BUILTINS = {
     # name: (function, min args, max args, one-line doc)
     "count": (_count, 1, 1, "number of kept items: count(d for d in dice if d <= 4)"),
@@ -159,4 +163,5 @@ BUILTINS = {
     "covers": (_covers, 2, 2, "covers(key, x): x equals the key, or lies in it when the key is a range"),
     "low": (_low, 1, 1, "low(key): a range's first value (a number is its own)"),
     "high": (_high, 1, 1, "high(key): a range's last value (a number is its own)"),
+    "defined": (_defined, 1, 1, "defined(\"Regenerate\"): true when a rule of this book has that title, alias or keyword"),
 }

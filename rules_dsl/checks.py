@@ -7,10 +7,15 @@ expressions (every name resolves in its scope, calls have the right arguments,
 rounding names its mode), and examples (checks_examples.py: worked examples
 checked like mechanics, before anything runs).  `check_book` runs them all and raises one
 `RulebookError` listing everything found, so an author fixes a batch per run.
+
+`undefined_names` is not an error pass: a name a rule `uses` that no rule of the
+book defines is a fact about the source, reported as a finding (see book.py).
 """
 from __future__ import annotations
 
+import difflib
 import functools
+import re
 from dataclasses import dataclass, field
 from typing import Callable, Optional
 
@@ -402,3 +407,48 @@ class _ExprChecker:
         if missing:
             self.report(e.span, f"{name}() is missing {', '.join(repr(m) for m in missing)}",
                         f"{name}({', '.join(params)})")
+
+
+# ------------------------------------------------------------- names used
+def name_key(name: str) -> str:
+    """How a book's names are compared: case-folded; hyphens, underscores and other
+    punctuation are spaces; runs of spaces are one; a word's plural -s is ignored
+    (`Weapons-Skill` = `weapon skill`; a word ending in -ss, or of 1-2 letters, keeps it)."""
+    words = re.findall(r"[^\W_]+", name.casefold())
+    return " ".join(w[:-1] if len(w) > 2 and w.endswith("s") and not w.endswith("ss") else w for w in words)
+
+
+def defined_names(book: BookAST) -> dict:
+    """Every name the book defines -> the id of the first rule defining it: each rule's
+    title, aliases and keywords, compared by `name_key`."""
+    out = {}
+    for p in walk(book.items):
+        r = p.node
+        if isinstance(r, n.Rule):
+            for name in (r.title, *r.aliases, *r.keywords):
+                out.setdefault(name_key(name), r.id)
+    return out
+
+
+def undefined_names(book: BookAST, defined: Optional[dict] = None) -> list:
+    """(rule id, Use, hint) for every name a rule `uses` that no rule defines."""
+    defined = defined_names(book) if defined is None else defined
+    titles = {}
+    for p in walk(book.items):
+        if isinstance(p.node, n.Rule):
+            for name in (p.node.title, *p.node.aliases, *p.node.keywords):
+                titles.setdefault(name_key(name), name)
+    out = []
+    for p in walk(book.items):
+        r = p.node
+        if not isinstance(r, n.Rule):
+            continue
+        for use in r.uses:
+            key = name_key(use.name)
+            if key not in defined:
+                words = set(key.split())
+                near = [k for k in titles if words and (set(k.split()) <= words or words <= set(k.split()))]
+                near += [k for k in difflib.get_close_matches(key, list(titles), n=3, cutoff=0.75) if k not in near]
+                hint = "nearest defined: " + ", ".join(repr(titles[k]) for k in near[:3]) if near else ""
+                out.append((r.id, use, hint))
+    return out

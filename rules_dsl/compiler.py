@@ -7,13 +7,14 @@ the AST's node types alone, so a rulebook cannot run arbitrary code.
 """
 from __future__ import annotations
 
+import functools
 import inspect
 import random
 from fractions import Fraction
 
 from . import nodes as n
 from .builtins import BUILTINS
-from .checks import Symbols
+from .checks import Symbols, defined_names, name_key
 from .dice import MAX_DICE, DieInfo, ForcedRoller, GivenRoller, Symbolic
 from .errors import Diagnostic, EvaluationError, InputError, RulebookError, RulesError, line_of
 from .model import BookAST, decls_of
@@ -37,11 +38,16 @@ UNLIMITED = None  # pass as `budget` where another guard bounds the work (the od
 
 class Ctx:
     """Evaluation context: the roller, the prefix naming nested mechanics' rolls, and
-    the step budget shared by every call made under one top-level evaluation."""
-    __slots__ = ("roller", "prefix", "depth", "budget")
+    the step budget shared by every call made under one top-level evaluation.
 
-    def __init__(self, roller, prefix="", depth=0, budget=False):
-        self.roller, self.prefix, self.depth = roller, prefix, depth
+    `reads`, when a list, collects the table entries that expressions evaluated in
+    this very context look up (`(table, entry index)`): a check sets it to learn which
+    printed values a case read.  Nested mechanics get a fresh context without it, so
+    only the check's own lookups count, and ordinary calls pay one `is None` test."""
+    __slots__ = ("roller", "prefix", "depth", "budget", "reads")
+
+    def __init__(self, roller, prefix="", depth=0, budget=False, reads=None):
+        self.roller, self.prefix, self.depth, self.reads = roller, prefix, depth, reads
         self.budget = [MAX_STEPS] if budget is False else (budget if budget is not None else [float("inf")])
 
     def child(self, name):
@@ -183,6 +189,17 @@ class CompiledBook:
         if diags:
             raise RulebookError(diags)
 
+    @functools.cached_property
+    def defined_names(self) -> dict:
+        """The names the book defines (rule titles, aliases, keywords; see checks.name_key) -> rule id."""
+        return defined_names(self.ast)
+
+    def defined(self, name) -> bool:
+        """The `defined` built-in: does a rule of this book have that title, alias or keyword?"""
+        if not isinstance(name, str):
+            raise EvaluationError(f"defined() takes a name (text), got {show(name)}")
+        return name_key(name) in self.defined_names
+
     def diag(self, span, msg, hint=""):
         return Diagnostic(span.file, span.line, span.column, msg, hint, line_of(self.texts.get(span.file, ""), span.line))
 
@@ -254,7 +271,7 @@ def _name(book, e, scope):
         v = book.dice[name]
         return lambda env, ctx: v
     if name in BUILTINS:
-        v = BUILTINS[name][0]
+        v = book.defined if name == "defined" else BUILTINS[name][0]
         return lambda env, ctx: v
     raise AssertionError(f"unresolved name {name}")  # the checks pass rejects this first
 
@@ -462,7 +479,7 @@ def _call(book, e, scope):
                     _fail(sp, str(err))
             return rnd
         if name in BUILTINS and name not in book.syms.globals():
-            fn = BUILTINS[name][0]
+            fn = book.defined if name == "defined" else BUILTINS[name][0]
 
             def builtin(env, ctx):
                 values = [a(env, ctx) for a in args]
@@ -493,6 +510,8 @@ def _call(book, e, scope):
         if name in book.syms.tables:
             def table(env, ctx):
                 t = book.tables[name]
+                if ctx.reads is not None:
+                    return t.read(ctx.reads, *[a(env, ctx) for a in args], **{k: a(env, ctx) for k, a in kwargs})
                 return t.lookup(*[a(env, ctx) for a in args], **{k: a(env, ctx) for k, a in kwargs})
             return table
     ff = compile_expr(book, e.func, scope)
@@ -502,6 +521,8 @@ def _call(book, e, scope):
         if isinstance(fn, MechanicFn):
             return fn.invoke(fn.bind([a(env, ctx) for a in args], {k: a(env, ctx) for k, a in kwargs}), ctx.child(fn.name))
         if isinstance(fn, TableFn):
+            if ctx.reads is not None:
+                return fn.read(ctx.reads, *[a(env, ctx) for a in args], **{k: a(env, ctx) for k, a in kwargs})
             return fn.lookup(*[a(env, ctx) for a in args], **{k: a(env, ctx) for k, a in kwargs})
         _fail(sp, f"{show(fn)} cannot be called")
     return dynamic
@@ -717,6 +738,35 @@ def _called_mechanics(node):
 
 
 # --------------------------------------------------------------------- tables
+class Printed(tuple):
+    """Where a table entry is printed: (table name, span of its row or grid cell, its keys)."""
+    __slots__ = ()
+
+    def __new__(cls, table, span, keys):
+        return super().__new__(cls, (table, span, keys))
+
+    table = property(lambda self: self[0])
+    span = property(lambda self: self[1])
+    keys = property(lambda self: self[2])
+
+
+class RowRecord(Record):
+    """A table row as a record that remembers where it is printed.
+
+    It equals, hashes, prints and pickles as the plain `Record` it is (the origin
+    is dropped on pickling): only the checks' findings read the origin."""
+    __slots__ = ("_origin",)
+
+    def __init__(self, fields: dict, origin: Printed):
+        super().__init__(fields)
+        object.__setattr__(self, "_origin", origin)
+
+
+def origin(value):
+    """Where a table row or entry value is printed (a `Printed`), or None."""
+    return value._origin if isinstance(value, RowRecord) else None
+
+
 class TableFn:
     """A data table: call it with its keys to look a value up; `rows()` lists it."""
 
@@ -730,6 +780,7 @@ class TableFn:
         self.value_checks = ([TypeCheck(t, book) for _, t in rt.fields] if self.fields
                              else [TypeCheck(rt, book)])
         self.entries = []      # list of (keys tuple of value-or-range, value)
+        self.spans = []        # parallel to entries: where each is printed (a row, or a grid's cell)
         diags = []
         if node.grid:
             self._build_grid(diags)
@@ -737,10 +788,11 @@ class TableFn:
             self._build_rows(diags)
         if diags:
             raise RulebookError(diags)
-        self._exact = {}
+        self._exact, self._exact_at = {}, {}
         if not any(isinstance(k, range) for keys, _ in self.entries for k in keys):
-            for keys, v in self.entries:
+            for i, (keys, v) in enumerate(self.entries):
                 self._exact[keys] = v
+                self._exact_at.setdefault(keys, i)
         self.__doc__ = node.doc
 
     def _cell(self, cell: n.Cell, check: TypeCheck, diags, key=False):
@@ -783,8 +835,10 @@ class TableFn:
                 continue
             keys = tuple(self._cell(c, ch, diags, key=True) for c, ch in zip(row[:nk], self.key_checks))
             vals = [self._cell(c, ch, diags) for c, ch in zip(row[nk:], self.value_checks)]
-            value = Record(dict(zip(self.fields, vals))) if self.fields else vals[0]
+            origin = Printed(self.name, row[0].span, keys)
+            value = RowRecord(dict(zip(self.fields, vals)), origin) if self.fields else vals[0]
             self.entries.append((keys, value))
+            self.spans.append(row[0].span)
 
     def _build_grid(self, diags):
         if len(self.keys) != 2 or self.fields:
@@ -799,6 +853,7 @@ class TableFn:
             rk = self._cell(row[0], self.key_checks[0], diags, key=True)
             for ck, c in zip(cols, row[1:]):
                 self.entries.append(((rk, ck), self._cell(c, self.value_checks[0], diags)))
+                self.spans.append(c.span)
 
     def lookup(self, *args, **kwargs):
         names = [p.name for p in self.keys]
@@ -827,17 +882,39 @@ class TableFn:
 
     __call__ = lookup
 
+    def read(self, reads: list, *args, **kwargs):
+        """`lookup`, also appending where the value is printed to `reads` (see `Ctx.reads`)."""
+        value = self.lookup(*args, **kwargs)
+        names = [p.name for p in self.keys]
+        bound = dict(zip(names, args))
+        bound.update(kwargs)
+        keys = tuple(ch.convert(bound[p.name]) for p, ch in zip(self.keys, self.key_checks))
+        if self._exact_at:
+            i = self._exact_at[keys]
+        else:
+            i = next(i for i, (ks, _) in enumerate(self.entries)
+                     if all((k in want) if isinstance(want, range) else k == want for k, want in zip(keys, ks)))
+        reads.append(self.printed(i))
+        return value
+
+    def printed(self, i: int) -> "Printed":
+        """Where entry `i` is printed: this table, the row (or grid cell), its keys."""
+        return Printed(self.name, self.spans[i], self.entries[i][0])
+
     def rows(self):
-        """Every row as a record of its keys and values (ranges stay ranges)."""
+        """Every row as a record of its keys and values (ranges stay ranges).
+
+        Each record remembers where it is printed (`origin(record)`); that does not
+        change how it compares, hashes or pickles."""
         out = []
         names = [p.name for p in self.keys]
-        for keys, v in self.entries:
+        for i, (keys, v) in enumerate(self.entries):
             d = dict(zip(names, keys))
             if isinstance(v, Record):
                 d.update(v.as_dict())
             else:
                 d["value"] = v
-            out.append(Record(d))
+            out.append(RowRecord(d, self.printed(i)))
         return out
 
     def __repr__(self):
@@ -871,7 +948,7 @@ class CheckFn:
     def run(self):
         """Return (cases checked, list of failing cases); each case is a dict."""
         failures, total = [], 0
-        ctx = Ctx(GivenRoller(rng=random.Random(0)))
+        ctx = Ctx(GivenRoller(rng=random.Random(0)), reads=[])
 
         def rec(i, env):
             nonlocal total
@@ -882,8 +959,12 @@ class CheckFn:
                 if total > MAX_CHECK_CASES:
                     raise EvaluationError(f"the check's domain has more than {MAX_CHECK_CASES:,} cases")
                 ctx.budget[0] = MAX_STEPS  # each case gets the budget of one evaluation
+                ctx.reads = []
                 if not self.claim(env, ctx):
-                    case = {"bindings": {k: v for k, v in env.items()}}
+                    # the printed values behind the case: rows it is bound to, then entries its claim read
+                    printed = [o for o in map(origin, env.values()) if o is not None]
+                    printed += [r for r in ctx.reads if r not in printed]
+                    case = {"bindings": {k: v for k, v in env.items()}, "printed": printed}
                     if self.sides:
                         case["left"] = (self.sides[2], self.sides[0](env, ctx))
                         case["right"] = (self.sides[3], self.sides[1](env, ctx))

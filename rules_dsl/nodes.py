@@ -326,6 +326,13 @@ class Example:
 
 
 @dataclass(frozen=True)
+class Use:
+    """A name the rule's source text relies on (`uses "Weapons Skill"`), where it is written."""
+    span: Span
+    name: str
+
+
+@dataclass(frozen=True)
 class Rule:
     span: Span
     id: str
@@ -338,6 +345,7 @@ class Rule:
     notes: tuple = ()      # of Note
     examples: tuple = ()   # of Example
     decls: tuple = ()      # of Decl
+    uses: tuple = ()       # of Use
 
 
 @dataclass(frozen=True)

@@ -332,12 +332,18 @@ class _Builder:
         return n.Section(self.span(t), str(t.children[0]), self.string(t.children[1]), tuple(prose), tuple(items))
 
     def rule(self, t) -> n.Rule:
-        kw = {"aliases": [], "keywords": [], "prose": [], "flavour": [], "notes": [], "examples": [], "decls": []}
+        kw = {"aliases": [], "keywords": [], "prose": [], "flavour": [], "notes": [], "examples": [], "decls": [],
+              "uses": []}
         source = ""
         for ch in t.children[2:]:
             d = ch.data
             if d in ("aliases", "keywords"):
                 kw[d].extend(self.string(s) for s in ch.children)
+            elif d == "uses":
+                for s in ch.children:
+                    if not self.string(s).strip():
+                        self.error(s, "`uses` names a term: this string is empty", 'e.g. uses "Weapons Skill", "AP"')
+                    kw["uses"].append(n.Use(self.span(s), self.string(s)))
             elif d == "source":
                 source = self.string(ch.children[0])
             elif d == "prose":

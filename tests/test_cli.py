@@ -89,8 +89,11 @@ def test_check_json_contract_and_exit_codes(demo_books):
     assert p.returncode == 0
     rep = json.loads(p.stdout)
     assert rep["examples"] == {"passed": 2, "failed": 0}
-    (f,) = rep["findings"]
-    assert {"book", "rule", "kind", "message", "location"} <= set(f)
+    value, summary = rep["findings"]   # the wrong printed cell, then the check's summary
+    assert {"book", "rule", "kind", "check", "message", "location", "cases"} <= set(value)
+    assert (value["kind"], summary["kind"]) == ("disagreement", "check-summary")
+    assert value["location"].endswith("demo.rules:19:17") and value["printed"] == "chart(yours=2, opposed=2)"
+    assert summary["location"] == value["check_location"]
     assert run(demo_books, "check", "--strict").returncode == 1
     write_book(demo_books, "t", 'rule r "R" { mechanic f() -> int = 1\n example """\n >>> f()\n 2\n """ }\n')
     assert run(demo_books, "check", "t").returncode == 1

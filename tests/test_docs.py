@@ -33,6 +33,7 @@ XSS_BOOK = textwrap.dedent('''\
         rule evil "Evil <script>alert(1)</script>" {
             aliases "<img src=x onerror=alert(2)>"
             keywords "<script>", "dice"
+            uses "Dice Tricks", "<script>alert(6)</script>"
             source "Chapter <i>1</i>"
             """
             A rule whose text has <script>alert(1)</script> and **bold <em>x</em>** and
@@ -211,8 +212,15 @@ def test_notes_findings_examples_mechanics(tiny):
     xss = page(tiny, "docs/books/xss/esc")
     assert "rules-note-clarification" in xss
     assert "rules-note-absent" in xss and "Absent in the source" in xss
-    # the demo's chart disagrees with its formula in one case: a finding on the rule's page
-    assert "rules-finding" in demo and "chart_is_formula" in demo
+    # the demo's chart disagrees with its formula in one case: a finding on the rule's page, for the
+    # wrong printed cell and for the check as a whole
+    assert "rules-finding-disagreement" in demo and "rules-finding-check-summary" in demo
+    assert "chart_is_formula" in demo and "chart(yours=2," in demo and "(source line 19) disagrees" in demo
+    # names a rule uses: a defined one links to its rule, an undefined one is marked and is a finding
+    evil = xss[xss.index('id="xss:evil"'):xss.index('id="xss:dice-tricks"')]
+    assert "rules-meta-uses" in evil and 'href="#xss:dice-tricks"' in evil.replace("esc.html", "")
+    assert "rules-use-undefined" in evil and "rules-finding-undefined-name" in evil
+    assert "<script>alert(6)" not in xss
     # examples are doctest blocks
     assert "needed" in demo and "rules-example" in demo and "checked at build time" in demo
     # mechanics: signature, parameters with ranges, the formula

@@ -151,7 +151,7 @@ def test_officer_reach_misprints_are_findings_on_their_rules(book):
         assert not book.printed_distance_agrees(row.points, row.cm, row.inches)
         assert book.printed_distance_agrees(row.points, 20, row.inches)   # the corrected value agrees
         assert book.printed_distance_agrees(row.points, "absent", row.inches)
-    assert {f.check for f in book.run_checks()} == {"printed_conversions_agree", "command_ammo_drop_reach_converts",
+    assert {f.check for f in book.run_checks() if f.check} == {"printed_conversions_agree", "command_ammo_drop_reach_converts",
                                                     "command_get_moving_reach_converts"}
 
 

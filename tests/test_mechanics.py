@@ -130,9 +130,13 @@ def test_tables_with_ranges_records_absent_and_grid(demo_books):
 
 
 def test_checks_report_findings_with_cases(demo):
-    (f,) = demo.findings
-    assert (f.book, f.rule, f.kind) == ("demo", "opposed-stat-rolls", "disagreement")
+    value, f = demo.findings
+    assert (f.book, f.rule, f.kind) == ("demo", "opposed-stat-rolls", "check-summary")
     assert "y=2, o=2" in f.message and f.location.endswith(":25:5")
+    # the one wrong printed value: the grid cell the claim read (row 2, column 2), on its own line
+    assert (value.kind, value.rule, value.check, value.cases) == ("disagreement", "opposed-stat-rolls",
+                                                                  "chart_is_formula", f.cases)
+    assert value.location.endswith("demo.rules:19:17") and value.printed == "chart(yours=2, opposed=2)"
 
 
 def test_examples_run_and_fail_visibly(demo_books):
@@ -233,3 +237,22 @@ def test_where_guards_later_bindings(demo_books):
 ''')
     book = rules_dsl.load("t")
     assert book.findings == []
+
+
+def test_rows_remember_where_they_are_printed_without_changing_equality(demo):
+    import pickle
+    from rules_dsl.compiler import Ctx, origin
+    from rules_dsl.values import Record
+    t = demo.tables["chart"]
+    rows = t.rows()
+    first = rows[0]
+    plain = Record(first.as_dict())
+    assert first == plain and hash(first) == hash(plain) and repr(first) == repr(plain)
+    assert pickle.loads(pickle.dumps(first)) == plain and origin(pickle.loads(pickle.dumps(first))) is None
+    o = origin(first)
+    assert (o.table, o.span.line, o.keys) == ("chart", 18, (1, 1))
+    assert [origin(r).span.line for r in rows] == [18, 18, 19, 19]     # a grid: one entry per cell
+    # a lookup records where its value is printed only in a context that asks for it
+    reads = []
+    assert t.read(reads, 2, 2) == 6 and reads == [t.printed(3)]
+    assert Ctx(None).reads is None and Ctx(None, reads=[]).child("m").reads is None

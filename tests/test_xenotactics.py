@@ -309,12 +309,31 @@ def test_firepower_only_where_the_book_fixes_it(book):
 
 
 def test_price_list_findings(book):
-    findings = {f.check: f for f in book.findings}
+    findings = {f.check: f for f in book.findings if f.kind == "check-summary"}
     assert "statlines_follow_formula" not in findings
     assert "terrans_prices_follow_formulas" not in findings
-    assert all(f.kind == "disagreement" for f in book.findings)
+    assert {f.kind for f in book.findings} == {"disagreement", "check-summary"}
     sniper = findings["superterrans_prices_follow_formulas"]
     assert any("Sniper" in str(c) for c in sniper.cases)
+
+
+def test_one_finding_per_wrong_printed_price_on_its_row(book):
+    # every price that disagrees with its formula is its own finding, on the line that prints it
+    values = [f for f in book.findings if f.kind == "disagreement"]
+    summaries = [f for f in book.findings if f.kind == "check-summary"]
+    assert len(values) == sum(len(f.cases) for f in summaries) == 30   # 29 prices != formula, and Revive
+    texts = {}
+    for f in values:
+        path, line, col = f.location.rsplit(":", 2)
+        lines = texts.setdefault(path, Path(path).read_text().splitlines())
+        item = re.fullmatch(r"\w+_prices\(item=(.*)\)", f.printed).group(1)
+        assert lines[int(line) - 1].lstrip().startswith(f'| "{item}" |'), (f.location, f.printed)
+        assert lines[int(line) - 1][int(col) - 1] == '"'      # the column of the row's first cell
+        assert f.rule == book.rule_of(f.printed.split("(")[0]) and f.check.endswith("_prices_follow_formulas")
+        assert f.check_location == {s.check: s.location for s in summaries}[f.check]
+    wrong = {(f.rule, f.printed.split("=", 1)[1][:-1]) for f in values}
+    assert ("superterrans", "Sniper") in wrong and ("exterminators", "Revive") in wrong
+    assert ("terrans", "Sniper") not in wrong
 
 
 def test_every_faction_base_cost_matches(book):
@@ -460,7 +479,7 @@ FACTION_TABLES = ["terrans", "superterrans", "eldara", "mutants", "engi", "locus
 
 def test_audit_every_printed_price_row_is_checked(book):
     # a check must include every printed value: the Revive row (no formula) is a finding now
-    findings = {f.check: f for f in book.findings}
+    findings = {f.check: f for f in book.findings if f.kind == "check-summary"}
     for faction in FACTION_TABLES:
         rows = list(book.compiled.tables[f"{faction}_prices"].rows())
         f = findings.get(f"{faction}_prices_follow_formulas")
@@ -533,7 +552,15 @@ def test_audit_misprints_become_findings(book, filename, old, new, check, tmp_pa
     monkeypatch.setenv("RULES_DSL_CACHE", str(tmp_path / "cache"))
     mutated = loader.compile_book("xenotactics", use_cache=False)
     findings = mutated.run_check(check)
-    assert findings and findings[0].kind == "disagreement", (check, new)
+    assert findings and findings[-1].kind == "check-summary", (check, new)
+    text = source.replace(old, new)
+    line = text[:text.index(new)].count("\n") + 1 + new.count("\n")
+    values = [f for f in findings if f.kind == "disagreement"]
+    if new.startswith("|"):     # a printed row: exactly one finding, on that very line
+        (f,) = values
+        assert f.location.rsplit(":", 2)[:2] == [str(folder / filename), str(line)], (f.location, line)
+    else:                       # a constant: no table behind it, the finding stays at the check
+        assert values == [] and findings[-1].location == findings[-1].check_location
     before = {f.check for f in book.findings}
     assert {f.check for f in mutated.run_checks()} - before == {check}
 

@@ -32,7 +32,7 @@ from ..render import dice_text, expr_text, literal_text, mechanic_lines, type_te
 from ..paths import write_pickle
 from ..values import ABSENT, show
 
-MODEL_VERSION = 3
+MODEL_VERSION = 4
 CASES_SHOWN = 12
 SUMMARY_CHARS = 200
 
@@ -287,7 +287,8 @@ class DerivedStore:
 def _run_check(book, name, chk) -> list:
     """One check -> its findings, as plain data."""
     if hasattr(book, "run_check"):
-        return [{"rule": f.rule, "kind": f.kind, "check": f.check, "message": f.message, "cases": list(f.cases)}
+        return [{"rule": f.rule, "kind": f.kind, "check": f.check, "message": f.message, "cases": list(f.cases),
+                 "printed": getattr(f, "printed", ""), "line": _line_of(f.location)}
                 for f in book.run_check(name)]
     from ..compiler import case_text   # older Book without run_check: the same report
     try:
@@ -304,6 +305,12 @@ def _run_check(book, name, chk) -> list:
              "cases": [case_text(c) for c in failures]}]
 
 
+def _line_of(location: str) -> int:
+    """The line of a `file:line:column` location (0 when there is none)."""
+    parts = location.rsplit(":", 2)
+    return int(parts[1]) if len(parts) == 3 and parts[1].isdigit() else 0
+
+
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
@@ -315,6 +322,9 @@ def compute_derived(book, code: str = "") -> dict:
     for name, chk in book.compiled.checks.items():
         key = "check:" + closures.key(chk.node)
         findings.extend(store.get(key, lambda: _run_check(book, name, chk)))
+    for f in (book.name_findings() if hasattr(book, "name_findings") else ()):   # cheap: not cached
+        findings.append({"rule": f.rule, "kind": f.kind, "check": "", "message": f.message, "cases": [],
+                         "printed": f.printed, "line": _line_of(f.location)})
     failures = []
     counters = {}
     for rule_id, ex in book.example_cases():
@@ -444,6 +454,8 @@ def build_model(book, derived: dict) -> dict:
         return {
             "book": book.id, "id": r.id, "title": r.title, "aliases": list(r.aliases),
             "keywords": list(r.keywords), "source": r.source,
+            "uses": [(u.name, book.definer(u.name) if hasattr(book, "definer") else None)
+                     for u in getattr(r, "uses", ())],
             "section_ids": list(sec_ids), "section_titles": list(sec_titles),
             "prose": [p.text for p in r.prose], "flavour": [p.text for p in r.flavour],
             "notes": [(note.kind, note.text.text) for note in r.notes],

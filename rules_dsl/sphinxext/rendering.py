@@ -129,6 +129,20 @@ def meta_line(ctx, r):
             x += nodes.inline(kw, kw, classes=["rules-keyword"])
             s += x
         parts.append(s)
+    if r.get("uses"):
+        # the terms the rule relies on: each links to the rule defining it, or is marked undefined
+        s = nodes.inline(classes=["rules-meta-item", "rules-meta-uses"])
+        s += nodes.Text("Uses: ")
+        for i, (name, definer) in enumerate(r["uses"]):
+            if i:
+                s += nodes.Text(", ")
+            if definer and definer != r["id"]:
+                s += xref(r["book"], definer, name)
+            elif definer:
+                s += nodes.inline(name, name, classes=["rules-use"])
+            else:
+                s += nodes.inline(name + " (not defined)", name + " (not defined)", classes=["rules-use-undefined"])
+        parts.append(s)
     for i, part in enumerate(parts):
         if i:
             p += nodes.inline(" · ", " · ", classes=["rules-meta-sep"])
@@ -146,12 +160,33 @@ def note_node(kind, text, book):
 _FAILS = re.compile(r"^(?P<head>.*?: fails in \d+ of \d+ cases)(?::|$)", re.S)
 
 
+FINDING_TITLES = {
+    "disagreement": "Finding: a printed value disagrees",
+    "check-summary": "Finding: the source disagrees with itself",
+    "undefined-name": "Finding: a name used but never defined",
+    "check-error": "Finding: a check could not run",
+}
+
+
 def finding_node(f):
     adm = nodes.admonition(classes=["rules-finding", f"rules-finding-{f['kind']}", "caution"])
-    title = "Finding: the source disagrees with itself" if f["kind"] == "disagreement" else "Finding: a check could not run"
+    title = FINDING_TITLES.get(f["kind"], "Finding")
     adm += nodes.title(title, title)
     m = _FAILS.match(f["message"])
-    if m and f["cases"]:
+    if f["kind"] == "disagreement" and f.get("printed"):
+        # one wrong printed value, shown on the rule that prints it
+        p = nodes.paragraph(classes=["rules-finding-printed"])
+        p += _literal(f["printed"])
+        p += nodes.Text(f" (source line {f['line']}) disagrees with the check below:" if f.get("line")
+                        else " disagrees with the check below:")
+        adm += p
+        lst = nodes.bullet_list(classes=["rules-finding-cases"])
+        for case in f["cases"][:12]:
+            li = nodes.list_item()
+            li += nodes.paragraph("", "", _literal(case))
+            lst += li
+        adm += lst
+    elif m and f["cases"]:
         adm += _text_para(m.group("head") + ":")
         lst = nodes.bullet_list(classes=["rules-finding-cases"])
         for case in f["cases"][:12]:
@@ -164,9 +199,11 @@ def finding_node(f):
     else:
         adm += _text_para(f["message"])
     p = nodes.paragraph(classes=["rules-finding-check"])
-    p += nodes.Text("Check ")
-    p += _literal(f["check"])
-    p += nodes.Text(". Findings are facts about the source rulebook, not errors of this site.")
+    if f.get("check"):
+        p += nodes.Text("Check ")
+        p += _literal(f["check"])
+        p += nodes.Text(". ")
+    p += nodes.Text("Findings are facts about the source rulebook, not errors of this site.")
     adm += p
     return adm
 

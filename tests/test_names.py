@@ -1,0 +1,168 @@
+"""Names used in a book and never defined there: the `uses` rule item, the `defined`
+built-in, and their findings (kind `undefined-name`, and per-row `disagreement`)."""
+from __future__ import annotations
+
+import pytest
+
+import rules_dsl
+from rules_dsl.checks import name_key
+from rules_dsl.errors import RulebookError
+from rules_dsl.parser import parse_text
+
+from conftest import write_book
+
+BODY = '''rule weapons "Weapons Skill" {
+  aliases "WS"
+  keywords "to-hit"
+  uses "Weapon Skills", "AP", "to hit",
+       "Torrent"
+  """Roll the Weapons Skill; AP modifies the armour roll."""
+  table kit(name: text) -> int "Prices" {
+    | name | gc |
+    |---|---|
+    | "WS" | 1 |
+    | "Regenerate" | 2 |
+    | "Blast" | 3 |
+  }
+  check kit_names_defined "Every priced item has a rule" {
+    for k in rows(kit): defined(k.name)
+  }
+}
+rule blast "Blast" {
+  aliases "Blast weapon"
+  """Blasts."""
+}
+'''
+
+
+def test_name_key_folds_case_hyphens_spaces_and_plurals():
+    assert name_key("Weapons-Skill") == name_key("weapon  skill") == name_key("WEAPON_SKILLS") == "weapon skill"
+    assert name_key("Boss") == "boss" and name_key("AP") == "ap" and name_key("HPs") == "hp"
+
+
+def test_uses_parses_with_a_span_per_name():
+    src = 'book b { title "x" }\nrule r "R" {\n  uses "A",\n    "B c"\n  keywords "k"\n}\n'
+    sf = parse_text(src, "b.rules")
+    (rule,) = sf.items
+    assert [(u.name, u.span.line, u.span.column) for u in rule.uses] == [("A", 3, 8), ("B c", 4, 5)]
+
+
+@pytest.mark.parametrize("src,needle", [
+    ('rule r "R" {\n  uses\n}\n', 'r.rules:4:1: error: unexpected \'}\''),    # a name is required
+    ('rule r "R" {\n  uses A\n}\n', 'r.rules:3:8: error: unexpected \'A\''),   # names are strings
+    ('rule r "R" {\n  uses "A",\n}\n', 'r.rules:4:1: error: unexpected \'}\''), # no trailing comma
+    ('rule r "R" {\n  uses ""\n}\n', "`uses` names a term"),          # not empty
+])
+def test_uses_rejects_bad_input_with_a_location(src, needle):
+    with pytest.raises(RulebookError) as e:
+        parse_text('book r { title "x" }\n' + src, "r.rules")
+    text = e.value.render()
+    assert needle in text and "Traceback" not in text
+
+
+def test_undefined_uses_are_findings_with_their_own_location(demo_books):
+    path = write_book(demo_books, "t", BODY)
+    book = rules_dsl.load("t")
+    found = [f for f in book.findings if f.kind == "undefined-name"]
+    # "Weapon Skills" and "to hit" are defined (title, keyword); "AP" and "Torrent" are not
+    assert [(f.printed, f.rule) for f in found] == [("AP", "weapons"), ("Torrent", "weapons")]
+    lines = path.read_text().splitlines()
+    for f in found:
+        file, line, col = f.location.rsplit(":", 2)
+        assert file == str(path) and lines[int(line) - 1][int(col) - 1:].startswith(f'"{f.printed}"')
+    assert [f.location.rsplit(":", 2)[1:] for f in found] == [["9", "25"], ["10", "8"]]
+    assert book.defined("weapon skills") and book.definer("blast weapons") == "blast" and not book.defined("AP")
+
+
+def test_defined_in_a_check_gives_one_finding_per_row(demo_books):
+    path = write_book(demo_books, "t", BODY)
+    book = rules_dsl.load("t")
+    (value,) = [f for f in book.findings if f.kind == "disagreement"]
+    assert value.printed == "kit(name=Regenerate)" and value.rule == "weapons"
+    line = path.read_text().splitlines().index('    | "Regenerate" | 2 |') + 1
+    assert value.location.rsplit(":", 2)[1] == str(line)
+    (summary,) = [f for f in book.findings if f.kind == "check-summary"]
+    assert "fails in 1 of 3 cases" in summary.message
+    assert book.namespace()["defined"]("Blast") is True
+
+
+def test_defined_checks_its_argument_and_arity(demo_books):
+    write_book(demo_books, "t", 'rule r "R" {\n check c "x" { for k in [1]: defined(k, 2) }\n}\n')
+    with pytest.raises(RulebookError) as e:
+        rules_dsl.load("t")
+    assert "defined() takes 1 argument(s), got 2" in e.value.render() and "t.rules:7:" in e.value.render()
+    write_book(demo_books, "t", 'rule r "R" {\n check c "x" { for k in [1]: defined(k) }\n}\n')
+    (f, _) = [f for f in rules_dsl.load("t").findings if f.kind in ("check-error", "check-summary")] + [None]
+    assert f.kind == "check-error" and "defined() takes a name (text), got 1" in f.message
+
+
+def test_removing_an_alias_makes_a_new_undefined_name_finding(demo_books):
+    write_book(demo_books, "t", BODY.replace('  uses "Weapon Skills"', '  uses "Blast weapon", "Weapon Skills"'))
+    assert not [f for f in rules_dsl.load("t").findings if f.printed == "Blast weapon"]
+    write_book(demo_books, "t", BODY.replace('  uses "Weapon Skills"', '  uses "Blast weapon", "Weapon Skills"')
+               .replace('  aliases "Blast weapon"\n', ""))
+    (f,) = [f for f in rules_dsl.load("t").findings if f.printed == "Blast weapon"]
+    assert f.kind == "undefined-name" and f.location.rsplit(":", 2)[1:] == ["9", "8"]
+    assert "nearest defined: 'Blast'" in f.message
+
+
+# ------------------------------------------------------------- the real books
+UNDEFINED = {   # what each book's `uses` clauses find: names the seed uses and never defines
+    "null-strike": {("rules-exceptions", "Unit Rules"), ("sample-weapons", "Blast"),
+                    ("sample-weapons", "Ignores Cover"), ("sample-weapons", "Torrent")},
+    "xenotactics": set(),
+    "dust-tactics": {("line-of-sight", "large wood"), ("ambush", "deployment area"),
+                     ("fort-deploying-fortifications", "deployment area")},
+    "void": {("inspiring", "rally check"), ("lethal-strike", "Combat Blade"), ("rampage", "top speed"),
+             ("target-acquisition", "Army List"), ("target-acquisition", "Armoury"), ("troop-carrier", "record sheet")},
+}
+
+
+@pytest.mark.parametrize("book_id", sorted(UNDEFINED))
+def test_books_undefined_names(book_id):
+    from pathlib import Path
+    book = rules_dsl.load(book_id)
+    found = [f for f in book.findings if f.kind == "undefined-name"]
+    assert {(f.rule, f.printed) for f in found} == UNDEFINED[book_id]
+    assert len(found) == len(UNDEFINED[book_id])
+    seed_dir = Path(__file__).resolve().parents[2] / "shared" / "seeds"
+    for r in book.rules:
+        for use in r.node.uses:     # every used name is where the location says, and spelled as the seed does
+            line = Path(use.span.file).read_text().splitlines()[use.span.line - 1]
+            assert line[use.span.column - 1:].startswith(f'"{use.name}"'), use
+            if seed_dir.is_dir():
+                assert any(use.name in p.read_text() for p in seed_dir.glob("*.txt")), use.name
+
+
+def test_books_defined_checks():
+    # over the lists that name things: null-strike's sample-weapon specials miss three rules, the rest hold
+    ns = rules_dsl.load("null-strike")
+    values = [f for f in ns.run_check("sample_specials_have_rules") if f.kind == "disagreement"]
+    assert sorted(f.printed.split("special=")[1][:-1] for f in values) == ["Blast", "Ignores Cover", "Torrent"]
+    assert all(f.rule == "sample-weapons" for f in values)
+    assert ns.run_check("sample_specials_are_printed") == []
+    xt = rules_dsl.load("xenotactics")
+    assert xt.run_check("priced_abilities_and_ranged_weapons_have_rules") == []
+    assert xt.run_check("price_formulas_have_rules") == []
+    dt = rules_dsl.load("dust-tactics")
+    assert dt.run_check("command_actions_have_rules") == [] and dt.run_check("weapon_kinds_have_rules") == []
+
+
+def test_removing_an_alias_in_a_real_book_makes_a_new_finding_at_the_use(tmp_path, monkeypatch):
+    import shutil
+    from pathlib import Path
+    from rules_dsl import loader
+    root = Path(__file__).resolve().parents[1]
+    folder = tmp_path / "xenotactics"
+    shutil.copytree(root / "rulebooks" / "xenotactics", folder, ignore=shutil.ignore_patterns("*.py", "__pycache__"))
+    path = folder / "25-abilities.rules"
+    text = path.read_text()
+    old = 'aliases "Fireblast", "Fireball", "Inferno"'
+    assert text.count(old) == 1
+    path.write_text(text.replace(old, 'aliases "Fireblast", "Inferno"'))
+    monkeypatch.setenv("RULES_DSL_BOOKS", str(tmp_path))
+    monkeypatch.setenv("RULES_DSL_CACHE", str(tmp_path / "cache"))
+    (f,) = loader.compile_book("xenotactics", use_cache=False).name_findings()
+    line = next(i for i, l in enumerate(path.read_text().splitlines(), 1) if 'uses "Fireball"' in l)
+    assert (f.kind, f.rule, f.printed) == ("undefined-name", "pyrokinesis", "Fireball")
+    assert f.location == f"{path}:{line}:14"
