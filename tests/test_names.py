@@ -83,7 +83,7 @@ def test_defined_in_a_check_gives_one_finding_per_row(demo_books):
     assert value.location.rsplit(":", 2)[1] == str(line)
     (summary,) = [f for f in book.findings if f.kind == "check-summary"]
     assert "fails in 1 of 3 cases" in summary.message
-    assert book.namespace()["defined"]("Blast") is True
+    assert book.compiled.defined("Blast") is True
 
 
 def test_defined_checks_its_argument_and_arity(demo_books):
