@@ -420,12 +420,14 @@ def name_key(name: str) -> str:
 
 def defined_names(book: BookAST) -> dict:
     """Every name the book defines -> the id of the first rule defining it: each rule's
-    title, aliases and keywords, compared by `name_key`."""
+    title and aliases, compared by `name_key`.  Keywords do not define: they are search
+    words, and the audits put an undefined name among the keywords of the very rule
+    whose `absent` note says it is undefined, so that a player typing it lands there."""
     out = {}
     for p in walk(book.items):
         r = p.node
         if isinstance(r, n.Rule):
-            for name in (r.title, *r.aliases, *r.keywords):
+            for name in (r.title, *r.aliases):
                 out.setdefault(name_key(name), r.id)
     return out
 

@@ -64,13 +64,14 @@ def test_undefined_uses_are_findings_with_their_own_location(demo_books):
     path = write_book(demo_books, "t", BODY)
     book = rules_dsl.load("t")
     found = [f for f in book.findings if f.kind == "undefined-name"]
-    # "Weapon Skills" and "to hit" are defined (title, keyword); "AP" and "Torrent" are not
-    assert [(f.printed, f.rule) for f in found] == [("AP", "weapons"), ("Torrent", "weapons")]
+    # "Weapon Skills" is defined (the title); "AP", "to hit" (only a keyword: keywords are search
+    # words, not definitions) and "Torrent" are not
+    assert [(f.printed, f.rule) for f in found] == [("AP", "weapons"), ("to hit", "weapons"), ("Torrent", "weapons")]
     lines = path.read_text().splitlines()
     for f in found:
         file, line, col = f.location.rsplit(":", 2)
         assert file == str(path) and lines[int(line) - 1][int(col) - 1:].startswith(f'"{f.printed}"')
-    assert [f.location.rsplit(":", 2)[1:] for f in found] == [["9", "25"], ["10", "8"]]
+    assert [f.location.rsplit(":", 2)[1:] for f in found] == [["9", "25"], ["9", "31"], ["10", "8"]]
     assert book.defined("weapon skills") and book.definer("blast weapons") == "blast" and not book.defined("AP")
 
 
@@ -108,13 +109,26 @@ def test_removing_an_alias_makes_a_new_undefined_name_finding(demo_books):
 
 # ------------------------------------------------------------- the real books
 UNDEFINED = {   # what each book's `uses` clauses find: names the seed uses and never defines
-    "null-strike": {("rules-exceptions", "Unit Rules"), ("sample-weapons", "Blast"),
-                    ("sample-weapons", "Ignores Cover"), ("sample-weapons", "Torrent")},
+    "null-strike": {("common-sense", "FAQ"), ("rules-exceptions", "Army Rules"), ("rules-exceptions", "Unit Rules"),
+                    ("turn-order", "Technical"), ("sample-weapons", "Blast"), ("sample-weapons", "Ignores Cover"),
+                    ("sample-weapons", "Torrent"), ("attack-action", "Weapons Skill"), ("attack-action", "AP"),
+                    ("aim", "Weapons Skill"), ("hard-cover", "Durability"), ("full-cover", "Durability")},
     "xenotactics": set(),
-    "dust-tactics": {("line-of-sight", "large wood"), ("ambush", "deployment area"),
-                     ("fort-deploying-fortifications", "deployment area")},
-    "void": {("inspiring", "rally check"), ("lethal-strike", "Combat Blade"), ("rampage", "top speed"),
-             ("target-acquisition", "Army List"), ("target-acquisition", "Armoury"), ("troop-carrier", "record sheet")},
+    "dust-tactics": {("army-points", "unit card"), ("line-of-sight", "large wood"), ("reactive-attacks", "large vehicle"),
+                     ("ambush", "deployment area"), ("carry-sealifter", "large vehicle"),
+                     ("fort-deploying-fortifications", "deployment area"), ("fort-barbed-wire", "ENGINEERING"),
+                     ("fort-minefields", "ENGINEERING"), ("fort-chainsaws-and-claws", "ENGINEERING"),
+                     ("fort-dozer-blades", "ENGINEERING")},
+    "void": {("berserk-charge", "command check"), ("berserk-charge", "counter charge"), ("camouflage", "cover save"),
+             ("combine-fire", "flame thrower"), ("dodge", "command check"), ("find-weakness", "armour piercing"),
+             ("heavy-armour", "armour piercing"), ("high-morale", "morale check"), ("immune-to-panic", "morale check"),
+             ("immune-to-panic", "Last Man Standing"), ("impetuous", "CD check"), ("infiltrate", "Initiative"),
+             ("inspiring", "morale check"), ("inspiring", "rally check"), ("jump-trooper", "CD check"),
+             ("lethal-strike", "Combat Blade"), ("neural-spike-activation", "Junker"), ("rampage", "panic test"),
+             ("rampage", "direction dice"), ("rampage", "top speed"), ("sniper", "CD check"),
+             ("stealth", "cover save"), ("strategy", "command check"), ("strike-first", "close combat"),
+             ("suppressive-fire", "range band"), ("target-acquisition", "Army List"),
+             ("target-acquisition", "Armoury"), ("terrifying", "panic test"), ("troop-carrier", "record sheet")},
 }
 
 
