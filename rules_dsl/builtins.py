@@ -163,5 +163,5 @@ BUILTINS = {
     "covers": (_covers, 2, 2, "covers(key, x): x equals the key, or lies in it when the key is a range"),
     "low": (_low, 1, 1, "low(key): a range's first value (a number is its own)"),
     "high": (_high, 1, 1, "high(key): a range's last value (a number is its own)"),
-    "defined": (_defined, 1, 1, "defined(\"Regenerate\"): true when a rule of this book has that title, alias or keyword"),
+    "defined": (_defined, 1, 1, "defined(\"Regenerate\"): true when a rule of this book has that title or alias"),
 }

@@ -23,6 +23,7 @@ from . import nodes as n
 from .builtins import BUILTINS, ROUND_MODES
 from .errors import Diagnostic, RulebookError, did_you_mean, line_of
 from .checks_examples import check_examples
+from .checks_types import check_types_of_expressions
 from .model import BookAST, decls_of, walk
 
 BASE_TYPES = ("int", "bool", "text", "number", "absent")
@@ -68,8 +69,11 @@ def check_book(book: BookAST, texts: dict, other_ids: Callable[[str], Optional[s
     check_ids(book, report)
     syms = collect_declarations(book, report)
     check_types(book, syms, report)
+    check_reserved_names(book, report)
     check_references(book, report, other_ids)
     check_expressions(book, syms, report)
+    if not report.diags:   # kinds are inferred over names that resolve
+        check_types_of_expressions(book, syms, report)
     check_examples(book, syms, report)
     if report.diags:
         raise RulebookError(sorted(report.diags, key=lambda d: (d.file, d.line, d.column)))
@@ -184,6 +188,36 @@ def check_types(book: BookAST, syms: Symbols, report: Reporter):
                 if pa.name in seen:
                     report(pa.span, f"{kind} '{pa.name}' appears twice (parameters and rolls share one namespace)")
                 seen.add(pa.name)
+
+
+# ------------------------------------------------------------- reserved names
+RESERVED_VALUES = ("true", "false", "absent")
+
+
+def check_reserved_names(book: BookAST, report: Reporter):
+    """`true`, `false` and `absent` are values: a declaration of that name would be
+    shadowed silently (an enum member `absent` compared against the literal)."""
+    def bad(span, name, kind):
+        if name in RESERVED_VALUES:
+            report(span, f"'{name}' is a value of the language and cannot name {kind}", "choose another name")
+
+    for p in decls_of(book):
+        d = p.node
+        if isinstance(d, n.Enum):
+            for m in d.members:
+                bad(d.span, m, f"a member of enum '{d.name}'")
+        if isinstance(d, (n.Const, n.Enum, n.Table, n.Mechanic)):
+            bad(d.span, d.name, f"a {type(d).__name__.lower()}")
+        for pa in getattr(d, "params", ()):
+            bad(pa.span, pa.name, "a parameter")
+        for s in getattr(d, "body", ()):
+            if isinstance(s, (n.Let, n.Roll)):
+                bad(s.span, s.name, "a local name")
+        for b in getattr(d, "bindings", ()):
+            bad(b.span, b.name, "a check variable")
+        for x in n.iter_nodes(d):
+            if isinstance(x, n.Comprehension):
+                bad(x.span, x.var, "a comprehension variable")
 
 
 # ----------------------------------------------------------------- references

@@ -187,9 +187,11 @@ def test_rulebook_text_is_never_executed_as_python(demo_books, tmp_path):
 
 
 def test_dunder_attributes_are_not_reachable(demo_books):
-    write_book(demo_books, "t", 'rule r "R" { mechanic f() -> text = [1].__class__ }\n')
-    with pytest.raises(rules_dsl.EvaluationError):
-        rules_dsl.load("t").f()
+    err = errors_of(demo_books, 'rule r "R" { mechanic f() -> text = [1].__class__ }\n')   # caught at check time
+    assert "'.__class__' reads a field, but this is a list" in err.diagnostics[0].message
+    write_book(demo_books, "t", 'rule r "R" { mechanic f(x: list of int | absent) -> text = x.__class__ }\n')
+    with pytest.raises(rules_dsl.EvaluationError):   # and at run time when the kind is not known before
+        rules_dsl.load("t").f([1])
 
 
 # --------------------------------------------------------------- cache
@@ -236,3 +238,48 @@ def test_reserved_names_cannot_name_parameters_or_rolls(demo_books, name):
     assert f"'{name}' cannot name a parameter" in err.diagnostics[0].message
     err = errors_of(demo_books, f'rule r "R" {{ mechanic f() -> int {{ roll {name}: d6  return 1 }} }}\n')
     assert f"'{name}' cannot name a roll" in err.diagnostics[0].message
+
+
+# ------------------------------------------------------------ typing pass
+@pytest.mark.parametrize("body,message", [
+    ('rule r "R" { mechanic f(a: 1..6) -> bool = a + 1 }\n', "f is declared to return true/false, but its result is a number"),
+    ('rule r "R" { mechanic f(a: 1..6) -> int = a + "x" }\n', "'+' needs numbers, but this is text"),
+    ('rule r "R" { mechanic f(a: 1..6) -> int = a.value }\n', "'.value' reads a field, but this is a number"),
+    ('rule r "R" { mechanic f(a: bool) -> bool = a < 3 }\n', "'<' needs numbers, but this is true/false"),
+    ('rule r "R" { mechanic f(a: 1..6) -> int = a\n mechanic g() -> int = f(true) }\n', "f()'s 'a' must be a number, but it is true/false"),
+    ('rule r "R" { enum e { x, y }\n mechanic f() -> int = x }\n', "f is declared to return a number, but its result is a member of e"),
+    ('rule r "R" { table t(k: 1..2) -> (cost: int) {\n | k | cost |\n | 1 | 2 |\n | 2 | 3 |\n }\n'
+     ' mechanic f() -> int = t(1).price }\n', "the record has no field 'price'"),
+    ('rule r "R" { mechanic f() -> int {\n roll d: dust\n return d + 1 }\n }\n', "'+' needs numbers, but this is a face of dust"),
+    ('rule r "R" { mechanic f(xs: list of int) -> int = -xs }\n', "'-' needs numbers, but this is a list"),
+    ('rule r "R" { mechanic f(a: 1..6) -> list of int = a }\n', "f is declared to return a list, but its result is a number"),
+])
+def test_typing_pass_reports_at_check_time(demo_books, body, message):
+    err = errors_of(demo_books, body)
+    assert any(message in d.message for d in err.diagnostics), [d.message for d in err.diagnostics]
+    assert all(d.line >= 6 for d in err.diagnostics)
+
+
+@pytest.mark.parametrize("body", [
+    'rule r "R" { mechanic f(a: 1..6, b: int | absent) -> int | absent = if is_absent(b) then absent else a + b }\n',
+    'rule r "R" { enum e { x, y }\n enum g { x, z }\n mechanic f(v: g) -> bool = v == z\n mechanic h() -> bool = f(e.x) }\n',
+    'rule r "R" { enum e { x, y }\n mechanic f(v: e) -> bool = v == x\n mechanic h() -> bool = f("x") }\n',
+    'rule r "R" { mechanic f(xs: list of int) -> list of int = [0] + xs }\n',
+    'rule r "R" { mechanic f() -> list of int = 1..3 }\n',
+    'rule r "R" { table t(k: 1..2) -> (cost: int) {\n | k | cost |\n | 1 | 2 |\n | 2 | 3 |\n }\n'
+    ' mechanic f() -> int = sum([row.cost + low(row.k) for row in rows(t)]) }\n',
+])
+def test_typing_pass_accepts_what_runs(demo_books, body):
+    write_book(demo_books, "t", body)
+    rules_dsl.load("t")
+
+
+@pytest.mark.parametrize("body,kind", [
+    ('rule r "R" { enum e { absent, x } }\n', "a member of enum 'e'"),
+    ('rule r "R" { enum e { x, true } }\n', "a member of enum 'e'"),
+    ('rule r "R" { mechanic f(false: int) -> int = 1 }\n', "a parameter"),
+])
+def test_true_false_and_absent_cannot_be_declared(demo_books, body, kind):
+    err = errors_of(demo_books, body)
+    assert any("is a value of the language and cannot name " + kind in d.message for d in err.diagnostics), \
+        [d.message for d in err.diagnostics]
