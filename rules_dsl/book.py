@@ -99,6 +99,11 @@ class Book:
         self._findings = None
         self._runner = None
 
+    @property
+    def warnings(self) -> list:
+        """Diagnostics of severity "warning" (the book compiles; something looks wrong)."""
+        return list(self.compiled.syms.warnings)
+
     def __repr__(self):
         return f"<Book {self.id}: {len(self.rules)} rules, {len(self.mechanics)} mechanics>"
 

@@ -21,7 +21,7 @@ from typing import Callable, Optional
 
 from . import nodes as n
 from .builtins import BUILTINS, ROUND_MODES
-from .errors import Diagnostic, RulebookError, did_you_mean, line_of
+from .errors import Diagnostic, Related, RulebookError, did_you_mean, line_of
 from .checks_examples import check_examples
 from .checks_types import check_types_of_expressions
 from .model import BookAST, decls_of, walk
@@ -43,6 +43,7 @@ class Symbols:
     mechanics: dict = field(default_factory=dict)
     checks: dict = field(default_factory=dict)
     owner: dict = field(default_factory=dict)       # decl name -> rule id ('' at section level)
+    warnings: list = field(default_factory=list)    # Diagnostics of severity "warning"
 
     @functools.cached_property
     def _globals(self):
@@ -56,11 +57,13 @@ class Symbols:
 class Reporter:
     def __init__(self, texts: dict):
         self.texts = texts
-        self.diags = []
+        self.diags = []       # errors: the book does not compile
+        self.warnings = []    # kept on the symbols; `rules check` prints them
 
-    def __call__(self, span: n.Span, message: str, hint: str = ""):
+    def __call__(self, span: n.Span, message: str, hint: str = "", severity: str = "error", related=()):
         src = line_of(self.texts.get(span.file, ""), span.line)
-        self.diags.append(Diagnostic(span.file, span.line, span.column, message, hint, src))
+        d = Diagnostic(span.file, span.line, span.column, message, hint, src, severity, related)
+        (self.diags if severity == "error" else self.warnings).append(d)
 
 
 def check_book(book: BookAST, texts: dict, other_ids: Callable[[str], Optional[set]]) -> Symbols:
@@ -75,9 +78,28 @@ def check_book(book: BookAST, texts: dict, other_ids: Callable[[str], Optional[s
     if not report.diags:   # kinds are inferred over names that resolve
         check_types_of_expressions(book, syms, report)
     check_examples(book, syms, report)
+    check_unused_locals(book, report)
     if report.diags:
         raise RulebookError(sorted(report.diags, key=lambda d: (d.file, d.line, d.column)))
+    syms.warnings = sorted(report.warnings, key=lambda d: (d.file, d.line, d.column))
     return syms
+
+
+def check_unused_locals(book: BookAST, report: Reporter):
+    """Warnings: a `let` or `roll` whose value nothing reads (often a misspelt name
+    in the result, or a die that should count and does not)."""
+    for p in decls_of(book):
+        d = p.node
+        if not isinstance(d, n.Mechanic):
+            continue
+        for i, s in enumerate(d.body):
+            if not isinstance(s, (n.Let, n.Roll)):
+                continue
+            later = list(d.body[i + 1:]) + [d.result]
+            if not any(isinstance(x, n.Name) and x.name == s.name for x in n.iter_nodes(later)):
+                kind = "let" if isinstance(s, n.Let) else "roll"
+                report(s.span, f"'{s.name}' ({kind}) is never used in {d.name}",
+                       "use it, or remove the line", severity="warning")
 
 
 # ------------------------------------------------------------------------ ids
@@ -90,8 +112,8 @@ def check_ids(book: BookAST, report: Reporter):
         kind = "rule" if isinstance(node, n.Rule) else "section"
         if node.id in seen:
             prev = seen[node.id]
-            report(node.span, f"duplicate id '{node.id}' ({kind})",
-                   f"already used by the {prev[0]} at {prev[1]}; ids are unique in a book")
+            report(node.span, f"duplicate id '{node.id}' ({kind})", "ids are unique in a book",
+                   related=[Related.at(prev[1], f"first used by the {prev[0]} here")])
         else:
             seen[node.id] = (kind, node.span)
         if not node.title.strip():
@@ -108,7 +130,8 @@ def collect_declarations(book: BookAST, report: Reporter) -> Symbols:
             report(span, f"'{name}' is a built-in name and cannot name a {kind}", "choose another name")
             return False
         if name in taken:
-            report(span, f"'{name}' is already declared", f"the {taken[name][0]} at {taken[name][1]}")
+            report(span, f"'{name}' is already declared", "a name means one thing in a book",
+                   related=[Related.at(taken[name][1], f"first declared here, as a {taken[name][0]}")])
             return False
         taken[name] = (kind, span)
         return True

@@ -386,14 +386,15 @@ def cmd_check(args):
     if args.book and args.book not in book_ids():
         from .errors import NotFound
         raise NotFound("book", args.book, book_ids())
-    report = {"books": [], "examples": {"passed": 0, "failed": 0}, "findings": [], "errors": []}
+    report = {"books": [], "examples": {"passed": 0, "failed": 0}, "findings": [], "errors": [], "warnings": []}
     failed = False
     for bid in ids:
         try:
             book = load(bid)
         except RulebookError as e:
             failed = True
-            report["errors"].append({"book": bid, "message": e.render()})
+            report["errors"].append({"book": bid, "message": e.render(),
+                                     "diagnostics": [d.as_json() for d in e.diagnostics]})
             if not args.json:
                 sys.stderr.write(e.render() + "\n")
             continue
@@ -407,6 +408,7 @@ def cmd_check(args):
                                 "mechanics": len(book.mechanics), "examples": len(results),
                                 "examples_failed": len(bad), "findings": len(findings)})
         report["findings"].extend(f.as_json() for f in findings)
+        report["warnings"].extend(dict(d.as_json(), book=bid) for d in book.warnings)
         if bad or any(f.kind == "check-error" for f in findings):
             failed = True
         if args.strict and findings:
@@ -418,6 +420,8 @@ def cmd_check(args):
                 _out(f"  FAILED example {r.location} ({r.rule})\n" + "\n".join("    " + l for l in r.report.splitlines()))
             for f in findings:
                 _out(f"  finding [{f.kind}] {f.location} ({f.rule}): {f.message}")
+            for d in book.warnings:
+                _out("  " + d.render().replace("\n", "\n  "))
     if args.json:
         _json(report)
     return 1 if failed else 0

@@ -33,17 +33,46 @@ def did_you_mean(word: str, candidates: Iterable[str]) -> str:
     return f"did you mean {', '.join(repr(h) for h in hits)}?" if hits else ""
 
 
-class Diagnostic:
-    """One problem in a source: where, what, and how to fix it."""
+class Related:
+    """Another place that explains a diagnostic ("first declared here")."""
 
-    __slots__ = ("file", "line", "column", "message", "hint", "source_line")
+    __slots__ = ("file", "line", "column", "message")
 
-    def __init__(self, file: str, line: int, column: int, message: str, hint: str = "", source_line: str = ""):
-        self.file, self.line, self.column = file, line, column
-        self.message, self.hint, self.source_line = message, hint, source_line
+    def __init__(self, file: str, line: int, column: int, message: str):
+        self.file, self.line, self.column, self.message = file, line, column, message
 
     def __repr__(self):
-        return f"Diagnostic({self.file}:{self.line}:{self.column}: {self.message!r}, hint={self.hint!r})"
+        return f"Related({self.file}:{self.line}:{self.column}: {self.message!r})"
+
+    def __eq__(self, other):
+        return isinstance(other, Related) and all(getattr(self, k) == getattr(other, k) for k in self.__slots__)
+
+    def __reduce__(self):
+        return (Related, tuple(getattr(self, k) for k in self.__slots__))
+
+    @classmethod
+    def at(cls, span, message: str) -> "Related":
+        return cls(span.file, span.line, span.column, message)
+
+
+SEVERITIES = ("error", "warning")
+
+
+class Diagnostic:
+    """One problem in a source: where, what, how to fix it, how bad, and the other
+    places that explain it.  Errors stop a book from compiling; warnings do not."""
+
+    __slots__ = ("file", "line", "column", "message", "hint", "source_line", "severity", "related")
+
+    def __init__(self, file: str, line: int, column: int, message: str, hint: str = "", source_line: str = "",
+                 severity: str = "error", related: tuple = ()):
+        self.file, self.line, self.column = file, line, column
+        self.message, self.hint, self.source_line = message, hint, source_line
+        self.severity, self.related = severity, tuple(related)
+
+    def __repr__(self):
+        return (f"Diagnostic({self.severity} {self.file}:{self.line}:{self.column}: {self.message!r}, "
+                f"hint={self.hint!r})")
 
     def __eq__(self, other):
         return isinstance(other, Diagnostic) and all(getattr(self, k) == getattr(other, k) for k in self.__slots__)
@@ -51,8 +80,14 @@ class Diagnostic:
     def __reduce__(self):
         return (Diagnostic, tuple(getattr(self, k) for k in self.__slots__))
 
+    def as_json(self) -> dict:
+        return {"file": self.file, "line": self.line, "column": self.column, "severity": self.severity,
+                "message": self.message, "hint": self.hint,
+                "related": [{"file": r.file, "line": r.line, "column": r.column, "message": r.message}
+                            for r in self.related]}
+
     def render(self) -> str:
-        out = [f"{self.file}:{self.line}:{self.column}: error: {self.message}"]
+        out = [f"{self.file}:{self.line}:{self.column}: {self.severity}: {self.message}"]
         if self.source_line:
             gutter = f"{self.line:>4} | "
             line, col = self.source_line.rstrip("\n"), max(self.column - 1, 0)
@@ -65,6 +100,8 @@ class Diagnostic:
             out.append(" " * (len(gutter) - 2) + "| " + pad + "^")
         if self.hint:
             out.append(f"     = hint: {self.hint}")
+        for r in self.related:
+            out.append(f"     = note: {r.message} at {r.file}:{r.line}:{r.column}")
         return "\n".join(out)
 
 

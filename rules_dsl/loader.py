@@ -92,17 +92,20 @@ def parse_cached(path: Path, use_cache: bool = True):
                 return pickle.load(f), text
         except Exception:
             pass  # a damaged cache entry is simply rebuilt
-    sf = parse_text(text, str(path))
+    sf = parse_text(text, str(path), partial=True)
     if use_cache:
         paths.write_pickle(cfile, sf)  # caching is an optimisation only
     return sf, text
 
 
-def parse_book(book_id: str, use_cache: bool = True):
-    """Parse every file of a book; gather the syntax errors of all its files."""
+def parse_book(book_id: str, use_cache: bool = True, partial: bool = False):
+    """Parse every file of a book; gather the syntax errors of all its files.
+
+    With `partial`, return (ast, texts, builder diagnostics) when every file has a
+    tree, so the caller can run the semantic passes before reporting them."""
     from .model import assemble
 
-    files, texts, diags = [], {}, []
+    files, texts, diags, early = [], {}, [], []
     for path in book_files(book_id):
         try:
             sf, text = parse_cached(path, use_cache)
@@ -110,9 +113,14 @@ def parse_book(book_id: str, use_cache: bool = True):
             diags.extend(e.diagnostics)
             continue
         files.append(sf)
+        early.extend(sf.diagnostics)
         texts[str(path)] = text
     if diags:
-        raise RulebookError(diags)
+        raise RulebookError(diags + early)
+    if partial:
+        return assemble(book_id, files), texts, early
+    if early:
+        raise RulebookError(early)
     return assemble(book_id, files), texts
 
 
@@ -150,8 +158,13 @@ def compile_book(book_id: str, use_cache: bool = True):
     from .checks import check_book
     from .compiler import CompiledBook
 
-    ast, texts = parse_book(book_id, use_cache)
-    syms = check_book(ast, texts, _other_ids(book_id))
+    ast, texts, early = parse_book(book_id, use_cache, partial=True)
+    try:
+        syms = check_book(ast, texts, _other_ids(book_id))
+    except RulebookError as e:
+        raise RulebookError(sorted(early + e.diagnostics, key=lambda d: (d.file, d.line, d.column))) from None
+    if early:
+        raise RulebookError(early)
     return Book(ast, CompiledBook(ast, syms, texts))
 
 

@@ -379,10 +379,16 @@ class Header:
 
 @dataclass(frozen=True)
 class SourceFile:
-    """One parsed `.rules` file: an optional header and its top-level items."""
+    """One parsed `.rules` file: an optional header and its top-level items.
+
+    `diagnostics` holds what the tree builder found wrong after the grammar
+    accepted the file (an unknown note kind, a malformed reference, a number too
+    large): the tree is still whole, so the semantic passes run too and one
+    `rules check` reports both."""
     path: str
     header: Optional[Header]
     items: tuple
+    diagnostics: tuple = ()
 
 
 def iter_nodes(node):

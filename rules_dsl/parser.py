@@ -71,8 +71,12 @@ MAX_FACE_COUNT = 100            # faces of one symbol on a custom die
 _RULE_LINE = re.compile(r"^[ \t]*(rule|section)[ \t]", re.M)
 
 
-def parse_text(text: str, path: str = "<string>") -> n.SourceFile:
+def parse_text(text: str, path: str = "<string>", partial: bool = False) -> n.SourceFile:
     """Parse one `.rules` source; raise RulebookError on any syntax problem.
+
+    With `partial`, problems the tree builder finds after the grammar accepted the
+    text are left in `SourceFile.diagnostics` (the tree is whole) instead of
+    raised, so that the semantic checks can run as well.
 
     After the first syntax error the parser resynchronises at the next line that
     starts a rule or section and parses on from there (line numbers kept), so one
@@ -108,7 +112,10 @@ def parse_text(text: str, path: str = "<string>") -> n.SourceFile:
         raise RulebookError([Diagnostic(path, line, col, f"nested more than {MAX_NESTING} levels deep",
                                         "split the expression with `let`, or the sections into fewer levels",
                                         line_of(text, line))])
-    return _Builder(path, text).source_file(tree)
+    sf = _Builder(path, text).source_file(tree)
+    if sf.diagnostics and not partial:
+        raise RulebookError(list(sf.diagnostics))
+    return sf
 
 
 def _too_deep(tree):
@@ -280,9 +287,7 @@ class _Builder:
                 it = self.item(ch)
                 if it is not None:
                     items.append(it)
-        if self.errors:
-            raise RulebookError(self.errors)
-        return n.SourceFile(self.path, header, tuple(items))
+        return n.SourceFile(self.path, header, tuple(items), tuple(self.errors))
 
     def header(self, t) -> n.Header:
         fields = {"title": "", "edition": "", "source": "", "units": ""}

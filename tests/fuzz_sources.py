@@ -33,8 +33,9 @@ OPS = ["+", "-", "*", "/", "%", "==", "!=", "<", "<=", ">", ">=", "and", "or"]
 
 
 def _expr(rng, names, depth=0):
+    """Any kind of expression, often ill-typed: exercises the checks' diagnostics."""
     r = rng.random()
-    if depth > 3 or r < 0.3:
+    if depth > 2 or r < 0.3:
         return rng.choice(names + [str(rng.randint(-3, 12)), "true", "false", "absent", "3/2"])
     if r < 0.55:
         return f"({_expr(rng, names, depth + 1)} {rng.choice(OPS)} {_expr(rng, names, depth + 1)})"
@@ -49,6 +50,40 @@ def _expr(rng, names, depth=0):
         mode = rng.choice(["up", "down", "half_up", "half_even", "sideways"])
         return f"round({_expr(rng, names, depth + 1)}, {mode})"
     return f"-({_expr(rng, names, depth + 1)})"
+
+
+def _num(rng, nums, bools, depth=0):
+    """A numeric expression that the checks accept: exercises the evaluator."""
+    r = rng.random()
+    if depth > 2 or r < 0.3:
+        return rng.choice(nums + [str(rng.randint(-3, 12)), "3/2"])
+    if r < 0.5:
+        return f"({_num(rng, nums, bools, depth + 1)} {rng.choice('+-*/%')} {_num(rng, nums, bools, depth + 1)})"
+    if r < 0.6:
+        return (f"(if {_bool(rng, nums, bools, depth + 1)} then {_num(rng, nums, bools, depth + 1)} "
+                f"else {_num(rng, nums, bools, depth + 1)})")
+    if r < 0.7:
+        fn = rng.choice(["max", "min", "abs", "floor", "ceil"])
+        return f"{fn}({_num(rng, nums, bools, depth + 1)}{', 1' if fn in ('max', 'min') else ''})"
+    if r < 0.8:
+        k = rng.randint(0, 6)
+        return f"{rng.choice(['sum', 'len', 'max'])}([{_num(rng, nums + ['x'], bools, depth + 1)} for x in 1..{k}])"
+    if r < 0.9:
+        return f"round({_num(rng, nums, bools, depth + 1)}, {rng.choice(['up', 'down', 'half_up', 'half_even'])})"
+    return f"-({_num(rng, nums, bools, depth + 1)})"
+
+
+def _bool(rng, nums, bools, depth=0):
+    r = rng.random()
+    if depth > 2 or r < 0.3:
+        return rng.choice(bools + ["true", "false"])
+    if r < 0.6:
+        return f"({_num(rng, nums, bools, depth + 1)} {rng.choice(['==', '!=', '<', '<=', '>', '>='])} {_num(rng, nums, bools, depth + 1)})"
+    if r < 0.8:
+        return f"({_bool(rng, nums, bools, depth + 1)} {rng.choice(['and', 'or'])} {_bool(rng, nums, bools, depth + 1)})"
+    if r < 0.9:
+        return f"even({_num(rng, nums, bools, depth + 1)})"
+    return f"not {_bool(rng, nums, bools, depth + 1)}"
 
 
 def generated(rng: random.Random) -> str:
@@ -73,11 +108,22 @@ def generated(rng: random.Random) -> str:
             callee = rng.choice(mechs)
             body.append(f"        let z = {callee[0]}({', '.join('1' for _ in callee[1])})")
             local.append("z")
+        nums = [p for p, t in zip(params, types) if t != "bool"] + [v for v in local if v in ("z",)]
+        bools = [p for p, t in zip(params, types) if t == "bool"]
+        if "d" in local and body and ("d6" in body[0] or "d10" in body[0]) and "of" not in body[0] \
+                and "2d6" not in body[0]:
+            nums.append("d")
         if rng.random() < 0.2:
-            body.append(f"        require {_expr(rng, local)} \"a requirement\"")
-        ret = rng.choice(["int", "number", "bool", "0..20", "list of int", "text"])
+            body.append(f"        require {_bool(rng, nums, bools)} \"a requirement\"")
+        typed = rng.random() < 0.7
+        if typed:
+            ret = rng.choice(["number", "bool", "number | absent"])
+            result = _bool(rng, nums, bools) if ret == "bool" else _num(rng, nums, bools)
+        else:
+            ret = rng.choice(["int", "number", "bool", "0..20", "list of int", "text"])
+            result = _expr(rng, local)
         out.append(f"    mechanic {name}({sig}) -> {ret} {{\n" + "\n".join(body)
-                   + f"\n        return {_expr(rng, local)}\n    }}\n")
+                   + f"\n        return {result}\n    }}\n")
         if rng.random() < 0.3:
             out.append(f"    table t{i}(k: 1..3) -> int {{\n        | k | v |\n        |---|---|\n"
                        f"        | 1 | {rng.randint(0, 9)} |\n        | 2..3 | absent |\n    }}\n")

@@ -283,3 +283,35 @@ def test_true_false_and_absent_cannot_be_declared(demo_books, body, kind):
     err = errors_of(demo_books, body)
     assert any("is a value of the language and cannot name " + kind in d.message for d in err.diagnostics), \
         [d.message for d in err.diagnostics]
+
+
+def test_duplicates_point_at_the_first_declaration(demo_books):
+    err = errors_of(demo_books, 'rule r "R" { const a = 1\n const a = 2 }\n')
+    (d,) = [d for d in err.diagnostics if "already declared" in d.message]
+    assert d.severity == "error" and d.line == 7
+    (rel,) = d.related
+    assert (rel.line, rel.message) == (6, "first declared here, as a const")
+    assert "= note: first declared here, as a const at" in d.render() and ": error: " in d.render()
+
+
+def test_an_unused_let_or_roll_is_a_warning_not_an_error(demo_books, tmp_path):
+    write_book(demo_books, "t", 'rule r "R" { mechanic f(x: 1..6) -> int {\n let y = x + 1\n roll d: d6\n return x }\n}\n')
+    book = rules_dsl.load("t")
+    assert book.f(3) == 3
+    msgs = [(w.severity, w.line, w.message) for w in book.warnings]
+    assert msgs == [("warning", 7, "'y' (let) is never used in f"), ("warning", 8, "'d' (roll) is never used in f")]
+    import json
+    import subprocess
+    import sys
+    p = subprocess.run([sys.executable, "-m", "rules_dsl", "check", "t", "--json"], capture_output=True, text=True)
+    assert p.returncode == 0
+    report = json.loads(p.stdout)
+    assert [w["message"] for w in report["warnings"]] == ["'y' (let) is never used in f", "'d' (roll) is never used in f"]
+    assert report["warnings"][0]["severity"] == "warning" and report["warnings"][0]["line"] == 7
+
+
+def test_semantic_checks_run_despite_tree_builder_errors(demo_books):
+    # an unknown note kind (found by the tree builder) and an unknown name (a semantic pass): one run, both
+    err = errors_of(demo_books, 'rule r "R" {\n note sidenote "x"\n mechanic f() -> int = nope\n}\n')
+    msgs = [d.message for d in err.diagnostics]
+    assert any("unknown note kind 'sidenote'" in m for m in msgs) and any("unknown name 'nope'" in m for m in msgs)
