@@ -60,7 +60,8 @@ def test_contradictions_have_interpretations():
 
 
 def test_findings_are_the_bunker_armour_disagreements():
-    found = {(f.rule, f.check, f.kind) for f in book.findings if f.kind != "check-summary"}
+    # undefined-name findings (the names the seed uses and never defines) are tested in test_names.py
+    found = {(f.rule, f.check, f.kind) for f in book.findings if f.kind not in ("check-summary", "undefined-name")}
     assert found == {
         ("bunker-hit-table", "bunker_armour_is_fortification_grade", "disagreement"),
         ("bunker-hit-table", "bunker_door_matches_bunker", "disagreement"),
@@ -424,14 +425,14 @@ MISPRINTS = [
 @pytest.mark.parametrize("old,new,checks", MISPRINTS)
 def test_audit_misprints_become_findings(old, new, checks, tmp_path, monkeypatch):
     mutated = _mutated(old, new, tmp_path, monkeypatch)
-    found = {f.check for f in mutated.run_checks()}
+    found = {f.check for f in mutated.run_checks() if f.kind != "undefined-name"}
     assert found == checks, (new, found)
 
 
 def test_audit_bunker_at_30_would_agree_with_the_building_tables(tmp_path, monkeypatch):
     # the erratum on bunker-hit-table: with the footnote's armaplas value (30) both findings vanish
     mutated = _mutated("| 3..6 | bunker_body | 25 |", "| 3..6 | bunker_body | 30 |", tmp_path, monkeypatch)
-    assert not mutated.run_checks()
+    assert not [f for f in mutated.run_checks() if f.kind != "undefined-name"]
 
 
 def test_audit_cavalry_needs_a_one_wound_mount():
