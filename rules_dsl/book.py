@@ -163,21 +163,21 @@ class Book:
 
     def name_findings(self) -> list:
         """One `undefined-name` finding per name a rule `uses` that no rule of the book
-        defines (by title, alias or keyword, compared as `checks.name_key` says)."""
+        defines (by title or alias, compared as `checks.name_key` says)."""
         from .checks import undefined_names
         out = []
         for rule_id, use, hint in undefined_names(self.ast, self.compiled.defined_names):
             msg = (f"'{use.name}' is used by this rule and no rule of the book defines it "
-                   f"(no title, alias or keyword names it)" + (f"; {hint}" if hint else ""))
+                   f"(no rule has it as its title or an alias)" + (f"; {hint}" if hint else ""))
             out.append(Finding(self.id, rule_id, "undefined-name", "", msg, str(use.span), (), use.name))
         return out
 
     def defined(self, name: str) -> bool:
-        """True when a rule of this book has `name` as its title, an alias or a keyword."""
+        """True when a rule of this book has `name` as its title or an alias."""
         return self.compiled.defined(name)
 
     def definer(self, name: str) -> Optional[str]:
-        """The id of the rule whose title, alias or keyword is `name`, or None."""
+        """The id of the rule whose title or alias is `name`, or None."""
         from .checks import name_key
         return self.compiled.defined_names.get(name_key(name))
 
