@@ -53,8 +53,19 @@ _TOKEN_NAMES = {
 }
 
 
+@functools.lru_cache(maxsize=1)
+def _anonymous_terminals() -> dict:
+    """lark's names for anonymous tokens (__ANON_1) -> the text they stand for ('->')."""
+    out = {}
+    for t in lark_parser().terminals:
+        if t.name.startswith("__") and getattr(t.pattern, "type", "") == "str":
+            out[t.name] = repr(t.pattern.value)
+    return out
+
+
 def _describe_expected(expected) -> str:
-    names = sorted({_TOKEN_NAMES.get(t, t.lower() if t.isupper() and not t.startswith("__") else t)
+    anon = _anonymous_terminals()
+    names = sorted({_TOKEN_NAMES.get(t) or anon.get(t) or (t.lower() if t.isupper() and not t.startswith("__") else t)
                     for t in expected})
     if len(names) > 8:
         names = names[:8] + ["..."]
@@ -165,19 +176,49 @@ def _syntax_diagnostic(e, text: str, path: str) -> Diagnostic:
 
     if isinstance(e, UnexpectedToken) and e.token.type != "$END":
         tok = e.token
-        return Diagnostic(path, e.line, e.column, f"unexpected {str(tok)!r}", _hint_for(tok, e.expected),
-                          line_of(text, e.line))
+        before = line_of(text, e.line)[: max(e.column - 1, 0)]
+        hint = _teach(str(tok), before, e.expected) or _hint_for(tok, e.expected)
+        return Diagnostic(path, e.line, e.column, f"unexpected {str(tok)!r}", hint, line_of(text, e.line))
     if isinstance(e, UnexpectedCharacters):
         ch = text[e.pos_in_stream] if e.pos_in_stream < len(text) else ""
         hint = _describe_expected(e.allowed) if e.allowed else ""
         if ch == '"':
             hint = "a string must close on the same line; use \"\"\"...\"\"\" for prose"
+        before = line_of(text, e.line)[: max(e.column - 1, 0)]
+        hint = _teach(ch, before, e.allowed or ()) or hint
         return Diagnostic(path, e.line, e.column, f"unexpected character {ch!r}", hint, line_of(text, e.line))
     line, col = _end_pos(text)
     expected = getattr(e, "expected", None) or []
     return Diagnostic(path, line, col, "unexpected end of file",
                       (_describe_expected(expected) + " " if expected else "") + "(is a '}' missing?)",
                       line_of(text, line))
+
+
+_DECL_NAME = re.compile(r"\b(mechanic|table|const|enum|check)\s+[A-Za-z_][A-Za-z0-9_]*$")
+_RULE_ID = re.compile(r"\b(rule|section)\s+[a-z0-9-]*$")
+
+
+def _teach(found: str, before: str, expected) -> str:
+    """A hint for the mistakes people make most, in the book's own terms (else "")."""
+    expected = set(expected)
+    if found == "'":
+        return "strings use double quotes: \"like this\""
+    if found in ("&", "|") and "|" not in expected:
+        return "write 'and' / 'or' (the language has no && or ||)"
+    if found == "!" :
+        return "write 'not x' or 'x != y'"
+    if _RULE_ID.search(before) and (found[:1] == "_" or found[:1].isupper() or "_" in found):
+        return "rule and section ids are kebab-case: lower-case words joined by '-', e.g. suppressive-fire"
+    if found == "-" and _DECL_NAME.search(before):
+        return ("mechanics, tables, constants, enums and checks have snake_case names: words joined "
+                "by '_', e.g. roll_to_hit")
+    if found == ":" and "->" in _describe_expected(expected):
+        return "a mechanic's result type follows '->': mechanic f(x: 1..6) -> int = ..."
+    if found in ("==", "!=", "<", "<=", ">", ">=") and re.search(r"(==|!=|<=|>=|<|>)[^=<>()]*$", before):
+        return "comparisons do not chain: join them with 'and', e.g. (a <= x) and (x <= b), or use x in a..b"
+    if found == "=" and ("CMP" in expected or not expected):
+        return "compare with '=='; '=' only gives a name its value (let x = ...)"
+    return ""
 
 
 def _end_pos(text: str):

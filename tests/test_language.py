@@ -315,3 +315,19 @@ def test_semantic_checks_run_despite_tree_builder_errors(demo_books):
     err = errors_of(demo_books, 'rule r "R" {\n note sidenote "x"\n mechanic f() -> int = nope\n}\n')
     msgs = [d.message for d in err.diagnostics]
     assert any("unknown note kind 'sidenote'" in m for m in msgs) and any("unknown name 'nope'" in m for m in msgs)
+
+
+@pytest.mark.parametrize("body,hint", [
+    ('rule my_rule "R" { """x""" }\n', "ids are kebab-case"),
+    ('rule MyRule "R" { """x""" }\n', "ids are kebab-case"),
+    ('rule r "R" { mechanic roll-dice() -> int = 1 }\n', "snake_case names"),
+    ('rule r "R" { mechanic f(): int = 1 }\n', "result type follows '->'"),
+    ("rule r 'R' { }\n", "strings use double quotes"),
+    ('rule r "R" { mechanic f(x: int) -> bool = x == 1 == 2 }\n', "comparisons do not chain"),
+    ('rule r "R" { mechanic f(a: bool) -> bool = a && true }\n', "write 'and' / 'or'"),
+    ('rule r "R" { mechanic f(a: int) -> bool = a = 1 }\n', "compare with '=='"),
+])
+def test_syntax_errors_teach(demo_books, body, hint):
+    err = errors_of(demo_books, body)
+    assert hint in err.diagnostics[0].hint, err.diagnostics[0].render()
+    assert "__ANON" not in err.render()
