@@ -131,7 +131,8 @@ def collect_declarations(book: BookAST, report: Reporter) -> Symbols:
             return False
         if name in taken:
             report(span, f"'{name}' is already declared", "a name means one thing in a book",
-                   related=[Related.at(taken[name][1], f"first declared here, as a {taken[name][0]}")])
+                   related=[Related.at(taken[name][1], "first declared here, as "
+                                       + ("an " if taken[name][0][0] in "aeiou" else "a ") + taken[name][0])])
             return False
         taken[name] = (kind, span)
         return True
