@@ -25,6 +25,7 @@ from .errors import Diagnostic, Related, RulebookError, did_you_mean, line_of
 from .checks_examples import check_examples
 from .checks_types import check_types_of_expressions
 from .model import BookAST, decls_of, walk
+from .resolve import resolve, resolve_book
 
 BASE_TYPES = ("int", "bool", "text", "number", "absent")
 # Parameters and rolls become Python keyword arguments (book.mechanic(stat=4, die=7)), so
@@ -44,6 +45,7 @@ class Symbols:
     checks: dict = field(default_factory=dict)
     owner: dict = field(default_factory=dict)       # decl name -> rule id ('' at section level)
     warnings: list = field(default_factory=list)    # Diagnostics of severity "warning"
+    resolved: dict = field(default_factory=dict)    # Name node -> resolve.Resolved (see resolve.py)
 
     @functools.cached_property
     def _globals(self):
@@ -82,6 +84,7 @@ def check_book(book: BookAST, texts: dict, other_ids: Callable[[str], Optional[s
     if report.diags:
         raise RulebookError(sorted(report.diags, key=lambda d: (d.file, d.line, d.column)))
     syms.warnings = sorted(report.warnings, key=lambda d: (d.file, d.line, d.column))
+    syms.resolved = resolve_book(book, syms)
     return syms
 
 
@@ -348,12 +351,11 @@ class _ExprChecker:
             m(e, scope)
 
     def e_Name(self, e, scope):
-        if e.name in scope or e.name in self.syms.globals() or e.name in BUILTINS:
+        r = resolve(e.name, scope, self.syms)
+        if r.kind not in ("ambiguous", "unknown"):
             return
-        owners = self.syms.members.get(e.name, [])
-        if len(owners) == 1:
-            return
-        if len(owners) > 1:
+        if r.kind == "ambiguous":
+            owners = r.owner.split(", ")
             self.report(e.span, f"'{e.name}' is ambiguous: a member of {', '.join(owners)}",
                         f"write {owners[0]}.{e.name}")
             return

@@ -260,18 +260,17 @@ class TypePass:
         return ANY
 
     def e_Name(self, e, env):
-        name = e.name
-        if name in env:
-            return env[name]
-        s = self.syms
-        if name in s.consts:
-            return self.const(name)
-        if name in s.mechanics or name in s.tables:
+        from .resolve import resolve
+
+        r = resolve(e.name, env, self.syms)
+        if r.kind == "local":
+            return env[e.name]
+        if r.kind == "const":
+            return self.const(e.name)
+        if r.kind in ("mechanic", "table"):
             return kinds(CALLABLE)
-        owners = s.members.get(name, [])
-        if len(owners) == 1:
-            owner = owners[0]
-            return kinds(Enum(owner)) if owner in s.enums else kinds(Face(owner))
+        if r.kind == "member":
+            return kinds(Enum(r.owner)) if r.owner in self.syms.enums else kinds(Face(r.owner))
         return ANY
 
     def numeric(self, t: Kinds, span, what):

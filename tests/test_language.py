@@ -331,3 +331,32 @@ def test_syntax_errors_teach(demo_books, body, hint):
     err = errors_of(demo_books, body)
     assert hint in err.diagnostics[0].hint, err.diagnostics[0].render()
     assert "__ANON" not in err.render()
+
+
+@pytest.mark.parametrize("book_id", rules_dsl.book_ids())
+def test_every_name_of_the_real_books_resolves_once(book_id):
+    """The resolution map covers every name occurrence, and agrees with what the compiled book holds."""
+    from rules_dsl import nodes as n
+    from rules_dsl.resolve import KINDS
+    book = rules_dsl.load(book_id)
+    resolved = book.compiled.syms.resolved
+    assert resolved and all(r.kind in KINDS[:-2] for r in resolved.values())
+    for name, r in resolved.items():
+        assert isinstance(name, n.Name) and name.name == r.name
+        if r.kind == "mechanic":
+            assert r.name in book.mechanics
+        elif r.kind == "table":
+            assert r.name in book.tables
+        elif r.kind == "const":
+            assert r.name in book.constants
+        elif r.kind == "member":
+            assert r.owner in book.enums or r.owner in book.dice
+
+
+def test_resolution_follows_scope(demo_books):
+    write_book(demo_books, "t", 'rule r "R" { enum e { x, y }\n const k = 1\n'
+                                ' mechanic f(k: int) -> int = k + len([x for x in [1]]) + (if x == x then 0 else 1)\n}\n')
+    resolved = rules_dsl.load("t").compiled.syms.resolved
+    kinds = sorted((name.span.column, r.kind) for name, r in resolved.items() if name.name in ("k", "x"))
+    # the parameter k shadows the constant; the comprehension's x shadows the member; outside it, x is the member
+    assert [k for _, k in kinds] == ["local", "local", "member", "member"]

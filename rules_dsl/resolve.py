@@ -1,0 +1,131 @@
+"""Name resolution, once: what every bare name in a book's expressions refers to.
+
+The rules of scope live here and nowhere else: a local (parameter, `let`, roll,
+comprehension or check variable) first, then the book's constants, mechanics
+and tables, then an enum member or die face that belongs to one enum or die
+only, then enums and dice themselves, then the built-ins.
+
+`resolve_book` walks every expression of a checked book (mechanics with their
+defaults, constants, checks, worked examples) and returns the resolution of
+each `Name` node, keyed by the node itself (frozen, with its span: one entry per
+occurrence).  Later stages read that map instead of re-deriving scopes; `round`'s
+mode, a bare name in the source, resolves to kind "round-mode".
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from . import nodes as n
+
+KINDS = ("local", "const", "mechanic", "table", "member", "enum", "die", "builtin", "round-mode",
+         "ambiguous", "unknown")
+
+
+@dataclass(frozen=True)
+class Resolved:
+    kind: str            # one of KINDS
+    name: str
+    owner: str = ""      # a member's enum or die; the owners of an ambiguous member, comma-separated
+
+
+def resolve(name: str, scope, syms) -> Resolved:
+    """What `name` means at a place whose local names are `scope`."""
+    from .builtins import BUILTINS
+
+    if name in scope:
+        return Resolved("local", name)
+    if name in syms.consts:
+        return Resolved("const", name)
+    if name in syms.mechanics:
+        return Resolved("mechanic", name)
+    if name in syms.tables:
+        return Resolved("table", name)
+    owners = syms.members.get(name, [])
+    if len(owners) == 1:
+        return Resolved("member", name, owners[0])
+    if name in syms.enums:
+        return Resolved("enum", name)
+    if name in syms.dice:
+        return Resolved("die", name)
+    if name in BUILTINS:
+        return Resolved("builtin", name)
+    if len(owners) > 1:
+        return Resolved("ambiguous", name, ", ".join(owners))
+    return Resolved("unknown", name)
+
+
+class _Walker:
+    def __init__(self, syms):
+        self.syms, self.out = syms, {}
+
+    def expr(self, e, scope):
+        if e is None:
+            return
+        if isinstance(e, n.Name):
+            self.out[e] = resolve(e.name, scope, self.syms)
+        elif isinstance(e, n.Comprehension):
+            self.expr(e.source, scope)
+            inner = scope | {e.var}
+            self.expr(e.elem, inner)
+            self.expr(e.cond, inner)
+        elif isinstance(e, n.Call) and isinstance(e.func, n.Name) and e.func.name == "round" \
+                and "round" not in scope and len(e.args) == 2 and isinstance(e.args[1], n.Name):
+            self.out[e.func] = resolve("round", scope, self.syms)
+            self.expr(e.args[0], scope)
+            self.out[e.args[1]] = Resolved("round-mode", e.args[1].name)
+        elif isinstance(e, n.Attr) and isinstance(e.obj, n.Name) and e.obj.name not in scope and (
+                e.obj.name in self.syms.enums or e.obj.name in self.syms.dice):
+            self.out[e.obj] = Resolved("enum" if e.obj.name in self.syms.enums else "die", e.obj.name)
+        else:
+            for f in getattr(e, "__dataclass_fields__", ()):
+                if f == "span":
+                    continue
+                v = getattr(e, f)
+                if isinstance(v, tuple):
+                    for x in v:
+                        if isinstance(x, tuple):      # kwargs: (name, expr)
+                            self.expr(x[1], scope)
+                        elif isinstance(x, n.Expr):
+                            self.expr(x, scope)
+                elif isinstance(v, n.Expr):
+                    self.expr(v, scope)
+
+
+def resolve_book(book, syms) -> dict:
+    """{Name node: Resolved} for every name in the book's expressions."""
+    from .model import decls_of, walk
+
+    w = _Walker(syms)
+    for p in decls_of(book):
+        d = p.node
+        if isinstance(d, n.Const):
+            w.expr(d.value, frozenset())
+        elif isinstance(d, n.Mechanic):
+            scope = frozenset(pa.name for pa in d.params)
+            for pa in d.params:
+                w.expr(pa.default, frozenset())
+            for s in d.body:
+                if isinstance(s, n.Let):
+                    w.expr(s.value, scope)
+                    scope = scope | {s.name}
+                elif isinstance(s, n.Roll):
+                    for e in (s.dice.count, s.dice.on, s.dice.then):
+                        w.expr(e, scope)
+                    scope = scope | {s.name}
+                else:
+                    w.expr(s.cond, scope)
+            w.expr(d.result, scope)
+        elif isinstance(d, n.Check):
+            scope = frozenset()
+            for b in d.bindings:
+                w.expr(b.source, scope)
+                scope = scope | {b.name}
+            w.expr(d.where, scope)
+            w.expr(d.claim, scope)
+    for p in walk(book.items):
+        if isinstance(p.node, n.Rule):
+            for ex in p.node.examples:
+                for case in ex.cases:
+                    w.expr(case.expr, frozenset())
+                    w.expr(case.expected, frozenset())
+    return w.out
