@@ -25,7 +25,7 @@ from .errors import Diagnostic, Related, RulebookError, did_you_mean, line_of
 from .checks_examples import check_examples
 from .checks_types import check_types_of_expressions
 from .model import BookAST, decls_of, walk
-from .resolve import resolve, resolve_book
+from .resolve import resolve, resolve_book, scoped_parts
 
 BASE_TYPES = ("int", "bool", "text", "number", "absent")
 # Parameters and rolls become Python keyword arguments (book.mechanic(stat=4, die=7)), so
@@ -282,35 +282,14 @@ def check_expressions(book: BookAST, syms: Symbols, report: Reporter):
     ex = _ExprChecker(syms, report)
     for p in decls_of(book):
         d = p.node
-        if isinstance(d, n.Const):
-            ex.expr(d.value, set())
-        elif isinstance(d, n.Mechanic):
-            scope = set()
-            for pa in d.params:
-                if pa.default is not None:
-                    ex.expr(pa.default, set())
-                scope.add(pa.name)
-            for s in d.body:
-                if isinstance(s, n.Let):
-                    ex.expr(s.value, scope)
-                    scope = scope | {s.name}
-                elif isinstance(s, n.Roll):
-                    ex.dice(s.dice, scope)
-                    if s.name in scope:
-                        report(s.span, f"'{s.name}' is already a name in this mechanic", "give the roll its own name")
-                    scope = scope | {s.name}
-                else:
-                    ex.expr(s.cond, scope)
-            ex.expr(d.result, scope)
-        elif isinstance(d, n.Check):
-            scope = set()
-            for b in d.bindings:
-                ex.expr(b.source, scope)
-                scope = scope | {b.name}
-            if d.where is not None:
-                ex.expr(d.where, scope)
-            ex.expr(d.claim, scope)
-        elif isinstance(d, n.Table):
+        for what, part, scope in scoped_parts(d):
+            if what == "expr":
+                ex.expr(part, set(scope))
+                continue
+            ex.dice(part.dice, set(scope))
+            if part.name in scope:
+                report(part.span, f"'{part.name}' is already a name in this mechanic", "give the roll its own name")
+        if isinstance(d, n.Table):
             for row in d.rows:
                 for cell in row:
                     if isinstance(cell.value, n.Name):

@@ -91,37 +91,49 @@ class _Walker:
                     self.expr(v, scope)
 
 
+def scoped_parts(d):
+    """The parts of a declaration in evaluation order, each with the local names in
+    scope there: ("expr", expression, scope) and ("roll", Roll, scope before it).
+    The one statement of which names each part of a mechanic or check can see."""
+    if isinstance(d, n.Const):
+        yield "expr", d.value, frozenset()
+    elif isinstance(d, n.Mechanic):
+        scope = frozenset(pa.name for pa in d.params)
+        for pa in d.params:
+            if pa.default is not None:
+                yield "expr", pa.default, frozenset()
+        for s in d.body:
+            if isinstance(s, n.Let):
+                yield "expr", s.value, scope
+                scope = scope | {s.name}
+            elif isinstance(s, n.Roll):
+                yield "roll", s, scope
+                scope = scope | {s.name}
+            else:
+                yield "expr", s.cond, scope
+        yield "expr", d.result, scope
+    elif isinstance(d, n.Check):
+        scope = frozenset()
+        for b in d.bindings:
+            yield "expr", b.source, scope
+            scope = scope | {b.name}
+        if d.where is not None:
+            yield "expr", d.where, scope
+        yield "expr", d.claim, scope
+
+
 def resolve_book(book, syms) -> dict:
     """{Name node: Resolved} for every name in the book's expressions."""
     from .model import decls_of, walk
 
     w = _Walker(syms)
     for p in decls_of(book):
-        d = p.node
-        if isinstance(d, n.Const):
-            w.expr(d.value, frozenset())
-        elif isinstance(d, n.Mechanic):
-            scope = frozenset(pa.name for pa in d.params)
-            for pa in d.params:
-                w.expr(pa.default, frozenset())
-            for s in d.body:
-                if isinstance(s, n.Let):
-                    w.expr(s.value, scope)
-                    scope = scope | {s.name}
-                elif isinstance(s, n.Roll):
-                    for e in (s.dice.count, s.dice.on, s.dice.then):
-                        w.expr(e, scope)
-                    scope = scope | {s.name}
-                else:
-                    w.expr(s.cond, scope)
-            w.expr(d.result, scope)
-        elif isinstance(d, n.Check):
-            scope = frozenset()
-            for b in d.bindings:
-                w.expr(b.source, scope)
-                scope = scope | {b.name}
-            w.expr(d.where, scope)
-            w.expr(d.claim, scope)
+        for what, part, scope in scoped_parts(p.node):
+            if what == "expr":
+                w.expr(part, scope)
+            else:
+                for e in (part.dice.count, part.dice.on, part.dice.then):
+                    w.expr(e, scope)
     for p in walk(book.items):
         if isinstance(p.node, n.Rule):
             for ex in p.node.examples:
