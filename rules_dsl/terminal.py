@@ -7,10 +7,10 @@ as the website shows them, wrapped to the terminal and coloured only on a termin
 * Colour (ANSI) only when stdout is a terminal, `NO_COLOR` is unset or empty
   (https://no-color.org) and `TERM` is not `dumb`; `--color` / `--no-color`
   override all three.
-* Prose markup is the rules language's: paragraphs, `- ` bullets, `**bold**`,
-  `*italic*`, and `[[rule]]`, `[[book:rule]]`, `[[rule|label]]` references, shown
-  by their label, else the target's title (a `title_of(book, rule)` callback),
-  else the id's words.
+* Prose is parsed by `rules_dsl.prose` (the one home of the markup) and rendered
+  here: `[[rule]]`, `[[book:rule]]`, `[[rule|label]]` references are shown by their
+  label, else the target's title (a `title_of(book, rule)` callback), else the
+  id's words.
 
 Nothing heavy is imported at module level: `rules lookup` loads this module.
 """
@@ -93,55 +93,24 @@ class Out:
 
 
 # ------------------------------------------------------------------ inline markup
-_REF_BODY = r"^(?:([a-z0-9]+(?:-[a-z0-9]+)*):)?([a-z0-9]+(?:-[a-z0-9]+)*)(?:\|(.+))?$"
-_INLINE = (r"\[\[(?P<ref>.*?)\]\]"
-           r"|\*\*(?P<bold>.+?)\*\*"
-           r"|(?<![*\w])\*(?P<italic>(?!\s)[^*]+?(?<!\s))\*(?![*\w])")
-
-
-def parse_ref(body: str):
-    """`book:rule|label` -> (book or None, rule, label or None); None when malformed."""
-    import re
-    m = re.match(_REF_BODY, body.strip(), re.S)
-    return (m.group(1), m.group(2), m.group(3)) if m else None
-
-
-def ref_text(body: str, title_of=None) -> str:
-    """What a reference reads as: its label, else the target's title, else the id's words."""
-    parsed = parse_ref(body)
-    if parsed is None:
-        return body
-    book, rule, label = parsed
-    if label:
-        return " ".join(label.split())
-    if title_of is not None:
-        t = title_of(book, rule)
-        if t:
-            return t
-    return rule.replace("-", " ")
+def inline_segments(children, title_of=None, styles=()) -> list:
+    """Inline prose nodes (rules_dsl.prose) -> [(text, styles)]."""
+    from .prose import Ref, Strong, Text, ref_text as text_of
+    out = []
+    for c in children:
+        if isinstance(c, Text):
+            out.append((c.text, styles))
+        elif isinstance(c, Ref):
+            out.append((text_of(c, title_of), styles + ("ref",)))
+        else:
+            out.extend(inline_segments(c.children, title_of, styles + ("bold" if isinstance(c, Strong) else "italic",)))
+    return out
 
 
 def inline(text: str, title_of=None, styles=()) -> list:
     """One paragraph's inline markup -> [(text, styles)]."""
-    import re
-    out, pos = [], 0
-    for m in re.finditer(_INLINE, text, re.S):
-        if m.start() > pos:
-            out.append((text[pos:m.start()], styles))
-        if m.group("ref") is not None:
-            parsed = parse_ref(m.group("ref"))
-            if parsed is None:
-                out.append((m.group(0), styles))
-            else:
-                out.append((ref_text(m.group("ref"), title_of), styles + ("ref",)))
-        elif m.group("bold") is not None:
-            out.extend(inline(m.group("bold"), title_of, styles + ("bold",)))
-        else:
-            out.extend(inline(m.group("italic"), title_of, styles + ("italic",)))
-        pos = m.end()
-    if pos < len(text):
-        out.append((text[pos:], styles))
-    return out
+    from .prose import parse_inline
+    return inline_segments(parse_inline(text), title_of, tuple(styles))
 
 
 def wrap_segments(segments, width: int, out: Out, indent: str = "", subsequent: str = None,
@@ -208,39 +177,25 @@ def _render_word(word, out: Out) -> str:
 def prose_lines(text: str, out: Out, title_of=None, indent: str = "  ", subsequent: str = None,
                 compact: bool = False, width: int = None, styles=()) -> list:
     """A prose text -> wrapped lines: paragraphs (separated by a blank line unless
-    `compact`) and hanging bullets. `indent` starts the first line, `subsequent`
-    (default: as wide, blank) every other."""
-    import re
+    `compact`; a list right under the paragraph it follows) and hanging bullets.
+    `indent` starts the first line, `subsequent` (default: as wide, blank) every other."""
+    from .prose import BulletList, parse_prose
     width = width or out.prose_width
     rest = " " * len(indent) if subsequent is None else subsequent
+    styles = tuple(styles)
     lines = []
-    for para in re.split(r"\n[ \t]*\n", text.strip("\n")):
-        if not para.strip():
-            continue
-        plain, blocks = [], []
-        for raw in para.split("\n"):
-            s = raw.strip()
-            if s.startswith("- ") or s == "-":
-                if plain:
-                    blocks.append(["p", " ".join(plain)])
-                    plain = []
-                blocks.append(["li", s[2:]])
-            elif blocks and blocks[-1][0] == "li" and not plain:
-                blocks[-1][1] += " " + s       # a continuation line of the last item
-            else:
-                plain.append(s)
-        if plain:
-            blocks.append(["p", " ".join(plain)])
-        if lines and not compact:
+    for block in parse_prose(text).blocks:
+        tight = isinstance(block, BulletList) and block.follows_text
+        if lines and not compact and not tight:
             lines.append("")
-        for kind, body in blocks:
-            segs = inline(body, title_of, tuple(styles))
+        if not isinstance(block, BulletList):
             first = indent if not lines else rest
-            if kind == "p":
-                lines.extend(wrap_segments(segs, width, out, first, rest))
-            else:
-                lead = first + out.bullet + " "
-                lines.extend(wrap_segments(segs, width, out, lead, rest + " " * (len(out.bullet) + 1)))
+            lines.extend(wrap_segments(inline_segments(block.children, title_of, styles), width, out, first, rest))
+            continue
+        for item in block.items:
+            lead = (indent if not lines else rest) + out.bullet + " "
+            lines.extend(wrap_segments(inline_segments(item.children, title_of, styles), width, out, lead,
+                                       rest + " " * (len(out.bullet) + 1)))
     return lines
 
 

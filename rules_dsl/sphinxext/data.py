@@ -30,14 +30,12 @@ from pathlib import Path
 from .. import nodes as n
 from ..render import dice_text, expr_text, literal_text, mechanic_lines, type_text
 from ..paths import write_pickle
+from ..prose import parse_prose, plain_text
 from ..values import ABSENT, show
 
 MODEL_VERSION = 4
 CASES_SHOWN = 12
 SUMMARY_CHARS = 200
-
-_REF = re.compile(r"\[\[(.*?)\]\]", re.S)
-_REF_BODY = re.compile(r"^(?:([a-z0-9]+(?:-[a-z0-9]+)*):)?([a-z0-9]+(?:-[a-z0-9]+)*)(?:\|(.+))?$", re.S)
 
 
 # ------------------------------------------------------------------ keys
@@ -112,40 +110,11 @@ def digest(obj) -> str:
 
 
 # ------------------------------------------------------------------ prose
-def parse_ref(body: str):
-    """`book:rule|label` -> (book or None, rule, label or None); None when malformed."""
-    m = _REF_BODY.match(body.strip())
-    if not m:
-        return None
-    return m.group(1), m.group(2), m.group(3)
-
-
-def plain_text(text: str, title_of=None) -> str:
-    """Prose without markup, refs shown by label or title (for hover previews)."""
-    def ref(m):
-        parsed = parse_ref(m.group(1))
-        if not parsed:
-            return m.group(0)
-        book, rule, label = parsed
-        if label:
-            return label
-        if title_of:
-            t = title_of(book, rule)
-            if t:
-                return t
-        return rule.replace("-", " ")
-    s = _REF.sub(ref, text)
-    s = re.sub(r"\*\*(.+?)\*\*", r"\1", s, flags=re.S)
-    s = re.sub(r"(?<![*\w])\*(?!\s)(.+?)(?<!\s)\*(?![*\w])", r"\1", s, flags=re.S)
-    s = re.sub(r"^\s*- ", "", s, flags=re.M)
-    return " ".join(s.split())
-
-
 def summary_of(paragraphs, title_of=None) -> str:
-    """The first paragraph of a rule's prose, shortened for a hover preview."""
+    """The first paragraph of a rule's prose (with a list right under it) as plain
+    text, shortened for a hover preview."""
     for p in paragraphs:
-        first = re.split(r"\n\s*\n", p.strip(), maxsplit=1)[0]
-        s = plain_text(first, title_of)
+        s = plain_text(parse_prose(p), title_of, first_only=True)
         if s:
             if len(s) > SUMMARY_CHARS:
                 s = s[:SUMMARY_CHARS].rsplit(" ", 1)[0] + " …"
