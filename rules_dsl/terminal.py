@@ -195,7 +195,7 @@ def prose_lines(text: str, out: Out, title_of=None, indent: str = "  ", subseque
         for item in block.items:
             lead = (indent if not lines else rest) + out.bullet + " "
             lines.extend(wrap_segments(inline_segments(item.children, title_of, styles), width, out, lead,
-                                       rest + " " * (len(out.bullet) + 1)))
+                                       rest + " " * (len(out.bullet) + 1)) or [lead.rstrip()])   # an empty item too
     return lines
 
 
