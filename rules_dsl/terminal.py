@@ -200,42 +200,20 @@ def prose_lines(text: str, out: Out, title_of=None, indent: str = "  ", subseque
 
 
 # ------------------------------------------------------------------ values
-def value_text(v) -> str:
-    """A value as a person reads it: ranges as 1..3, fractions as p/q, absent as 'absent'."""
-    from fractions import Fraction
-
-    from .values import ABSENT, Record, show
-    if v is ABSENT:
-        return "absent"
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    if isinstance(v, range):
-        return f"{v.start}..{v.stop - 1}" if len(v) != 1 else str(v.start)
-    if isinstance(v, Fraction):
-        return f"{v.numerator}/{v.denominator}" if v.denominator != 1 else str(v.numerator)
-    if isinstance(v, Record):
-        return "(" + ", ".join(f"{k}={value_text(x)}" for k, x in v.as_dict().items()) + ")"
-    if isinstance(v, (list, tuple)):
-        return "[" + ", ".join(value_text(x) for x in v) + "]"
-    if isinstance(v, (set, frozenset)):
-        return "{" + ", ".join(sorted(value_text(x) for x in v)) + "}"
-    return show(v)
-
-
 def result_lines(value, out: Out) -> list:
     """A call's result: a record one field a line (names aligned), anything else on one line."""
-    from .values import ABSENT, Record
+    from .values import ABSENT, Record, show
     if isinstance(value, Record):
         fields = value.as_dict()
         w = max((len(k) for k in fields), default=0)
         lines = []
         for k, v in fields.items():
-            shown = absent_text(out) if v is ABSENT else value_text(v)
+            shown = absent_text(out) if v is ABSENT else show(v)
             lines.extend(labelled(k, w, shown, out, ""))
         return lines
     if value is ABSENT:
         return [absent_text(out)]
-    return [value_text(value)]
+    return [show(value)]
 
 
 def labelled(label: str, w: int, text: str, out: Out, indent: str, styles=()) -> list:
@@ -258,7 +236,7 @@ def absent_text(out: Out) -> str:
 def cell_text(v, out: Out):
     """A table cell from the source -> (text, absent?)."""
     from . import nodes as n
-    from .values import ABSENT
+    from .values import ABSENT, show
     if v is ABSENT:
         return out.dash, True
     if isinstance(v, n.Name):
@@ -267,7 +245,7 @@ def cell_text(v, out: Out):
         return f"{v[0]}..{v[1]}", False
     if isinstance(v, str):
         return v, False
-    return value_text(v), False
+    return show(v), False
 
 
 def table_lines(node, out: Out, indent: str = "  ") -> list:
@@ -410,6 +388,7 @@ def mechanic_lines(mech, out: Out, book_id: str, indent: str = "  ") -> list:
     """A mechanic as a reader needs it: its name and result, what it is for, each parameter
     with its range, values or default, and each roll in words."""
     from .render import expr_text
+    from .values import show
     node = mech.node
     kind = "dice mechanic" if mech.has_dice else "mechanic"
     sub = indent + "  "
@@ -422,7 +401,7 @@ def mechanic_lines(mech, out: Out, book_id: str, indent: str = "  ") -> list:
         desc = mech.checks[p.name].describe
         if p.default is not None:
             try:
-                desc += f"; default {value_text(mech.default(p.name))}"
+                desc += f"; default {show(mech.default(p.name))}"
             except Exception:  # a default that does not evaluate: show its source
                 desc += f"; default {expr_text(p.default)}"
         rows.append((p.name, desc))
@@ -465,6 +444,7 @@ def rule_lines(book, rv, record: dict, out: Out, title_of=None) -> list:
     `record` is the rule's index record (for its findings, computed once at indexing)."""
     from . import nodes as n
     from .render import expr_text
+    from .values import show
     W = out.prose_width
     node = rv.node
     lines = wrap_segments([(node.title, ("bold",))], W, out)
@@ -502,7 +482,7 @@ def rule_lines(book, rv, record: dict, out: Out, title_of=None) -> list:
                     + table_lines(d, out, indent="    "))
         elif isinstance(d, n.Const):
             try:
-                value = value_text(book.constants[d.name])
+                value = show(book.constants[d.name])
             except Exception:  # pragma: no cover - constants are evaluated at compile time
                 value = expr_text(d.value)
             formula = expr_text(d.value)

@@ -31,7 +31,7 @@ from .. import nodes as n
 from ..render import dice_text, expr_text, literal_text, mechanic_lines, type_text
 from ..paths import write_pickle
 from ..prose import parse_prose, plain_text
-from ..values import ABSENT, show
+from ..values import ABSENT, percent_text, show
 
 MODEL_VERSION = 4
 CASES_SHOWN = 12
@@ -123,17 +123,6 @@ def summary_of(paragraphs, title_of=None) -> str:
 
 
 # ------------------------------------------------------------------ values
-def value_text(v) -> str:
-    """A computed value as the docs show it (fractions as p/q)."""
-    if isinstance(v, Fraction) and not isinstance(v, bool):
-        return f"{v.numerator}/{v.denominator}" if v.denominator != 1 else str(v.numerator)
-    if isinstance(v, (list, tuple)):
-        return "[" + ", ".join(value_text(x) for x in v) + "]"
-    if isinstance(v, (frozenset, set)):
-        return "{" + ", ".join(sorted(value_text(x) for x in v)) + "}"
-    return show(v)
-
-
 def cell_text(v):
     """A table cell from the source: (text, is_absent)."""
     if v is ABSENT:
@@ -143,22 +132,6 @@ def cell_text(v):
     if isinstance(v, n.Name):
         return (v.name, False)
     return (literal_text(v), False)
-
-
-def percent_text(p: Fraction) -> str:
-    if p == 0:
-        return "0%"
-    pct = float(p) * 100
-    if pct < 0.01:
-        return "<0.01%"
-    if pct > 99.99 and p != 1:
-        return ">99.99%"
-    return f"{pct:.2f}%"
-
-
-def fraction_text(p: Fraction) -> str:
-    p = Fraction(p)
-    return f"{p.numerator}/{p.denominator}" if p.denominator != 1 else str(p.numerator)
 
 
 # ------------------------------------------------------------------ derived data
@@ -343,13 +316,13 @@ def compute_odds_one(mech):
             outcomes = []
             for value, p in dist.outcomes:
                 p = Fraction(p)
-                outcomes.append((value_text(value), p.numerator, p.denominator, percent_text(p)))
+                outcomes.append((show(value), p.numerator, p.denominator, percent_text(p)))
             mean = getattr(dist, "mean", None)
             mean_text = None
             if mean is not None:
                 mean = Fraction(mean)
-                mean_text = fraction_text(mean) + ("" if mean.denominator == 1 else f" ≈ {float(mean):.3f}")
-            inputs_text = ", ".join(f"{k}={value_text(v)}" for k, v in dict(inputs).items()) or "(no inputs)"
+                mean_text = show(mean) + ("" if mean.denominator == 1 else f" ≈ {float(mean):.3f}")
+            inputs_text = ", ".join(f"{k}={show(v)}" for k, v in dict(inputs).items()) or "(no inputs)"
             rows.append({"inputs": inputs_text, "outcomes": outcomes, "mean": mean_text,
                          "exact": bool(getattr(dist, "exact", True))})
         return rows, None
@@ -387,7 +360,7 @@ def _decl_model(book, d, odds):
                 "entries": len(book.tables[d.name].entries) if d.name in book.tables else 0}
     if isinstance(d, n.Const):
         try:
-            value = value_text(book.constants[d.name])
+            value = show(book.constants[d.name])
         except Exception:  # pragma: no cover - constants are evaluated at compile time
             value = "?"
         formula = expr_text(d.value)
