@@ -357,12 +357,13 @@ def cmd_call(args):
     if args.json:
         _json({"result": to_json(result), "rolls": {k: to_json(v) for k, v in rolls.items()}})
         return 0
-    from .terminal import result_lines, value_text
+    from .terminal import result_lines
+    from .values import show
     out = _output(args)
     for line in result_lines(result, out):
         _out(line)
     if rolls:
-        _out(out.style("rolls: " + ", ".join(f"{k}={value_text(v)}" for k, v in rolls.items()), "dim"))
+        _out(out.style("rolls: " + ", ".join(f"{k}={show(v)}" for k, v in rolls.items()), "dim"))
     return 0
 
 

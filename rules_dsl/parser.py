@@ -14,6 +14,7 @@ from pathlib import Path
 
 from . import nodes as n
 from .errors import Diagnostic, RulebookError, line_of
+from .prose import REF_HINT, REF_RE, parse_ref
 from .values import ABSENT
 
 GRAMMAR_PATH = Path(__file__).with_name("grammar.lark")
@@ -247,8 +248,6 @@ def parse_file(path) -> n.SourceFile:
     return parse_text(text, str(p))
 
 
-_REF = re.compile(r"\[\[(.*?)\]\]", re.S)
-_REF_BODY = re.compile(r"^(?:([a-z0-9]+(?:-[a-z0-9]+)*):)?([a-z0-9]+(?:-[a-z0-9]+)*)(?:\|(.+))?$", re.S)
 
 
 class _Builder:
@@ -300,18 +299,17 @@ class _Builder:
             offset = 1
         sp = self.span(tok)
         refs = []
-        for m in _REF.finditer(body):
+        for m in REF_RE.finditer(body):
             # locate the reference in the file for diagnostics
             before = raw[: offset + m.start()]
             line = sp.line + before.count("\n")
             col = (len(before) - before.rfind("\n")) if "\n" in before else sp.column + len(before)
             rsp = n.Span(self.path, line, col)
-            mm = _REF_BODY.match(m.group(1).strip())
-            if not mm:
-                self.error(rsp, f"malformed cross-reference [[{m.group(1)}]]",
-                           "write [[rule-id]], [[book-id:rule-id]] or [[rule-id|shown text]]")
+            parsed = parse_ref(m.group(1))
+            if parsed is None:
+                self.error(rsp, f"malformed cross-reference [[{m.group(1)}]]", REF_HINT)
                 continue
-            refs.append(n.Ref(rsp, mm.group(1), mm.group(2), mm.group(3)))
+            refs.append(n.Ref(rsp, *parsed))
         return n.Prose(sp, _dedent(body), tuple(refs))
 
     def text_or_string(self, tok) -> str:

@@ -5,10 +5,8 @@ website to the source), with operators spaced and precedence kept by brackets.
 """
 from __future__ import annotations
 
-from fractions import Fraction
-
 from . import nodes as n
-from .values import ABSENT
+from .values import literal
 
 _PREC = {"or": 1, "and": 2, "not": 3, "cmp": 4, "range": 5, "+": 6, "-": 6, "*": 7, "/": 7, "%": 7, "neg": 8}
 
@@ -37,21 +35,12 @@ def _wrap(e, min_prec) -> str:
 
 
 def literal_text(v) -> str:
-    if v is ABSENT:
-        return "absent"
-    if v is True:
-        return "true"
-    if v is False:
-        return "false"
-    if isinstance(v, Fraction):
-        return f"{v.numerator}/{v.denominator}" if v.denominator != 1 else str(v.numerator)
-    if isinstance(v, str):
-        return '"' + v.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    """A literal of the source (a value, a `low..high` pair or a name) as the language writes it."""
     if isinstance(v, tuple):
         return f"{v[0]}..{v[1]}"
     if isinstance(v, n.Name):
         return v.name
-    return str(v)
+    return literal(v)
 
 
 def expr_text(e) -> str:

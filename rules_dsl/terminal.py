@@ -7,10 +7,10 @@ as the website shows them, wrapped to the terminal and coloured only on a termin
 * Colour (ANSI) only when stdout is a terminal, `NO_COLOR` is unset or empty
   (https://no-color.org) and `TERM` is not `dumb`; `--color` / `--no-color`
   override all three.
-* Prose markup is the rules language's: paragraphs, `- ` bullets, `**bold**`,
-  `*italic*`, and `[[rule]]`, `[[book:rule]]`, `[[rule|label]]` references, shown
-  by their label, else the target's title (a `title_of(book, rule)` callback),
-  else the id's words.
+* Prose is parsed by `rules_dsl.prose` (the one home of the markup) and rendered
+  here: `[[rule]]`, `[[book:rule]]`, `[[rule|label]]` references are shown by their
+  label, else the target's title (a `title_of(book, rule)` callback), else the
+  id's words.
 
 Nothing heavy is imported at module level: `rules lookup` loads this module.
 """
@@ -93,55 +93,24 @@ class Out:
 
 
 # ------------------------------------------------------------------ inline markup
-_REF_BODY = r"^(?:([a-z0-9]+(?:-[a-z0-9]+)*):)?([a-z0-9]+(?:-[a-z0-9]+)*)(?:\|(.+))?$"
-_INLINE = (r"\[\[(?P<ref>.*?)\]\]"
-           r"|\*\*(?P<bold>.+?)\*\*"
-           r"|(?<![*\w])\*(?P<italic>(?!\s)[^*]+?(?<!\s))\*(?![*\w])")
-
-
-def parse_ref(body: str):
-    """`book:rule|label` -> (book or None, rule, label or None); None when malformed."""
-    import re
-    m = re.match(_REF_BODY, body.strip(), re.S)
-    return (m.group(1), m.group(2), m.group(3)) if m else None
-
-
-def ref_text(body: str, title_of=None) -> str:
-    """What a reference reads as: its label, else the target's title, else the id's words."""
-    parsed = parse_ref(body)
-    if parsed is None:
-        return body
-    book, rule, label = parsed
-    if label:
-        return " ".join(label.split())
-    if title_of is not None:
-        t = title_of(book, rule)
-        if t:
-            return t
-    return rule.replace("-", " ")
+def inline_segments(children, title_of=None, styles=()) -> list:
+    """Inline prose nodes (rules_dsl.prose) -> [(text, styles)]."""
+    from .prose import Ref, Strong, Text, ref_text as text_of
+    out = []
+    for c in children:
+        if isinstance(c, Text):
+            out.append((c.text, styles))
+        elif isinstance(c, Ref):
+            out.append((text_of(c, title_of), styles + ("ref",)))
+        else:
+            out.extend(inline_segments(c.children, title_of, styles + ("bold" if isinstance(c, Strong) else "italic",)))
+    return out
 
 
 def inline(text: str, title_of=None, styles=()) -> list:
     """One paragraph's inline markup -> [(text, styles)]."""
-    import re
-    out, pos = [], 0
-    for m in re.finditer(_INLINE, text, re.S):
-        if m.start() > pos:
-            out.append((text[pos:m.start()], styles))
-        if m.group("ref") is not None:
-            parsed = parse_ref(m.group("ref"))
-            if parsed is None:
-                out.append((m.group(0), styles))
-            else:
-                out.append((ref_text(m.group("ref"), title_of), styles + ("ref",)))
-        elif m.group("bold") is not None:
-            out.extend(inline(m.group("bold"), title_of, styles + ("bold",)))
-        else:
-            out.extend(inline(m.group("italic"), title_of, styles + ("italic",)))
-        pos = m.end()
-    if pos < len(text):
-        out.append((text[pos:], styles))
-    return out
+    from .prose import parse_inline
+    return inline_segments(parse_inline(text), title_of, tuple(styles))
 
 
 def wrap_segments(segments, width: int, out: Out, indent: str = "", subsequent: str = None,
@@ -208,79 +177,43 @@ def _render_word(word, out: Out) -> str:
 def prose_lines(text: str, out: Out, title_of=None, indent: str = "  ", subsequent: str = None,
                 compact: bool = False, width: int = None, styles=()) -> list:
     """A prose text -> wrapped lines: paragraphs (separated by a blank line unless
-    `compact`) and hanging bullets. `indent` starts the first line, `subsequent`
-    (default: as wide, blank) every other."""
-    import re
+    `compact`; a list right under the paragraph it follows) and hanging bullets.
+    `indent` starts the first line, `subsequent` (default: as wide, blank) every other."""
+    from .prose import BulletList, parse_prose
     width = width or out.prose_width
     rest = " " * len(indent) if subsequent is None else subsequent
+    styles = tuple(styles)
     lines = []
-    for para in re.split(r"\n[ \t]*\n", text.strip("\n")):
-        if not para.strip():
-            continue
-        plain, blocks = [], []
-        for raw in para.split("\n"):
-            s = raw.strip()
-            if s.startswith("- ") or s == "-":
-                if plain:
-                    blocks.append(["p", " ".join(plain)])
-                    plain = []
-                blocks.append(["li", s[2:]])
-            elif blocks and blocks[-1][0] == "li" and not plain:
-                blocks[-1][1] += " " + s       # a continuation line of the last item
-            else:
-                plain.append(s)
-        if plain:
-            blocks.append(["p", " ".join(plain)])
-        if lines and not compact:
+    for block in parse_prose(text).blocks:
+        tight = isinstance(block, BulletList) and block.follows_text
+        if lines and not compact and not tight:
             lines.append("")
-        for kind, body in blocks:
-            segs = inline(body, title_of, tuple(styles))
+        if not isinstance(block, BulletList):
             first = indent if not lines else rest
-            if kind == "p":
-                lines.extend(wrap_segments(segs, width, out, first, rest))
-            else:
-                lead = first + out.bullet + " "
-                lines.extend(wrap_segments(segs, width, out, lead, rest + " " * (len(out.bullet) + 1)))
+            lines.extend(wrap_segments(inline_segments(block.children, title_of, styles), width, out, first, rest))
+            continue
+        for item in block.items:
+            lead = (indent if not lines else rest) + out.bullet + " "
+            lines.extend(wrap_segments(inline_segments(item.children, title_of, styles), width, out, lead,
+                                       rest + " " * (len(out.bullet) + 1)) or [lead.rstrip()])   # an empty item too
     return lines
 
 
 # ------------------------------------------------------------------ values
-def value_text(v) -> str:
-    """A value as a person reads it: ranges as 1..3, fractions as p/q, absent as 'absent'."""
-    from fractions import Fraction
-
-    from .values import ABSENT, Record, show
-    if v is ABSENT:
-        return "absent"
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    if isinstance(v, range):
-        return f"{v.start}..{v.stop - 1}" if len(v) != 1 else str(v.start)
-    if isinstance(v, Fraction):
-        return f"{v.numerator}/{v.denominator}" if v.denominator != 1 else str(v.numerator)
-    if isinstance(v, Record):
-        return "(" + ", ".join(f"{k}={value_text(x)}" for k, x in v.as_dict().items()) + ")"
-    if isinstance(v, (list, tuple)):
-        return "[" + ", ".join(value_text(x) for x in v) + "]"
-    if isinstance(v, (set, frozenset)):
-        return "{" + ", ".join(sorted(value_text(x) for x in v)) + "}"
-    return show(v)
-
-
 def result_lines(value, out: Out) -> list:
     """A call's result: a record one field a line (names aligned), anything else on one line."""
-    from .values import ABSENT, Record
+    from .values import ABSENT, Record, show
     if isinstance(value, Record):
         fields = value.as_dict()
         w = max((len(k) for k in fields), default=0)
         lines = []
         for k, v in fields.items():
-            shown = absent_text(out) if v is ABSENT else value_text(v)
+            shown = absent_text(out) if v is ABSENT else show(v)
             lines.extend(labelled(k, w, shown, out, ""))
         return lines
     if value is ABSENT:
         return [absent_text(out)]
-    return [value_text(value)]
+    return [show(value)]
 
 
 def labelled(label: str, w: int, text: str, out: Out, indent: str, styles=()) -> list:
@@ -303,7 +236,7 @@ def absent_text(out: Out) -> str:
 def cell_text(v, out: Out):
     """A table cell from the source -> (text, absent?)."""
     from . import nodes as n
-    from .values import ABSENT
+    from .values import ABSENT, show
     if v is ABSENT:
         return out.dash, True
     if isinstance(v, n.Name):
@@ -312,7 +245,7 @@ def cell_text(v, out: Out):
         return f"{v[0]}..{v[1]}", False
     if isinstance(v, str):
         return v, False
-    return value_text(v), False
+    return show(v), False
 
 
 def table_lines(node, out: Out, indent: str = "  ") -> list:
@@ -455,6 +388,7 @@ def mechanic_lines(mech, out: Out, book_id: str, indent: str = "  ") -> list:
     """A mechanic as a reader needs it: its name and result, what it is for, each parameter
     with its range, values or default, and each roll in words."""
     from .render import expr_text
+    from .values import show
     node = mech.node
     kind = "dice mechanic" if mech.has_dice else "mechanic"
     sub = indent + "  "
@@ -467,7 +401,7 @@ def mechanic_lines(mech, out: Out, book_id: str, indent: str = "  ") -> list:
         desc = mech.checks[p.name].describe
         if p.default is not None:
             try:
-                desc += f"; default {value_text(mech.default(p.name))}"
+                desc += f"; default {show(mech.default(p.name))}"
             except Exception:  # a default that does not evaluate: show its source
                 desc += f"; default {expr_text(p.default)}"
         rows.append((p.name, desc))
@@ -510,6 +444,7 @@ def rule_lines(book, rv, record: dict, out: Out, title_of=None) -> list:
     `record` is the rule's index record (for its findings, computed once at indexing)."""
     from . import nodes as n
     from .render import expr_text
+    from .values import show
     W = out.prose_width
     node = rv.node
     lines = wrap_segments([(node.title, ("bold",))], W, out)
@@ -547,7 +482,7 @@ def rule_lines(book, rv, record: dict, out: Out, title_of=None) -> list:
                     + table_lines(d, out, indent="    "))
         elif isinstance(d, n.Const):
             try:
-                value = value_text(book.constants[d.name])
+                value = show(book.constants[d.name])
             except Exception:  # pragma: no cover - constants are evaluated at compile time
                 value = expr_text(d.value)
             formula = expr_text(d.value)

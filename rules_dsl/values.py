@@ -123,16 +123,36 @@ def to_json(value):
 
 
 def show(value) -> str:
-    """How a value is printed to a person (CLI, docs)."""
+    """How a value is printed to a person: the one display formatter of the CLI, the
+    website and error messages.  Fractions as p/q, ranges as 1..3, sets sorted in
+    braces, records as (name=value, ...), text bare (see `literal` for quoted)."""
     if value is ABSENT:
         return "absent"
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, range):
         return f"{value.start}..{value.stop - 1}"
+    if isinstance(value, Fraction):
+        return f"{value.numerator}/{value.denominator}" if value.denominator != 1 else str(value.numerator)
+    if isinstance(value, Record):
+        return "(" + ", ".join(f"{k}={show(v)}" for k, v in value.as_dict().items()) + ")"
     if isinstance(value, (list, tuple)):
         return "[" + ", ".join(show(v) for v in value) + "]"
-    return repr(value) if not isinstance(value, str) or isinstance(value, Sym) else value
+    if isinstance(value, (set, frozenset)):
+        return "{" + ", ".join(sorted(show(v) for v in value)) + "}"
+    return str(value) if isinstance(value, str) else repr(value)
+
+
+def percent_text(p) -> str:
+    """A probability as a percentage with two decimals; never 0% or 100% unless exact."""
+    if p == 0:
+        return "0%"
+    pct = float(p) * 100
+    if pct < 0.01:
+        return "<0.01%"
+    if pct > 99.99 and p != 1:
+        return ">99.99%"
+    return f"{pct:.2f}%"
 
 
 def literal(value) -> str:

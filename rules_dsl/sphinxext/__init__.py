@@ -26,12 +26,20 @@ book that does not compile makes the build exit non-zero even without -W),
 the theme's own, much slower, unlimited depth).  Warnings have the type
 ``rules`` and subtypes ``compile``, ``example``, ``odds``, ``directive`` and
 ``duplicate`` (for ``suppress_warnings``).
+
+Modules, in the order data flows: ``keys`` (cache keys), ``derived`` (findings,
+example results and odds by closure key), ``data`` (a book -> its plain render
+model), ``models`` (every book's model, cached between builds), ``crossbook``
+(glossary, cross index, books table), ``site`` (the build's state, pages,
+fingerprints); then ``rendering`` (what the renderers share), ``prose`` (prose ->
+nodes), ``render_rules``, ``render_decls``, ``render_pages`` (model -> nodes),
+``directives`` and ``domain``.
 """
 from __future__ import annotations
 
 from pathlib import Path
 
-from . import data, directives, domain, site
+from . import directives, domain, keys, site
 
 STATIC = Path(__file__).resolve().parent / "static"
 
@@ -81,8 +89,8 @@ def setup(app):
     app.add_css_file("rules_dsl.css")
     app.add_js_file("rules_dsl.js", loading_method="defer")
     return {
-        "version": data.MODEL_VERSION,
-        "env_version": data.MODEL_VERSION,
+        "version": keys.MODEL_VERSION,
+        "env_version": keys.MODEL_VERSION,
         "parallel_read_safe": True,
         "parallel_write_safe": True,
     }

@@ -20,7 +20,7 @@ from docutils.parsers.rst import directives
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 
-from . import rendering, site as site_mod
+from . import render_pages, render_rules, rendering, site as site_mod
 
 logger = logging.getLogger(__name__)
 
@@ -64,7 +64,7 @@ class BookDirective(_RulesDirective):
         self.env.ref_context["rules:book"] = bid
         ctx = self.ctx()
         docs = [site.docname_section(bid, sid) for sid in model["top_sections"]]
-        node = rendering.book_node(ctx, model, docs)
+        node = render_pages.book_node(ctx, model, docs)
         for kind, value in model["items"]:
             if kind == "rule":
                 ctx.units.add(("rule", bid, value))
@@ -84,7 +84,7 @@ class SectionDirective(_RulesDirective):
             return self.warn(f"unknown section {self.arguments[0]!r} (write book-id:section-id)")
         self.env.ref_context["rules:book"] = bid
         ctx = self.ctx(no_index="no-index" in self.options)
-        node = rendering.section_node(ctx, model, model["sections"][sid])
+        node = render_pages.section_node(ctx, model, model["sections"][sid])
         self.depend(ctx)
         return [node]
 
@@ -100,7 +100,7 @@ class RuleDirective(_RulesDirective):
         if model is None or rid not in model["rules"]:
             return self.warn(f"unknown rule {self.arguments[0]!r} (write book-id:rule-id)")
         ctx = self.ctx(no_index="no-index" in self.options)
-        node = rendering.rule_node(ctx, model["rules"][rid])
+        node = render_rules.rule_node(ctx, model["rules"][rid])
         self.depend(ctx)
         return [node]
 
@@ -111,7 +111,7 @@ class BooksDirective(_RulesDirective):
     def run(self):
         site = self.site()
         self.depend({("global", "books", "")})
-        return rendering.books_table(self.ctx(), site.books)
+        return render_pages.books_table(self.ctx(), site.books)
 
 
 class GlossaryDirective(_RulesDirective):
@@ -120,7 +120,7 @@ class GlossaryDirective(_RulesDirective):
     def run(self):
         site = self.site()
         self.depend({("global", "glossary", "")})
-        return rendering.glossary_nodes(self.ctx(), site.glossary, self.state.document, self.lineno)
+        return render_pages.glossary_nodes(self.ctx(), site.glossary, self.state.document, self.lineno)
 
 
 class CrossIndexDirective(_RulesDirective):
@@ -129,7 +129,7 @@ class CrossIndexDirective(_RulesDirective):
     def run(self):
         site = self.site()
         self.depend({("global", "xindex", "")})
-        return rendering.crossindex_nodes(self.ctx(), site.xindex, sorted(site.models))
+        return render_pages.crossindex_nodes(self.ctx(), site.xindex, sorted(site.models))
 
 
 class CliDirective(SphinxDirective):

@@ -1,26 +1,15 @@
-"""Rulebook prose mini-markup -> docutils nodes.
+"""Rulebook prose -> docutils nodes: a renderer of the `Doc` that
+`rules_dsl.prose.parse_prose` makes (the markup itself is defined there).
 
-The markup is the rules language's own: paragraphs separated by blank lines,
-`- ` bullet items, `**bold**`, `*italic*` and `[[rule-id]]`,
-`[[book:rule-id]]`, `[[rule-id|shown text]]` cross-references.  Text only ever
-becomes `nodes.Text` (which every writer escapes); nothing from a rulebook is
-passed through as HTML or as reStructuredText/Markdown source.
+Text only ever becomes `nodes.Text` (which every writer escapes); nothing from a
+rulebook is passed through as HTML or as reStructuredText/Markdown source.
 """
 from __future__ import annotations
-
-import re
 
 from docutils import nodes
 from sphinx import addnodes
 
-from .data import parse_ref
-
-_INLINE = re.compile(
-    r"\[\[(?P<ref>.*?)\]\]"
-    r"|\*\*(?P<bold>.+?)\*\*"
-    r"|(?<![*\w])\*(?P<italic>(?!\s)[^*]+?(?<!\s))\*(?![*\w])",
-    re.S,
-)
+from ..prose import BulletList, Paragraph, Ref, Strong, Text, parse_inline, parse_prose
 
 
 def xref(book: str, target: str, label=None, reftype="ref", classes=()):
@@ -35,75 +24,48 @@ def xref(book: str, target: str, label=None, reftype="ref", classes=()):
     return node
 
 
-def inline(text: str, book: str) -> list:
-    """Inline markup of one paragraph or item -> a list of nodes."""
+def inline_nodes(children, book: str) -> list:
+    """Inline prose nodes -> docutils nodes."""
     out = []
-    pos = 0
-    for m in _INLINE.finditer(text):
-        if m.start() > pos:
-            out.append(nodes.Text(text[pos:m.start()]))
-        if m.group("ref") is not None:
-            parsed = parse_ref(m.group("ref"))
-            if parsed is None:
-                out.append(nodes.Text(m.group(0)))
-            else:
-                rbook, rule, label = parsed
-                out.append(xref(book, f"{rbook or book}:{rule}", label))
-        elif m.group("bold") is not None:
-            node = nodes.strong()
-            node.extend(inline(m.group("bold"), book))
-            out.append(node)
+    for c in children:
+        if isinstance(c, Text):
+            out.append(nodes.Text(c.text))
+        elif isinstance(c, Ref):
+            out.append(xref(book, f"{c.book or book}:{c.rule}", c.label))
         else:
-            node = nodes.emphasis()
-            node.extend(inline(m.group("italic"), book))
+            node = nodes.strong() if isinstance(c, Strong) else nodes.emphasis()   # Emphasis
+            node.extend(inline_nodes(c.children, book))
             out.append(node)
-        pos = m.end()
-    if pos < len(text):
-        out.append(nodes.Text(text[pos:]))
     return out
 
 
-def _paragraph(lines, book, classes=()):
-    text = " ".join(line.strip() for line in lines)
-    p = nodes.paragraph(classes=list(classes))
-    p.extend(inline(text, book))
-    return p
+def inline(text: str, book: str) -> list:
+    """Inline markup of one paragraph or item -> a list of nodes."""
+    return inline_nodes(parse_inline(text), book)
+
+
+def _paragraph(p: Paragraph, book, classes=()):
+    node = nodes.paragraph(classes=list(classes))
+    node.extend(inline_nodes(p.children, book))
+    return node
+
+
+def doc_nodes(doc, book: str, classes=()) -> list:
+    """A parsed prose `Doc` -> paragraphs and bullet lists."""
+    out = []
+    for block in doc.blocks:
+        if isinstance(block, BulletList):
+            blist = nodes.bullet_list(bullet="-", classes=list(classes))
+            for item in block.items:
+                li = nodes.list_item()
+                li += _paragraph(item, book)
+                blist += li
+            out.append(blist)
+        else:
+            out.append(_paragraph(block, book, classes))
+    return out
 
 
 def blocks(text: str, book: str, classes=()) -> list:
     """A prose text -> paragraphs and bullet lists."""
-    out = []
-    for para in re.split(r"\n[ \t]*\n", text.strip("\n")):
-        if not para.strip():
-            continue
-        lines, items = [], []
-        blist = None
-
-        def flush_text():
-            if lines:
-                out.append(_paragraph(lines, book, classes))
-                lines.clear()
-
-        def flush_items():
-            nonlocal blist
-            if items:
-                blist = nodes.bullet_list(bullet="-", classes=list(classes))
-                for it in items:
-                    li = nodes.list_item()
-                    li += _paragraph(it, book)
-                    blist += li
-                out.append(blist)
-                items.clear()
-
-        for line in para.split("\n"):
-            s = line.strip()
-            if s.startswith("- ") or s == "-":
-                flush_text()
-                items.append([s[2:]])
-            elif items:
-                items[-1].append(s)   # a continuation line of the last item
-            else:
-                lines.append(s)
-        flush_text()
-        flush_items()
-    return out
+    return doc_nodes(parse_prose(text), book, classes)

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from sphinx.util import logging
 
-from . import data
+from . import crossbook, keys, models
 
 logger = logging.getLogger(__name__)
 
@@ -55,12 +55,12 @@ class Site:
         self.books_rel = config.rules_books_dir.strip("/")
         self.gen_dir = self.srcdir / self.books_rel
         self.fp_dir = self.doctreedir / "rules_dsl-deps"
-        cache = data.ModelCache(self.doctreedir / "rules_dsl-models.pickle")
-        self.models, self.problems = data.load_models(cache)
+        cache = models.ModelCache(self.doctreedir / "rules_dsl-models.pickle")
+        self.models, self.problems = models.load_models(cache)
         cache.save()
-        self.glossary = data.glossary(self.models)
-        self.xindex = data.cross_index(self.models)
-        self.books = data.books_table(self.models)
+        self.glossary = crossbook.glossary(self.models)
+        self.xindex = crossbook.cross_index(self.models)
+        self.books = crossbook.books_table(self.models)
         self.unit_hashes = self._unit_hashes()
 
     # -------------------------------------------------------------- names
@@ -80,7 +80,7 @@ class Site:
     # -------------------------------------------------------------- fingerprints
     def _unit_hashes(self) -> dict:
         out = {}
-        code = data.render_key()
+        code = keys.render_key()
         titles = {bid: m["title"] for bid, m in self.models.items()}
         for bid, m in self.models.items():
             top = []
@@ -91,15 +91,15 @@ class Site:
                     top.append((kind, value))
             head = {k: m[k] for k in ("title", "edition", "source", "units", "dice", "prose", "files",
                                       "counts", "loose_findings", "top_sections")}
-            out[("book", bid, "")] = data.digest((head, top, code))
+            out[("book", bid, "")] = keys.digest((head, top, code))
             for sid, sec in m["sections"].items():
                 shallow = dict(sec)
-                out[("section", bid, sid)] = data.digest((shallow, titles[bid], code))
+                out[("section", bid, sid)] = keys.digest((shallow, titles[bid], code))
             for rid, r in m["rules"].items():
-                out[("rule", bid, rid)] = data.digest((r, titles[bid], code))
-        out[("global", "books", "")] = data.digest((self.books, code))
-        out[("global", "glossary", "")] = data.digest((self.glossary, titles, code))
-        out[("global", "xindex", "")] = data.digest((self.xindex, titles, code))
+                out[("rule", bid, rid)] = keys.digest((r, titles[bid], code))
+        out[("global", "books", "")] = keys.digest((self.books, code))
+        out[("global", "glossary", "")] = keys.digest((self.glossary, titles, code))
+        out[("global", "xindex", "")] = keys.digest((self.xindex, titles, code))
         return out
 
     def write_fingerprints(self):

@@ -1,0 +1,103 @@
+"""Data of the pages across books: the glossary of keywords, the cross index of
+terms shared by two books, and the table of books (from the books' render models)."""
+from __future__ import annotations
+
+import re
+
+_STOP = {"a", "an", "the", "of", "and", "or", "to", "in", "on", "for", "with", "by", "at", "from", "as",
+         "is", "it", "its", "vs", "versus", "rule", "rules", "into", "onto", "your", "their", "than", "not",
+         "no", "be", "are", "how", "what", "when", "who", "all", "any", "each", "per", "one", "two",
+         "three", "once", "twice", "use", "using", "make", "making", "take", "taking", "new", "other",
+         "more", "less", "only", "first", "second", "third", "last", "out", "off", "over", "under", "up",
+         "down", "within", "without", "after", "before", "during", "can", "may", "must", "this", "that",
+         "these", "those", "has", "have", "get", "getting", "general", "basic", "basics", "special",
+         "optional", "advanced", "overview", "introduction", "notes", "example", "examples", "summary",
+         "while", "name", "end", "type", "full"}
+
+
+_stemmer = None
+
+
+def stem(word: str) -> str:
+    global _stemmer
+    if _stemmer is None:
+        import snowballstemmer
+        _stemmer = snowballstemmer.stemmer("english")
+    return _stemmer.stemWord(word.lower())
+
+
+def words(text: str):
+    return [w for w in re.findall(r"[a-z][a-z']+", text.lower().replace("’", "'")) if w not in _STOP and len(w) > 2]
+
+
+def rule_terms(rule: dict) -> dict:
+    """stem -> (surface words that produced it, from the title?) for a rule's title and keywords."""
+    out = {}
+    for i, source in enumerate([rule["title"]] + list(rule["keywords"])):
+        for w in words(source):
+            w = w.strip("'")
+            if len(w) < 3:
+                continue
+            surface, in_title = out.get(stem(w), (set(), False))
+            surface.add(w)
+            out[stem(w)] = (surface, in_title or i == 0)
+    return out
+
+
+def cross_index(models: dict) -> list:
+    """Terms shared by rules of at least two books, with each book's rules side by side.
+
+    Rules are grouped by the stems of their title words and keywords, so
+    "Suppression" (Dust) meets "Suppressive Fire" (VOID).  A term needs at
+    least one rule whose *title* has it; rules that only share a keyword are
+    listed after the title matches (marked as such)."""
+    groups = {}
+    for bid, m in models.items():
+        for r in m["rules"].values():
+            title_words = words(r["title"])
+            for st, (surface, in_title) in rule_terms(r).items():
+                g = groups.setdefault(st, {"surface": {}, "rules": {}, "titles": set(), "title_hits": 0})
+                for w in surface:
+                    g["surface"][w] = g["surface"].get(w, 0) + (2 if in_title else 1)
+                g["rules"].setdefault(bid, []).append((r["id"], r["title"], in_title))
+                g["title_hits"] += in_title
+                if len(title_words) == 1 and stem(title_words[0]) == st:
+                    g["titles"].add(r["title"])
+    out = []
+    for st, g in groups.items():
+        if len(g["rules"]) < 2 or not g["title_hits"]:
+            continue
+        if g["titles"]:
+            label = sorted(g["titles"], key=lambda t: (len(t), t))[0]
+        else:
+            label = sorted(g["surface"].items(), key=lambda kv: (-kv[1], len(kv[0]), kv[0]))[0][0].capitalize()
+        by_book = {bid: sorted(set(rs), key=lambda x: (not x[2], x[1].lower())) for bid, rs in g["rules"].items()}
+        out.append({"stem": st, "label": label, "books": by_book})
+    out.sort(key=lambda e: (e["label"].lower(), e["stem"]))
+    return out
+
+
+def glossary(models: dict) -> list:
+    """Every keyword across the books, with the rules that carry it."""
+    terms = {}
+    for bid, m in models.items():
+        for r in m["rules"].values():
+            for kw in r["keywords"]:
+                key = " ".join(kw.lower().split())
+                if not key:
+                    continue
+                t = terms.setdefault(key, {"forms": {}, "rules": []})
+                form = " ".join(kw.split())
+                t["forms"][form] = t["forms"].get(form, 0) + 1
+                t["rules"].append((bid, r["id"], r["title"]))
+    out = []
+    for key, t in terms.items():
+        label = sorted(t["forms"].items(), key=lambda kv: (-kv[1], kv[0]))[0][0]
+        out.append({"key": key, "label": label, "rules": sorted(set(t["rules"]), key=lambda x: (x[0], x[2].lower()))})
+    out.sort(key=lambda e: e["key"])
+    return out
+
+
+def books_table(models: dict) -> list:
+    return [{"id": bid, "title": m["title"], "edition": m["edition"], "counts": m["counts"]}
+            for bid, m in sorted(models.items())]

@@ -1,0 +1,206 @@
+"""A rule's declarations -> docutils nodes: mechanics (signature, parameters, rolls,
+formula, exact odds), data tables, constants, enumerations and checks."""
+from __future__ import annotations
+
+from docutils import nodes
+from sphinx import addnodes
+
+from .rendering import clean_index, field, index_node, literal, table_node, text_para
+
+ODDS_ROWS_SHOWN = 400
+
+
+def decl_nodes(ctx, d, book) -> list:
+    kind = d["kind"]
+    if kind == "mechanic":
+        return [mechanic_node(ctx, d, book)]
+    if kind == "table":
+        return [data_table(ctx, d, book)]
+    if kind == "const":
+        p = nodes.paragraph(classes=["rules-const"])
+        p += nodes.Text("Constant ")
+        text = f"{d['name']} = {d['value']}"
+        p += literal(text)
+        if d.get("formula"):
+            p += nodes.Text(" (")
+            p += literal(d["formula"])
+            p += nodes.Text(")")
+        if d["doc"]:
+            p += nodes.Text(" — " + d["doc"])
+        return [p]
+    if kind == "enum":
+        p = nodes.paragraph(classes=["rules-enum"])
+        p += nodes.Text("Values of ")
+        p += literal(d["name"])
+        p += nodes.Text(": ")
+        for i, m in enumerate(d["members"]):
+            if i:
+                p += nodes.Text(", ")
+            p += literal(m)
+        return [p]
+    if kind == "check":
+        cont = nodes.container(classes=["rules-check"])
+        p = nodes.paragraph()
+        p += nodes.strong("Check: ", "Check: ")
+        p += nodes.Text(d["doc"] or d["name"])
+        p += nodes.Text(" (")
+        p += literal(d["name"])
+        p += nodes.Text(")")
+        cont += p
+        cont += nodes.literal_block(d["formula"], d["formula"], language="none", classes=["rules-formula"])
+        return [cont]
+    return []
+
+
+def mechanic_node(ctx, d, book):
+    name, anchor = d["name"], f"{book}:{d['name']}"
+    desc = addnodes.desc(domain="rules", objtype="mechanic", desctype="mechanic", no_index=ctx.no_index,
+                         classes=["rules", "mechanic"])
+    sig = addnodes.desc_signature("", "", classes=["rules-signature"])
+    sig["fullname"] = anchor
+    ctx.target(sig, "mechanic", anchor, name, d["doc"] or d["signature"])
+    if not ctx.no_index:
+        desc += index_node([(f"{name} (mechanic, {clean_index(ctx.book_title(book))})", anchor)])
+    ann = addnodes.desc_annotation("", "")
+    ann += addnodes.desc_sig_keyword("dice mechanic" if d["has_dice"] else "mechanic",
+                                     "dice mechanic" if d["has_dice"] else "mechanic")
+    ann += addnodes.desc_sig_space()
+    sig += ann
+    sig += addnodes.desc_name(name, name)
+    plist = addnodes.desc_parameterlist()
+    for pname, ptype, _describe, default in d["params"]:
+        param = addnodes.desc_parameter("", "")
+        param += addnodes.desc_sig_name(pname, pname)
+        param += addnodes.desc_sig_punctuation(":", ":")
+        param += addnodes.desc_sig_space()
+        param += nodes.Text(ptype)
+        if default is not None:
+            param += addnodes.desc_sig_space()
+            param += addnodes.desc_sig_operator("=", "=")
+            param += addnodes.desc_sig_space()
+            param += nodes.inline(default, default, classes=["default_value"])
+        plist += param
+    for rname, dice in d["rolls"]:
+        param = addnodes.desc_parameter("", "", classes=["rules-roll"])
+        param += addnodes.desc_sig_keyword("roll", "roll")
+        param += addnodes.desc_sig_space()
+        param += addnodes.desc_sig_name(rname, rname)
+        param += addnodes.desc_sig_punctuation(":", ":")
+        param += addnodes.desc_sig_space()
+        param += nodes.Text(dice)
+        plist += param
+    sig += plist
+    sig += addnodes.desc_returns(d["returns"][0], d["returns"][0])
+    desc += sig
+    content = addnodes.desc_content()
+    if d["doc"]:
+        content += text_para(d["doc"])
+    fl = nodes.field_list(classes=["rules-fields"])
+    if d["params"]:
+        lst = nodes.bullet_list()
+        for pname, ptype, describe, default in d["params"]:
+            li = nodes.list_item()
+            p = nodes.paragraph()
+            p += nodes.strong(pname, pname)
+            p += nodes.Text(f" — {describe}")
+            if default is not None:
+                p += nodes.Text(f"; default {default}")
+            li += p
+            lst += li
+        fl += field("Parameters", lst)
+    if d["rolls"]:
+        lst = nodes.bullet_list()
+        for rname, dice in d["rolls"]:
+            li = nodes.list_item()
+            p = nodes.paragraph()
+            p += nodes.strong(rname, rname)
+            p += nodes.Text(f" — {dice}; rolled unless given by name (e.g. ")
+            p += literal(f"{name}(..., {rname}=...)")
+            p += nodes.Text(")")
+            li += p
+            lst += li
+        fl += field("Rolls", lst)
+    fl += field("Returns", text_para(d["returns"][1]))
+    content += fl
+    formula = "\n".join(d["lines"])
+    content += nodes.literal_block(formula, formula, language="none", classes=["rules-formula"])
+    if d.get("odds"):
+        content.extend(odds_nodes(d))
+    elif d.get("odds_error"):
+        content += text_para(f"Exact odds unavailable: {d['odds_error']}", ["rules-odds-error"])
+    desc += content
+    return desc
+
+
+def _cell(cell):
+    text, absent = cell
+    if absent:
+        e = nodes.paragraph(classes=["rules-absent"])
+        e += nodes.inline(text, text, classes=["rules-absent"])
+        return e
+    return nodes.paragraph(text, text)
+
+
+def data_table(ctx, d, book):
+    name, anchor = d["name"], f"{book}:{d['name']}"
+    keys = ", ".join(f"{k}: {t}" for k, t in d["keys"])
+    values = d["values"]
+    ret = values[0][1] if len(values) == 1 and values[0][0] == "value" else "(" + ", ".join(f"{k}: {t}" for k, t in values) + ")"
+    signature = f"table {name}({keys}) -> {ret}"
+    caption = nodes.title()
+    if d["doc"]:
+        caption += nodes.Text(d["doc"])
+    sig = nodes.inline(classes=["rules-table-signature"])
+    sig += literal(signature)
+    caption += sig
+    header = [c[0] for c in d["header"]]
+    width = max([len(header)] + [len(r) for r in d["rows"]]) if (header or d["rows"]) else 1
+    if len(header) < width:
+        names = [k for k, _ in d["keys"]] + [k for k, _ in values]
+        header = header + names[len(header):width] + [""] * max(0, width - len(names))
+    rows = []
+    for row in d["rows"]:
+        cells = [_cell(c) for c in row] + [nodes.paragraph() for _ in range(width - len(row))]
+        rows.append(cells)
+    classes = ["rules-data", "rules-grid"] if d["grid"] else ["rules-data"]
+    table = table_node(header, rows, classes=classes, title=caption)
+    ctx.target(table, "table", anchor, name, d["doc"] or signature)
+    out = []
+    if not ctx.no_index:
+        out.append(index_node([(f"{name} (table, {clean_index(ctx.book_title(book))})", anchor)]))
+    out.append(table)
+    return nodes.container("", *out, classes=["rules-table-wrapper"])
+
+
+def odds_nodes(d):
+    rows, shown = [], 0
+    for block in d["odds"]:
+        outs = block["outcomes"]
+        label = nodes.paragraph()
+        label += literal(block["inputs"])
+        if block["mean"] is not None:
+            label += nodes.inline("", "", nodes.Text(f"mean {block['mean']}"), classes=["rules-odds-mean"])
+        if not block.get("exact", True):
+            label += nodes.inline("", "", nodes.Text("an unbounded chain is cut where the rest is below 10⁻¹²"),
+                                  classes=["rules-odds-mean"])
+        for i, (value, num, den, percent) in enumerate(outs):
+            exact = f"{num}/{den}" if den != 1 else str(num)
+            row = []
+            if i == 0:
+                row.append((label.deepcopy(), len(outs) - 1) if len(outs) > 1 else label.deepcopy())
+            row.append(nodes.paragraph("", "", literal(value)))
+            row.append(percent)
+            row.append(exact)
+            rows.append(row)
+        shown += len(outs)
+        if shown >= ODDS_ROWS_SHOWN:
+            break
+    rub = nodes.rubric("Exact odds", "Exact odds", classes=["rules-odds-title"])
+    table = table_node(["Inputs", "Result", "Probability", "Exact"], rows, classes=["rules-odds"],
+                   widths=[3, 3, 1, 1])
+    out = [rub, table]
+    total = sum(len(b["outcomes"]) for b in d["odds"])
+    if total > shown:
+        out.append(text_para(f"Showing {shown} of {total} rows; use `rules odds` for the others.",
+                              ["rules-odds-more"]))
+    return out

@@ -1,0 +1,202 @@
+"""Sections, books and the pages across books -> docutils nodes: a section with its
+rules, a book's own page (header, counts, sections), the table of books, the
+glossary of keywords and the cross index."""
+from __future__ import annotations
+
+from docutils import nodes
+from sphinx import addnodes
+
+from .prose import blocks, xref
+from .render_decls import decl_nodes
+from .render_rules import finding_node, rule_node
+from .rendering import clean_index, field, index_node, literal, table_node, text_para
+
+
+def section_node(ctx, model, sec) -> nodes.section:
+    book = model["id"]
+    ctx.units.add(("section", book, sec["id"]))
+    node = nodes.section(classes=["rules-section"] + (["rules-section-top"] if sec["top"] else []))
+    node += nodes.title(sec["title"], sec["title"])
+    anchor = f"{book}:{sec['id']}"
+    ctx.target(node, "section", anchor, sec["title"], sec["summary"] or " > ".join(sec["path_titles"]))
+    if not ctx.no_index:
+        node += index_node([(f"{clean_index(ctx.book_title(book))}; {clean_index(sec['title'])} (section)", anchor)])
+    if sec["top"]:
+        p = nodes.paragraph(classes=["rules-meta"])
+        p += nodes.Text("Part of ")
+        bx = addnodes.pending_xref("", refdomain="rules", reftype="book", reftarget=book, refexplicit=False,
+                                   refwarn=True)
+        bx += nodes.inline(book, book)
+        p += bx
+        p += nodes.inline(" · ", " · ", classes=["rules-meta-sep"])
+        p += nodes.Text("Reference ")
+        p += literal(anchor)
+        node += p
+    for text in sec["prose"]:
+        node.extend(blocks(text, book))
+    node.extend(items_nodes(ctx, model, sec["items"]))
+    return node
+
+
+def items_nodes(ctx, model, items) -> list:
+    out = []
+    for kind, value in items:
+        if kind == "section":
+            out.append(section_node(ctx, model, model["sections"][value]))
+        elif kind == "rule":
+            out.append(rule_node(ctx, model["rules"][value]))
+        elif kind == "prose":
+            out.extend(blocks(value, model["id"]))
+        elif kind == "decl":
+            out.extend(decl_nodes(ctx, value, model["id"]))
+    return out
+
+
+def book_node(ctx, model, section_docs) -> nodes.section:
+    """The book's own page: header, counts, its sections (a toctree), loose rules."""
+    book = model["id"]
+    ctx.units.add(("book", book, ""))
+    node = nodes.section(classes=["rules-book"])
+    node += nodes.title(model["title"], model["title"])
+    ctx.target(node, "book", book, model["title"], model["edition"] or model["title"])
+    if not ctx.no_index:
+        node += index_node([(f"{clean_index(model['title'])} (book)", book)])
+    c = model["counts"]
+    rows = []
+    if model["edition"]:
+        rows.append(("Edition", model["edition"]))
+    rows.append(("Book id", None))
+    if model["source"]:
+        rows.append(("Source", model["source"]))
+    if model["units"]:
+        rows.append(("Units", model["units"]))
+    fl = nodes.field_list(classes=["rules-book-meta"])
+    for label, value in rows:
+        if value is None:
+            fl += field(label, nodes.paragraph("", "", literal(book)))
+        else:
+            fl += field(label, text_para(value))
+    if model["dice"]:
+        p = nodes.paragraph()
+        for i, (name, desc) in enumerate(model["dice"]):
+            if i:
+                p += nodes.Text("; ")
+            p += literal(name)
+            p += nodes.Text(f" ({desc})")
+        fl += field("Dice", p)
+    counts = (f"{c['rules']} rules in {c['sections']} sections, {c['mechanics']} mechanics, {c['tables']} tables, "
+              f"{c['examples']} worked examples, {c['findings']} findings")
+    notes = ", ".join(f"{v} {k}" for k, v in sorted(c["notes"].items()))
+    fl += field("Contents", text_para(counts + (f"; notes: {notes}" if notes else "")))
+    fl += field("Source files", nodes.paragraph("", "", *_join_literals(model["files"])))
+    node += fl
+    for text in model["prose"]:
+        node.extend(blocks(text, book))
+    if section_docs:
+        toc = addnodes.toctree()
+        toc["parent"] = ctx.docname
+        toc["entries"] = [(None, doc) for doc in section_docs]
+        toc["includefiles"] = list(section_docs)
+        toc["maxdepth"] = 2
+        toc["caption"] = "Sections"
+        toc["glob"] = False
+        toc["hidden"] = False
+        toc["includehidden"] = False
+        toc["numbered"] = 0
+        toc["titlesonly"] = False
+        wrapper = nodes.compound(classes=["toctree-wrapper", "rules-book-toc"])
+        wrapper += toc
+        node += wrapper
+    loose = [(k, v) for k, v in model["items"] if k != "section"]
+    if loose:
+        node.extend(items_nodes(ctx, model, loose))
+    for f in model["loose_findings"]:
+        node += finding_node(f)
+    return node
+
+
+def _join_literals(items):
+    out = []
+    for i, it in enumerate(items):
+        if i:
+            out.append(nodes.Text(", "))
+        out.append(literal(it))
+    return out
+
+
+def books_table(ctx, rows):
+    headers = ["Book", "Edition", "Rules", "Mechanics", "Tables", "Examples", "Findings"]
+    body = []
+    for b in rows:
+        x = addnodes.pending_xref("", refdomain="rules", reftype="book", reftarget=b["id"], refexplicit=False,
+                                  refwarn=True)
+        x += nodes.inline(b["title"], b["title"])
+        c = b["counts"]
+        body.append([nodes.paragraph("", "", x), b["edition"] or "", str(c["rules"]), str(c["mechanics"]),
+                     str(c["tables"]), str(c["examples"]), str(c["findings"])])
+    if not body:
+        return [text_para("No rulebook compiles at the moment.")]
+    return [table_node(headers, body, classes=["rules-books"], widths=[4, 4, 1, 1, 1, 1, 1])]
+
+
+def glossary_nodes(ctx, entries, document, lineno):
+    from sphinx.domains.std import make_glossary_term
+    gloss = addnodes.glossary()
+    gloss["sorted"] = True
+    dl = nodes.definition_list(classes=["glossary", "rules-glossary"])
+    for e in entries:
+        item = nodes.definition_list_item()
+        term = make_glossary_term(ctx.env, [nodes.Text(e["label"])], None, ctx.docname, lineno, None, document)
+        ctx.domain.note_keyword(e["key"], ctx.docname, term["ids"][0])
+        item += term
+        defn = nodes.definition()
+        p = nodes.paragraph()
+        by_book = {}
+        for book, rid, title in e["rules"]:
+            by_book.setdefault(book, []).append((rid, title))
+        for i, (book, rs) in enumerate(sorted(by_book.items())):
+            if i:
+                p += nodes.Text("; ")
+            p += nodes.emphasis(ctx.book_title(book) + ": ", ctx.book_title(book) + ": ")
+            for j, (rid, title) in enumerate(rs):
+                if j:
+                    p += nodes.Text(", ")
+                p += xref(book, f"{book}:{rid}", title)
+        defn += p
+        item += defn
+        dl += item
+    gloss += dl
+    return [gloss]
+
+
+def crossindex_nodes(ctx, groups, books):
+    if not groups:
+        return [text_para("No term is shared by two books yet.")]
+    headers = ["Term"] + [ctx.book_title(b) for b in books]
+    rows = []
+    for g in groups:
+        term = nodes.paragraph(classes=["rules-xindex-term"])
+        term += nodes.strong(g["label"], g["label"])
+        term["ids"].append(f"xindex-{g['stem']}")
+        ctx.document.set_id(term)
+        row = [term]
+        for b in books:
+            p = nodes.paragraph()
+            rules = g["books"].get(b, [])
+            titled = [x for x in rules if x[2]]
+            for j, (rid, title, _) in enumerate(titled):
+                if j:
+                    p += nodes.Text(", ")
+                p += xref(b, f"{b}:{rid}", title)
+            others = [x for x in rules if not x[2]]
+            if others:
+                more = nodes.inline(classes=["rules-xindex-keyword"])
+                more += nodes.Text(("; by keyword: " if titled else "by keyword: "))
+                for j, (rid, title, _) in enumerate(others):
+                    if j:
+                        more += nodes.Text(", ")
+                    more += xref(b, f"{b}:{rid}", title)
+                p += more
+            row.append(p)
+        rows.append(row)
+    return [table_node(headers, rows, classes=["rules-xindex"], widths=[2] + [3] * len(books))]

@@ -1,0 +1,173 @@
+"""A rule -> docutils nodes: title, index entries, the reference line, prose,
+flavour, notes, findings and worked examples (declarations: render_decls.py)."""
+from __future__ import annotations
+
+import re
+
+from docutils import nodes
+from sphinx import addnodes
+
+from .prose import blocks, xref
+from .render_decls import decl_nodes
+from .rendering import Ctx, clean_index, index_node, literal, text_para
+
+NOTE_TITLES = {
+    "clarification": "Clarification",
+    "interpretation": "Interpretation",
+    "erratum": "Erratum",
+    "absent": "Absent in the source",
+}
+
+
+NOTE_CLASSES = {
+    "clarification": "note",
+    "interpretation": "tip",
+    "erratum": "warning",
+    "absent": "rules-absent-note",
+}
+
+
+def rule_node(ctx: Ctx, r: dict) -> nodes.section:
+    book, anchor = r["book"], f"{r['book']}:{r['id']}"
+    ctx.units.add(("rule", book, r["id"]))
+    sec = nodes.section(classes=["rules-rule"])
+    sec += nodes.title(r["title"], r["title"])
+    ctx.target(sec, "rule", anchor, r["title"], r["summary"])
+    if not ctx.no_index:
+        bt = ctx.book_title(book)
+        entries = [(f"{clean_index(r['title'])} ({bt})", anchor), (f"{clean_index(bt)}; {clean_index(r['title'])}", anchor)]
+        entries += [(f"{clean_index(kw)}; {clean_index(r['title'])} ({bt})", anchor) for kw in r["keywords"]]
+        entries += [(f"{clean_index(a)} ({bt}, see {clean_index(r['title'])})", anchor) for a in r["aliases"]]
+        sec += index_node(entries)
+    sec += meta_line(ctx, r)
+    for text in r["prose"]:
+        sec.extend(blocks(text, book))
+    for text in r["flavour"]:
+        quote = nodes.block_quote(classes=["rules-flavour"])
+        quote.extend(blocks(text, book))
+        sec += quote
+    for kind, text in r["notes"]:
+        sec += note_node(kind, text, book)
+    for d in r["decls"]:
+        sec.extend(decl_nodes(ctx, d, book))
+    for f in r["findings"]:
+        sec += finding_node(f)
+    for i, (title, text) in enumerate(r["examples"]):
+        sec.extend(example_nodes(title, text, i, len(r["examples"])))
+    return sec
+
+
+def meta_line(ctx, r):
+    p = nodes.paragraph(classes=["rules-meta"])
+    parts = []
+    ref = nodes.inline(classes=["rules-meta-item", "rules-meta-ref"])
+    ref += nodes.Text("Reference ")
+    ref += literal(f"{r['book']}:{r['id']}")
+    parts.append(ref)
+    if r["source"]:
+        s = nodes.inline(classes=["rules-meta-item", "rules-meta-source"])
+        s += nodes.Text("Source: ")
+        s += nodes.emphasis(r["source"], r["source"])
+        parts.append(s)
+    if r["aliases"]:
+        s = nodes.inline(classes=["rules-meta-item", "rules-meta-aliases"])
+        s += nodes.Text("Also: " + ", ".join(r["aliases"]))
+        parts.append(s)
+    if r["keywords"]:
+        s = nodes.inline(classes=["rules-meta-item", "rules-meta-keywords"])
+        s += nodes.Text("Keywords: ")
+        for i, kw in enumerate(r["keywords"]):
+            if i:
+                s += nodes.Text(", ")
+            x = addnodes.pending_xref("", refdomain="rules", reftype="keyword", reftarget=kw,
+                                      refexplicit=True, refwarn=False)
+            x += nodes.inline(kw, kw, classes=["rules-keyword"])
+            s += x
+        parts.append(s)
+    if r.get("uses"):
+        # the terms the rule relies on: each links to the rule defining it, or is marked undefined
+        s = nodes.inline(classes=["rules-meta-item", "rules-meta-uses"])
+        s += nodes.Text("Uses: ")
+        for i, (name, definer) in enumerate(r["uses"]):
+            if i:
+                s += nodes.Text(", ")
+            if definer and definer != r["id"]:
+                s += xref(r["book"], definer, name)
+            elif definer:
+                s += nodes.inline(name, name, classes=["rules-use"])
+            else:
+                s += nodes.inline(name + " (not defined)", name + " (not defined)", classes=["rules-use-undefined"])
+        parts.append(s)
+    for i, part in enumerate(parts):
+        if i:
+            p += nodes.inline(" · ", " · ", classes=["rules-meta-sep"])
+        p += part
+    return p
+
+
+def note_node(kind, text, book):
+    adm = nodes.admonition(classes=["rules-note", f"rules-note-{kind}", NOTE_CLASSES.get(kind, "note")])
+    adm += nodes.title(NOTE_TITLES.get(kind, kind), NOTE_TITLES.get(kind, kind))
+    adm.extend(blocks(text, book))
+    return adm
+
+
+_FAILS = re.compile(r"^(?P<head>.*?: fails in \d+ of \d+ cases)(?::|$)", re.S)
+
+
+FINDING_TITLES = {
+    "disagreement": "Finding: a printed value disagrees",
+    "check-summary": "Finding: the source disagrees with itself",
+    "undefined-name": "Finding: a name used but never defined",
+    "check-error": "Finding: a check could not run",
+}
+
+
+def finding_node(f):
+    adm = nodes.admonition(classes=["rules-finding", f"rules-finding-{f['kind']}", "caution"])
+    title = FINDING_TITLES.get(f["kind"], "Finding")
+    adm += nodes.title(title, title)
+    m = _FAILS.match(f["message"])
+    if f["kind"] == "disagreement" and f.get("printed"):
+        # one wrong printed value, shown on the rule that prints it
+        p = nodes.paragraph(classes=["rules-finding-printed"])
+        p += literal(f["printed"])
+        p += nodes.Text(f" (source line {f['line']}) disagrees with the check below:" if f.get("line")
+                        else " disagrees with the check below:")
+        adm += p
+        lst = nodes.bullet_list(classes=["rules-finding-cases"])
+        for case in f["cases"][:12]:
+            li = nodes.list_item()
+            li += nodes.paragraph("", "", literal(case))
+            lst += li
+        adm += lst
+    elif m and f["cases"]:
+        adm += text_para(m.group("head") + ":")
+        lst = nodes.bullet_list(classes=["rules-finding-cases"])
+        for case in f["cases"][:12]:
+            li = nodes.list_item()
+            li += nodes.paragraph("", "", literal(case))
+            lst += li
+        adm += lst
+        if len(f["cases"]) > 12:
+            adm += text_para(f"… and {len(f['cases']) - 12} more.")
+    else:
+        adm += text_para(f["message"])
+    p = nodes.paragraph(classes=["rules-finding-check"])
+    if f.get("check"):
+        p += nodes.Text("Check ")
+        p += literal(f["check"])
+        p += nodes.Text(". ")
+    p += nodes.Text("Findings are facts about the source rulebook, not errors of this site.")
+    adm += p
+    return adm
+
+
+def example_nodes(title, text, index, count):
+    label = "Example" + (f" {index + 1}" if count > 1 and not title else "")
+    rub = nodes.rubric(classes=["rules-example-title"])
+    rub += nodes.Text(f"{label}: {title}" if title else label)
+    rub += nodes.inline(" checked at build time", " checked at build time", classes=["rules-checked"])
+    code = text.rstrip("\n")
+    block = nodes.doctest_block(code, code, classes=["rules-example"])
+    return [rub, block]
