@@ -98,8 +98,9 @@ from . import compiler as _compiler
 from . import odds_pools as _odds_pools
 from . import nodes as n
 from .builtins import BUILTINS
-from .compiler import Ctx, MechanicFn
-from .dice import GivenRoller, Symbolic
+from .compiler import Ctx, LetStep, MechanicFn, RequireStep, TableFn, _Namespace
+from .dice import DieInfo, GivenRoller
+from .symbolic import Symbolic
 from .errors import EvaluationError, NotFound, RulesError
 from .values import ABSENT, Rational, Record, Sym, number, show, to_json
 
@@ -1024,7 +1025,7 @@ def _key(v, symbolic):
         return ("T", id(v.origin), v.K, v.a, v.b)
     if t is OrMore:
         return ("or", v.n, v.up)
-    if t is MechanicFn or hasattr(v, "lookup") or t.__name__ in ("DieInfo", "_Namespace"):
+    if t is MechanicFn or t is TableFn or t is DieInfo or t is _Namespace:
         return ("obj", id(v))
     raise _NoKey
 
@@ -1038,65 +1039,41 @@ def _calls_dice(node, book) -> bool:
     return any(name in book.mechanics and book.mechanics[name].has_dice for name in _names(node))
 
 
-# A comprehension over a pool evaluates its body once per run of identical dice: the
-# engine hands a pool over as runs of one object per face class, and a body that rolls
-# no dice gives the same value for the same object.  (A marker node type, compiled by
-# `_compile_runs`; only the engine's own copy of a mechanic's statements uses it.)
-@dataclasses.dataclass(frozen=True)
-class _RunComprehension(n.Comprehension):
-    pass
+class RunsCompiler(_compiler.ExprCompiler):
+    """The engine's own copy of a mechanic's statements: a dice-free comprehension
+    (its element and condition call no rolling mechanic) evaluates its body once per
+    run of identical items.  The engine hands a pool over as runs of one object per
+    face class, and a body that rolls no dice gives the same value for the same
+    object.  Every other node compiles as in `ExprCompiler`."""
+
+    def visit_Comprehension(self, e, scope):
+        book = self.book
+        if _calls_dice(e.elem, book) or (e.cond is not None and _calls_dice(e.cond, book)):
+            return super().visit_Comprehension(e, scope)
+        src = self.compile(e.source, scope)
+        inner = scope | {e.var}
+        elem = self.compile(e.elem, inner)
+        cond = self.compile(e.cond, inner) if e.cond is not None else None
+        var, sp, iterable = e.var, e.span, _compiler._iterable
+
+        def f(env, ctx):
+            out = []
+            local = dict(env)
+            prev, keep, val = _UNSET, False, None
+            for x in iterable(sp, src(env, ctx)):
+                if x is not prev:
+                    prev = x
+                    local[var] = x
+                    keep = cond is None or cond(local, ctx)
+                    if keep:
+                        val = elem(local, ctx)
+                if keep:
+                    out.append(val)
+            return out
+        return f
 
 
 _UNSET = object()
-
-
-def _compile_runs(book, e, scope):
-    src = _compiler.compile_expr(book, e.source, scope)
-    inner = scope | {e.var}
-    elem = _compiler.compile_expr(book, e.elem, inner)
-    cond = _compiler.compile_expr(book, e.cond, inner) if e.cond is not None else None
-    var, sp, iterable = e.var, e.span, _compiler._iterable
-
-    def f(env, ctx):
-        out = []
-        local = dict(env)
-        prev, keep, val = _UNSET, False, None
-        for x in iterable(sp, src(env, ctx)):
-            if x is not prev:
-                prev = x
-                local[var] = x
-                keep = cond is None or cond(local, ctx)
-                if keep:
-                    val = elem(local, ctx)
-            if keep:
-                out.append(val)
-        return out
-    return f
-
-
-_RUNS_OK = hasattr(_compiler, "_COMPILERS") and hasattr(_compiler, "_iterable")
-if _RUNS_OK:
-    _compiler._COMPILERS.setdefault(_RunComprehension, _compile_runs)
-
-
-def _with_runs(e, book):
-    """A copy of expression `e` whose dice-free comprehensions use `_compile_runs`."""
-    if isinstance(e, (list, tuple)):
-        return type(e)(_with_runs(x, book) for x in e)
-    if not isinstance(e, n.Expr):
-        return e
-    changes = {}
-    for f in dataclasses.fields(e):
-        v = getattr(e, f.name)
-        if isinstance(v, (n.Expr, list, tuple)):
-            w = _with_runs(v, book)
-            if w is not v:
-                changes[f.name] = w
-    if type(e) is n.Comprehension and not _calls_dice(e.elem, book) and \
-            (e.cond is None or not _calls_dice(e.cond, book)):
-        base = {f.name: changes.get(f.name, getattr(e, f.name)) for f in dataclasses.fields(e)}
-        return _RunComprehension(**base)
-    return dataclasses.replace(e, **changes) if changes else e
 
 
 # Which pools' order a mechanic depends on.  The engine hands a pool over in a canonical
@@ -1275,12 +1252,7 @@ class _Plan:
         steps = list(mech.steps)
         reads = [_names(s) for s in body]
         result_reads = _names(mech.node.result)
-        self.result = mech.result
-        if _RUNS_OK:
-            try:
-                steps, self.result = self._recompile(mech, steps)
-            except Exception:         # pragma: no cover - keep the compiler's own closures
-                steps, self.result = list(mech.steps), mech.result
+        steps, self.result = self._recompile(mech, steps)
         order, pending = [], []
 
         def emit_for(names):
@@ -1342,9 +1314,9 @@ class _Plan:
             keep = tuple(body[j].name for j in rs if body[j].name in after)
             stmt = body[i].value if isinstance(body[i], n.Let) else body[i].cond
             self.fast.append(None if keep or _calls_dice(stmt, mech.book) else _odds_pools.analyse(
-                mech, scope_at[i] - {body[j].name for j in rs}, [(body[j], steps[j][2]) for j in rs], stmt))
-            self.steps.append(("group", (keep, steps[i][0], steps[i][1]),
-                               _group([(body[j].name, steps[j][2]) for j in rs], steps[i][2], keep)))
+                mech, scope_at[i] - {body[j].name for j in rs}, [(body[j], steps[j].fn) for j in rs], stmt))
+            self.steps.append(GroupStep(keep, steps[i],
+                                        _group([(body[j].name, steps[j].fn) for j in rs], steps[i].fn, keep)))
             self.random.append(True)
         final_reads = set(result_reads)
         for j in result_rolls:
@@ -1354,28 +1326,38 @@ class _Plan:
         if result_rolls and not _calls_dice(mech.node.result, mech.book):
             self.fast_result = _odds_pools.analyse(
                 mech, scope_at[len(body)] - {body[j].name for j in result_rolls},
-                [(body[j], steps[j][2]) for j in result_rolls], mech.node.result)
+                [(body[j], steps[j].fn) for j in result_rolls], mech.node.result)
         if result_rolls:
-            self.result = _group([(body[j].name, steps[j][2]) for j in result_rolls], self.result, None)
+            self.result = _group([(body[j].name, steps[j].fn) for j in result_rolls], self.result, None)
         self.result_random = bool(result_rolls) or _calls_dice(mech.node.result, mech.book)
 
     @staticmethod
     def _recompile(mech, steps):
+        """The mechanic's steps compiled again by `RunsCompiler` (rolls are kept)."""
         book = mech.book
+        runs = RunsCompiler(book)
         scope = frozenset(p.name for p in mech.params)
         out = []
         for s, step in zip(mech.node.body, steps):
             if isinstance(s, n.Let):
-                out.append(("let", s.name, _compiler.compile_expr(book, _with_runs(s.value, book), scope)))
+                out.append(LetStep(s.name, runs.compile(s.value, scope)))
                 scope = scope | {s.name}
             elif isinstance(s, n.Require):
-                out.append(("require", s.message, _compiler.compile_expr(book, _with_runs(s.cond, book), scope))
-                           + tuple(step[3:]))
+                out.append(RequireStep(s.message, runs.compile(s.cond, scope), step.span))
             else:
                 out.append(step)
                 scope = scope | {s.name}
-        result = _compiler.compile_expr(book, _with_runs(mech.node.result, book), scope)
+        result = runs.compile(mech.node.result, scope)
         return out, result
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class GroupStep:
+    """A statement (`stmt`, a LetStep or RequireStep) with the rolls it reads made
+    first; `fn` returns the values of the rolls in `keep` and then the statement's."""
+    keep: tuple
+    stmt: object
+    fn: object
 
 
 def _group(rolls, fn, keep):
@@ -1525,7 +1507,8 @@ class _Engine:
         return res
 
     def step(self, pos, env):
-        kind, name, fn = self.plan.steps[pos][:3]
+        st = self.plan.steps[pos]
+        fn = st.fn
         if not self.plan.random[pos]:          # no dice here: evaluate once, no enumeration
             try:
                 self.tick()
@@ -1533,27 +1516,27 @@ class _Engine:
             except _Rolled:
                 pass
             else:
-                return self.next(pos, env, kind, name, value)
+                return self.next(pos, env, st, value)
         fast = self.plan.fast[pos] and self.fast(self.plan.fast[pos], env)
         if fast is not None:
-            return self.branch(pos, env, kind, name, [[(v,), w, d, tw] for v, w, d, tw in fast])
+            return self.branch(pos, env, st, [[(v,), w, d, tw] for v, w, d, tw in fast])
         while True:
             rep = _Replay(self)
             ctx = Ctx(rep)
             try:
-                return self.branch(pos, env, kind, name, rep.run(lambda: fn(env, ctx)))
+                return self.branch(pos, env, st, rep.run(lambda: fn(env, ctx)))
             except _Refine as r:
                 if rep in r.tokens:
                     continue
                 raise
 
-    def branch(self, pos, env, kind, name, branches):
-        """The rest of the mechanic after each value of a statement, weighted."""
+    def branch(self, pos, env, st, branches):
+        """The rest of the mechanic after each value of a statement (step `st`), weighted."""
         if len(branches) == 1 and not branches[0][3]:
-            return self.next(pos, env, kind, name, branches[0][0])
+            return self.next(pos, env, st, branches[0][0])
         acc = _Sub()
         for value, w, d, tw in branches:
-            acc.add(self.next(pos, env, kind, name, value), w, d, tw)
+            acc.add(self.next(pos, env, st, value), w, d, tw)
         return acc
 
     def fast(self, plan, env):
@@ -1566,19 +1549,19 @@ class _Engine:
         self.tick()
         return branches
 
-    def next(self, pos, env, kind, name, value):
-        if kind == "group":
-            keep, kind, name = name
+    def next(self, pos, env, st, value):
+        if type(st) is GroupStep:
             env = dict(env)
-            for k, v in zip(keep, value):
+            for k, v in zip(st.keep, value):
                 env[k] = v
             value = value[-1]
-        if kind == "require":
+            st = st.stmt
+        if not st.binds:                   # a RequireStep
             if not value:
-                raise EvaluationError(f"{self.mech.name}: {name}")
+                raise EvaluationError(f"{self.mech.name}: {st.message}")
             return self.run(pos + 1, env)
         env2 = dict(env)
-        env2[name] = value
+        env2[st.name] = value
         return self.run(pos + 1, env2)
 
     def final(self, env):

@@ -47,28 +47,28 @@ class _Unsupported(Exception):
 
 
 @dataclasses.dataclass(frozen=True)
-class _Returned(n.Expr):
+class Returned(n.Expr):
     """An inlined mechanic's result, converted to its declared type as a call would."""
     expr: n.Expr
     mechanic: str
 
 
-def _compile_returned(book, e, scope):
-    f = _compiler.compile_expr(book, e.expr, scope)
-    name = e.mechanic
+class AggregateCompiler(_compiler.ExprCompiler):
+    """Compiles the inlined statements of this fast path: `ExprCompiler` plus `Returned`."""
 
-    def g(env, ctx):
-        v = f(env, ctx)
-        if isinstance(v, range):
-            v = list(v)
-        try:
-            return book.mechanics[name].returns.convert(v)
-        except ValueError:
-            raise _Unsupported from None
-    return g
+    def visit_Returned(self, e, scope):
+        f = self.compile(e.expr, scope)
+        book, name = self.book, e.mechanic
 
-
-_compiler._COMPILERS.setdefault(_Returned, _compile_returned)
+        def g(env, ctx):
+            v = f(env, ctx)
+            if isinstance(v, range):
+                v = list(v)
+            try:
+                return book.mechanics[name].returns.convert(v)
+            except ValueError:
+                raise _Unsupported from None
+        return g
 
 
 # ----------------------------------------------------------------- analysis
@@ -192,7 +192,7 @@ class _Analysis:
             substituted = set().union(*(_free(v) for v in sub.values())) if sub else set()
             if any(_comp_vars(x) & substituted for x in exprs):
                 raise _Unsupported          # a substituted name would be captured
-            return _Returned(e.span, self.inline(_subst(m.node.result, sub), depth + 1), m.name)
+            return Returned(e.span, self.inline(_subst(m.node.result, sub), depth + 1), m.name)
         return _map_children(e, lambda x: self.inline(x, depth))
 
     def extract(self, e, bound=frozenset()):
@@ -242,7 +242,8 @@ class PoolPlan:
         self.book = book
         self.rolls = rolls                  # [(name, roll closure)]
         agg_names = frozenset(f"__agg{i}" for i in range(len(aggs)))
-        self.final = _compiler.compile_expr(book, final, scope | agg_names)
+        compile_expr = AggregateCompiler(book).compile
+        self.final = compile_expr(final, scope | agg_names)
         self.final_reads = {int(x[5:]) for x in _free(final) if x.startswith("__agg")}
         self.aggs = []
         for pool, fn, var, elem, cond, pre, post in aggs:
@@ -253,11 +254,11 @@ class PoolPlan:
                     refs |= {int(y[5:]) for y in _free(x) if y.startswith("__agg")}
             self.aggs.append(dict(
                 pool=pool, kind=fn, fn=BUILTINS[fn][0], var=var, refs=tuple(sorted(refs)),
-                elem=_compiler.compile_expr(book, elem, inner),
-                cond=None if cond is None else _compiler.compile_expr(book, cond, inner),
-                pre=[_compiler.compile_expr(book, x, scope | agg_names) for x in pre],
-                post=[_compiler.compile_expr(book, x, scope | agg_names) for x in post]))
-        self.checks = [(m, p, _compiler.compile_expr(book, a, scope)) for m, p, a in checks]
+                elem=compile_expr(elem, inner),
+                cond=None if cond is None else compile_expr(cond, inner),
+                pre=[compile_expr(x, scope | agg_names) for x in pre],
+                post=[compile_expr(x, scope | agg_names) for x in post]))
+        self.checks = [(m, p, compile_expr(a, scope)) for m, p, a in checks]
         self.pool_args = pool_args
         pools = [name for name, _ in rolls]
         owner = {i: a["pool"] for i, a in enumerate(self.aggs)}

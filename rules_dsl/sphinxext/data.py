@@ -43,7 +43,7 @@ _REF_BODY = re.compile(r"^(?:([a-z0-9]+(?:-[a-z0-9]+)*):)?([a-z0-9]+(?:-[a-z0-9]
 # ------------------------------------------------------------------ keys
 def engine_key() -> str:
     """Changes whenever the language implementation (compiler, odds engine...) changes."""
-    return _files_key(("*.py", "*.lark"))
+    return _files_key(("*.py", "compiler/*.py", "odds/*.py", "sphinxext/page_odds.py", "*.lark"))
 
 
 def render_key() -> str:
@@ -53,7 +53,7 @@ def render_key() -> str:
 
 def code_key() -> str:
     """Changes whenever the package or this extension changes."""
-    return _files_key(("*.py", "*.lark", "sphinxext/*.py"))
+    return _files_key(("*.py", "compiler/*.py", "odds/*.py", "*.lark", "sphinxext/*.py"))
 
 
 # package files that cannot change what a book compiles to, checks, prints or rolls
