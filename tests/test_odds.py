@@ -342,7 +342,7 @@ def test_opposed_pools_with_cancellation_match_brute_force(ob, attack, fp, their
 
 
 def _without_fast_path(monkeypatch):
-    from rules_dsl import odds_pools
+    from rules_dsl.odds import aggregates as odds_pools
     monkeypatch.setattr(odds_pools, "law", lambda *a, **k: None)
 
 
@@ -388,7 +388,7 @@ def test_general_engine_alone_matches_brute_force(ob, attack, fp, their_attack, 
 
 
 def test_which_statements_take_the_fast_path(ob):
-    from rules_dsl.odds import _plan
+    from rules_dsl.odds.plan import _plan
     assert _plan(ob.mechanics["opposed"]).fast_result is not None        # across two pools
     assert _plan(ob.mechanics["helper_default"]).fast_result is not None  # through a helper's default
     assert _plan(ob.mechanics["first_beats_last"]).fast_result is None    # reads the pool's order
@@ -547,7 +547,7 @@ def test_the_demo_laser_chain(demo):
 @given(on=st.sets(st.integers(1, 6), min_size=1, max_size=5), then=st.sets(st.integers(1, 6), max_size=5),
        m=st.integers(1, 3))
 def test_chain_law_is_the_sum_of_geometric_chains(on, then, m):
-    from rules_dsl.odds import _ChainLaw
+    from rules_dsl.odds.chains import _ChainLaw
     p1, p2 = Fraction(len(on), 6), Fraction(len(then), 6)
     law = _ChainLaw(m, p1, p2, Fraction(1, 10 ** 12))
     one = {0: 1 - p1}

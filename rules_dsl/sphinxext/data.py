@@ -359,7 +359,7 @@ def compute_derived(book, code: str = "") -> dict:
 
 def odds_available():
     try:
-        from .. import odds as odds_mod
+        from . import page_odds as odds_mod
     except ImportError:
         return None
     return getattr(odds_mod, "page_odds", None)
