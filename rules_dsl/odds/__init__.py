@@ -21,7 +21,7 @@ language (tables, nested mechanics, `require`, enums...) behaves exactly as in a
   values of the names they read, so a later roll is enumerated once per distinct
   state (`roll second: (n - hits) of dust` once per `hits`), not once per earlier
   roll.
-* **Aggregates** (`odds_pools`).  A statement that reads its pools only through
+* **Aggregates** (`aggregates`).  A statement that reads its pools only through
   `count`, `sum`, `max`, `min`, `len`, `any` or `all` over comprehensions (after
   inlining the dice-free mechanics it calls) is not replayed at all: each pool is
   enumerated on its own, over the classes of faces its tests cannot tell apart, once

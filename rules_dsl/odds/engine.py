@@ -17,7 +17,7 @@ from .plan import GroupStep, _plan
 from .replay import _key, _Replay
 from .result import Distribution, _member_order, NoDice, OrMore, _sort_key, TAIL_EPS, TooLarge, ZERO
 from .standins import _Face, _NoKey, _PoolList, _Refine, _split_key, _Tail
-from . import aggregates as _odds_pools
+from . import aggregates
 
 
 class _Sub:
@@ -176,8 +176,8 @@ class _Engine:
         return acc
 
     def fast(self, plan, env):
-        """The statement's branches from its pools' aggregates (odds_pools), or None."""
-        res = _odds_pools.law(plan, env, self.given, self.fixed, _pool_alternatives, _key)
+        """The statement's branches from its pools' aggregates (the aggregates module), or None."""
+        res = aggregates.law(plan, env, self.given, self.fixed, _pool_alternatives, _key)
         if res is None:
             return None
         branches, work = res

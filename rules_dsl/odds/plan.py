@@ -12,7 +12,7 @@ import weakref
 
 from ..builtins import BUILTINS
 from ..compiler import LetStep, MechanicFn, RequireStep
-from . import aggregates as _odds_pools
+from . import aggregates
 from .. import compiler as _compiler
 from .. import nodes as n
 
@@ -300,7 +300,7 @@ class _Plan:
                 continue
             keep = tuple(body[j].name for j in rs if body[j].name in after)
             stmt = body[i].value if isinstance(body[i], n.Let) else body[i].cond
-            self.fast.append(None if keep or _calls_dice(stmt, mech.book) else _odds_pools.analyse(
+            self.fast.append(None if keep or _calls_dice(stmt, mech.book) else aggregates.analyse(
                 mech, scope_at[i] - {body[j].name for j in rs}, [(body[j], steps[j].fn) for j in rs], stmt))
             self.steps.append(GroupStep(keep, steps[i],
                                         _group([(body[j].name, steps[j].fn) for j in rs], steps[i].fn, keep)))
@@ -311,7 +311,7 @@ class _Plan:
         self.live.append(frozenset(final_reads))
         self.fast_result = None
         if result_rolls and not _calls_dice(mech.node.result, mech.book):
-            self.fast_result = _odds_pools.analyse(
+            self.fast_result = aggregates.analyse(
                 mech, scope_at[len(body)] - {body[j].name for j in result_rolls},
                 [(body[j], steps[j].fn) for j in result_rolls], mech.node.result)
         if result_rolls:
