@@ -34,3 +34,10 @@ __all__ = ["CompiledBook", "CheckFn", "case_text", "MAX_CALL_DEPTH", "MAX_CHECK_
            "MAX_STEPS", "UNLIMITED", "Ctx", "ExprCompiler", "compile_expr", "LetStep", "MechanicFn",
            "RequireStep", "RollStep", "Printed", "RowRecord", "TableFn", "origin", "TypeCheck",
            "_iterable", "_Namespace"]
+
+# The public classes present themselves at their public path (docs cross-references,
+# pickles of table rows and findings made before this was a package).
+for _cls in (CompiledBook, CheckFn, Ctx, ExprCompiler, LetStep, MechanicFn, RequireStep, RollStep,
+             Printed, RowRecord, TableFn, TypeCheck):
+    _cls.__module__ = __name__
+del _cls

@@ -107,6 +107,10 @@ from .result import TAIL_EPS, Distribution, NoDice, OrMore, TooLarge
 __all__ = ["distribution", "page_odds", "Distribution", "OrMore", "NoDice", "TooLarge",
            "MAX_EVALUATIONS", "TAIL_EPS"]
 
+for _cls in (Distribution, NoDice, OrMore, TooLarge):     # shown (and pickled) at their public path
+    _cls.__module__ = __name__
+del _cls
+
 
 def __getattr__(name):
     # the website's choice of inputs lives with the site; imported on first use
