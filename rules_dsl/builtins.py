@@ -10,8 +10,8 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
-from .dice import Symbolic
 from .errors import EvaluationError
+from .symbolic import Symbolic
 from .values import ABSENT, Record, number
 
 ROUND_MODES = ("up", "down", "half_up", "half_down", "half_even")
@@ -58,7 +58,7 @@ def _count(xs):
 
 
 def _extreme(pick, items):
-    """max/min.  The exact-odds engine hands a pool over as one stand-in object per
+    """max/min (rule 4 of the stand-in protocol, rules_dsl.symbolic).  The exact-odds engine hands a pool over as one stand-in object per
     class of faces it has not told apart, repeated once per die.  Among copies of one
     object only the distinct objects are compared: when a stand-in wins, it stands for
     the highest (lowest) of its copies, whose possible values are its class's faces, and

@@ -13,27 +13,11 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from .errors import EvaluationError
+from .symbolic import Symbolic
 from .values import Sym
 
 MAX_DICE = 1000        # a pool larger than this is surely a mistake in the inputs
 MAX_CHAIN = 10_000     # a random chain is cut here (probability is negligible)
-
-
-class Symbolic:
-    """Base of the stand-ins the exact-odds engine (rules_dsl.odds) hands to a mechanic
-    in place of a roll's value: one stand-in covers several faces (or every chain length
-    from some k up) and watches how the mechanic uses it.
-
-    Operators and conversions are its own methods; the one use it cannot see by itself
-    is a set lookup (which only hashes), so the compiler routes `x in collection` through
-    `observe(fn, key)`: the result of `fn` on the values the stand-in covers, the same for
-    all of them (or the engine refines the stand-in and evaluates again); `key` names the
-    test for caching (it may be unhashable, then it is not cached).
-    """
-    __slots__ = ()
-
-    def observe(self, fn, key=None):  # pragma: no cover - implemented by rules_dsl.odds
-        raise NotImplementedError
 
 
 @dataclass(frozen=True)
@@ -171,3 +155,6 @@ class ForcedRoller:
         if name in self.forced:
             return GivenRoller({name: self.forced[name]}).chain(name, die, count, on, then)
         return self.inner.chain(name, die, count, on, then)
+
+
+__all__ = ["MAX_DICE", "MAX_CHAIN", "Symbolic", "DieInfo", "GivenRoller", "ForcedRoller"]   # Symbolic: see rules_dsl.symbolic

@@ -65,7 +65,7 @@ def cell_text(v):
 
 def odds_available():
     try:
-        from .. import odds as odds_mod
+        from . import page_odds as odds_mod
     except ImportError:
         return None
     return getattr(odds_mod, "page_odds", None)

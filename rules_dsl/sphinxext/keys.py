@@ -23,7 +23,7 @@ MODEL_VERSION = 4
 # ------------------------------------------------------------------ code and content
 def engine_key() -> str:
     """Changes whenever the language implementation (compiler, odds engine...) changes."""
-    return _files_key(("*.py", "*.lark"))
+    return _files_key(("*.py", "compiler/*.py", "odds/*.py", "sphinxext/page_odds.py", "*.lark"))
 
 
 def render_key() -> str:
@@ -33,7 +33,7 @@ def render_key() -> str:
 
 def code_key() -> str:
     """Changes whenever the package or this extension changes."""
-    return _files_key(("*.py", "*.lark", "sphinxext/*.py"))
+    return _files_key(("*.py", "compiler/*.py", "odds/*.py", "*.lark", "sphinxext/*.py"))
 
 
 # package files that cannot change what a book compiles to, checks, prints or rolls

@@ -1,0 +1,84 @@
+"""`CompiledBook`: the executable side of a book (constants, enums, dice, tables, mechanics, checks)."""
+from __future__ import annotations
+
+import functools
+
+from .. import nodes as n
+from ..checks import Symbols, defined_names, name_key
+from ..dice import DieInfo, GivenRoller
+from ..errors import Diagnostic, EvaluationError, RulebookError, line_of
+from ..model import BookAST, decls_of
+from ..values import Sym, show
+from .checks import CheckFn
+from .context import Ctx
+from .expressions import compile_expr
+from .mechanics import MechanicFn
+from .tables import TableFn
+
+
+class CompiledBook:
+    """The executable side of a book: constants, enums, dice, tables, mechanics, checks."""
+
+    def __init__(self, ast: BookAST, syms: Symbols, texts: dict):
+        self.ast, self.syms, self.texts = ast, syms, texts
+        self.book_id = ast.id
+        self.enums = {name: {m: Sym(m, name) for m in e.members} for name, e in syms.enums.items()}
+        self.dice = {name: DieInfo(name, tuple(Sym(f, name) for f in d.faces) if d.custom else d.faces, d.custom)
+                     for name, d in syms.dice.items()}
+        self.members = {}
+        for m, owners in syms.members.items():
+            if len(owners) == 1:
+                owner = owners[0]
+                self.members[m] = self.enums[owner][m] if owner in self.enums else Sym(m, owner)
+        self._const_values, self._const_busy = {}, set()
+        self.tables, self.mechanics, self.checks = {}, {}, {}
+        diags = []
+        for p in decls_of(ast):
+            d = p.node
+            try:
+                if isinstance(d, n.Table):
+                    self.tables[d.name] = TableFn(self, d)
+                elif isinstance(d, n.Mechanic):
+                    self.mechanics[d.name] = MechanicFn(self, d)
+                elif isinstance(d, n.Check):
+                    self.checks[d.name] = CheckFn(self, d, p.rule.id if p.rule else "")
+            except RulebookError as e:
+                diags.extend(e.diagnostics)
+        if not diags:
+            for name in syms.consts:
+                try:
+                    self.const(name)
+                except EvaluationError as e:
+                    c = syms.consts[name]
+                    diags.append(self.diag(c.span, f"constant '{name}' cannot be evaluated: {e}"))
+            for m in self.mechanics.values():
+                diags.extend(m.check_defaults())
+        if diags:
+            raise RulebookError(diags)
+
+    @functools.cached_property
+    def defined_names(self) -> dict:
+        """The names the book defines (rule titles, aliases, keywords; see checks.name_key) -> rule id."""
+        return defined_names(self.ast)
+
+    def defined(self, name) -> bool:
+        """The `defined` built-in: does a rule of this book have that title, alias or keyword?"""
+        if not isinstance(name, str):
+            raise EvaluationError(f"defined() takes a name (text), got {show(name)}")
+        return name_key(name) in self.defined_names
+
+    def diag(self, span, msg, hint=""):
+        return Diagnostic(span.file, span.line, span.column, msg, hint, line_of(self.texts.get(span.file, ""), span.line))
+
+    def const(self, name):
+        if name in self._const_values:
+            return self._const_values[name]
+        if name in self._const_busy:
+            raise EvaluationError(f"constant '{name}' is defined in terms of itself")
+        self._const_busy.add(name)
+        try:
+            value = compile_expr(self, self.syms.consts[name].value, frozenset())({}, Ctx(GivenRoller()))
+        finally:
+            self._const_busy.discard(name)
+        self._const_values[name] = value
+        return value

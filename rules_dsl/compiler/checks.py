@@ -1,0 +1,95 @@
+"""Checks: `CheckFn` evaluates a claim over a whole domain; `case_text` shows a failing case."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import random
+
+from .. import nodes as n
+from ..dice import GivenRoller
+from ..errors import EvaluationError
+from ..render import expr_text as _expr_text
+from ..values import Record, show
+from .context import MAX_CHECK_CASES, MAX_STEPS, Ctx
+from .expressions import _iterable, compile_expr
+from .tables import origin
+
+if TYPE_CHECKING:
+    from .book import CompiledBook
+
+
+class CheckFn:
+    """A claim over a whole domain; each case where it is false is reported."""
+
+    def __init__(self, book: CompiledBook, node: n.Check, rule_id: str):
+        self.book, self.node, self.rule_id = book, node, rule_id
+        self.name = node.name
+        scope = frozenset()
+        self.sources = []
+        for b in node.bindings:
+            self.sources.append((b.name, compile_expr(book, b.source, scope), b.span))
+            scope = scope | {b.name}
+        self.where = compile_expr(book, node.where, scope) if node.where is not None else None
+        # `where` filters as soon as the bindings it mentions are bound, so it can guard later ones
+        names = [b.name for b in node.bindings]
+        used = _names_in(node.where) if node.where is not None else set()
+        self.where_level = max([names.index(x) + 1 for x in used if x in names], default=0)
+        claim = node.claim
+        self.claim = compile_expr(book, claim, scope)
+        self.sides = None
+        if isinstance(claim, n.Compare) and claim.op in ("==", "!=", "<", "<=", ">", ">="):
+            self.sides = (compile_expr(book, claim.left, scope), compile_expr(book, claim.right, scope),
+                          _expr_text(claim.left), _expr_text(claim.right))
+
+    def run(self):
+        """Return (cases checked, list of failing cases); each case is a dict."""
+        failures, total = [], 0
+        ctx = Ctx(GivenRoller(rng=random.Random(0)), reads=[])
+
+        def rec(i, env):
+            nonlocal total
+            if i == self.where_level and self.where is not None and not self.where(env, ctx):
+                return
+            if i == len(self.sources):
+                total += 1
+                if total > MAX_CHECK_CASES:
+                    raise EvaluationError(f"the check's domain has more than {MAX_CHECK_CASES:,} cases")
+                ctx.budget[0] = MAX_STEPS  # each case gets the budget of one evaluation
+                ctx.reads = []
+                if not self.claim(env, ctx):
+                    # the printed values behind the case: rows it is bound to, then entries its claim read
+                    printed = [o for o in map(origin, env.values()) if o is not None]
+                    printed += [r for r in ctx.reads if r not in printed]
+                    case = {"bindings": {k: v for k, v in env.items()}, "printed": printed}
+                    if self.sides:
+                        case["left"] = (self.sides[2], self.sides[0](env, ctx))
+                        case["right"] = (self.sides[3], self.sides[1](env, ctx))
+                    failures.append(case)
+                return
+            name, src, sp = self.sources[i]
+            for v in _iterable(sp, src(env, ctx)):
+                rec(i + 1, {**env, name: v})
+
+        rec(0, {})
+        return total, failures
+
+
+def _names_in(e) -> set:
+    """The bare names an expression mentions."""
+    return {x.name for x in n.iter_nodes(e) if isinstance(x, n.Name)}
+
+
+def case_text(case) -> str:
+    """One failing case as text: `yours=4, opposed=1: chart(...) = auto, formula(...) = 2`."""
+    def short(v):
+        if isinstance(v, Record):
+            d = v.as_dict()
+            for key in ("name", "item", "unit", "weapon"):
+                if key in d:
+                    return show(d[key])
+        return show(v)
+    text = ", ".join(f"{k}={short(v)}" for k, v in case["bindings"].items())
+    if "left" in case:
+        (lt, lv), (rt, rv) = case["left"], case["right"]
+        text += f": {lt} = {show(lv)}, {rt} = {show(rv)}"
+    return text

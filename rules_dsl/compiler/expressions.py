@@ -1,0 +1,348 @@
+"""Expressions -> closures `f(env, ctx)`: the `ExprCompiler` visitor.
+
+`ExprCompiler(book).compile(expr, scope)` dispatches on the node's class name to a
+`visit_<NodeType>` method (`visit_BinOp`, `visit_Call`...), in the manner of
+Jinja2's `NodeVisitor`; each method compiles its children through `self.compile`,
+so a subclass that overrides or adds a `visit_` method sees every node of the
+tree, however deep.  That is the compiler's extension point: the exact-odds engine
+subclasses it (`rules_dsl.odds.plan.RunsCompiler`, `rules_dsl.odds.aggregates`)
+instead of patching a table.  `scope` holds the local names (parameters, lets,
+rolls, comprehension variables); `env` maps them to values at run time and `ctx`
+is the `Ctx` (roller, roll-name prefix, step budget).
+
+Nothing from the rulebook text is ever evaluated as Python: the closures are
+built from the AST's node types alone.
+"""
+from __future__ import annotations
+
+import operator
+from fractions import Fraction
+
+from .. import nodes as n
+from ..builtins import BUILTINS
+from ..dice import DieInfo, ForcedRoller
+from ..errors import EvaluationError, RulesError
+from ..symbolic import Symbolic
+from ..values import ABSENT, Record, Sym, number, show
+from .context import MAX_RANGE, Ctx, _fail
+from .tables import TableFn
+
+
+class _Namespace:
+    """`outcome.pinned` in examples: an enum's members as attributes."""
+
+    def __init__(self, name, members):
+        self._name, self.__dict__["_members"] = name, dict(members)
+
+    def __getattr__(self, item):
+        try:
+            return self.__dict__["_members"][item]
+        except KeyError:
+            raise AttributeError(f"{self._name} has no member {item!r}") from None
+
+    def __iter__(self):
+        return iter(self.__dict__["_members"].values())
+
+    def __repr__(self):
+        return f"<{self._name}: {', '.join(self.__dict__['_members'])}>"
+
+
+def _need_num(span, v, what):
+    if v is ABSENT:
+        _fail(span, f"{what}: the value is absent in the source rulebook")
+    if isinstance(v, bool) or not isinstance(v, (int, Fraction)):
+        _fail(span, f"{what}: expected a number, got {show(v)}")
+    return v
+
+
+def _contains(span, container, item):
+    if isinstance(item, Symbolic):      # an exact-odds stand-in: let it see the test (rules_dsl.symbolic, rule 3)
+        return item.observe(lambda v: _contains(span, container, v), ("in", container))
+    if container is ABSENT:
+        _fail(span, "'in': the collection is absent in the source rulebook")
+    if isinstance(container, (list, tuple, range, frozenset, set, str)):
+        try:
+            return item in container
+        except TypeError:
+            return False
+    if isinstance(container, _Namespace):
+        return item in list(container)
+    if isinstance(container, DieInfo):
+        return item in container.faces
+    _fail(span, f"'in': cannot look inside {show(container)}")
+
+
+def _iterable(span, v):
+    if v is ABSENT:
+        _fail(span, "cannot iterate: the collection is absent in the source rulebook")
+    if isinstance(v, (list, tuple, range, frozenset, set)):
+        return sorted(v, key=repr) if isinstance(v, (frozenset, set)) else v
+    if isinstance(v, _Namespace):
+        return list(v)
+    if isinstance(v, TableFn):
+        return v.rows()
+    _fail(span, f"cannot iterate over {show(v)}")
+
+
+class ExprCompiler:
+    """Compiles checked expression nodes of one book to closures `f(env, ctx)`.
+
+    One `visit_<NodeType>(e, scope)` method per node type of `rules_dsl.nodes`;
+    subclass it to change how some nodes compile or to compile node types of your
+    own (see the module docstring).  A node type without a method is a bug: the
+    checks pass admits only the types below."""
+
+    def __init__(self, book):
+        self.book = book
+
+    def compile(self, e: n.Expr, scope: frozenset):
+        """Return a closure f(env, ctx) computing `e`.  `scope` holds the local names."""
+        visit = getattr(self, "visit_" + type(e).__name__, None)
+        if visit is None:
+            raise TypeError(f"{type(self).__name__} cannot compile a {type(e).__name__} node")
+        return visit(e, scope)
+
+    def visit_Literal(self, e, scope):
+        v = number(e.value) if isinstance(e.value, Fraction) else e.value
+        return lambda env, ctx: v
+
+    def visit_Name(self, e, scope):
+        book = self.book
+        name = e.name
+        if name in scope:
+            def local(env, ctx):
+                return env[name]
+            return local
+        syms = book.syms
+        if name in syms.consts:
+            return lambda env, ctx: book.const(name)
+        if name in syms.mechanics:
+            return lambda env, ctx: book.mechanics[name]
+        if name in syms.tables:
+            return lambda env, ctx: book.tables[name]
+        if name in book.members:
+            v = book.members[name]
+            return lambda env, ctx: v
+        if name in book.enums:
+            v = _Namespace(name, book.enums[name])
+            return lambda env, ctx: v
+        if name in book.dice:
+            v = book.dice[name]
+            return lambda env, ctx: v
+        if name in BUILTINS:
+            v = book.defined if name == "defined" else BUILTINS[name][0]
+            return lambda env, ctx: v
+        raise AssertionError(f"unresolved name {name}")  # the checks pass rejects this first
+
+    def visit_BinOp(self, e, scope):
+        lf, rf, op, sp = self.compile(e.left, scope), self.compile(e.right, scope), e.op, e.span
+
+        def f(env, ctx):
+            a, b = lf(env, ctx), rf(env, ctx)
+            if op == "+" and isinstance(a, list) and isinstance(b, list):
+                return a + b
+            a, b = _need_num(sp, a, f"'{op}'"), _need_num(sp, b, f"'{op}'")
+            if op == "+":
+                return number(a + b) if isinstance(a, Fraction) or isinstance(b, Fraction) else a + b
+            if op == "-":
+                return number(a - b) if isinstance(a, Fraction) or isinstance(b, Fraction) else a - b
+            if op == "*":
+                return number(a * b) if isinstance(a, Fraction) or isinstance(b, Fraction) else a * b
+            if b == 0:
+                _fail(sp, f"division by zero in '{op}'")
+            if op == "/":
+                return number(Fraction(a) / Fraction(b))
+            return number(a % b)
+        return f
+
+    def visit_Compare(self, e, scope):
+        lf, rf, op, sp = self.compile(e.left, scope), self.compile(e.right, scope), e.op, e.span
+        if op == "==":
+            return lambda env, ctx: lf(env, ctx) == rf(env, ctx)
+        if op == "!=":
+            return lambda env, ctx: lf(env, ctx) != rf(env, ctx)
+        if op == "in":
+            return lambda env, ctx: _contains(sp, rf(env, ctx), lf(env, ctx))
+        if op == "notin":
+            return lambda env, ctx: not _contains(sp, rf(env, ctx), lf(env, ctx))
+        fn = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge}[op]
+
+        def f(env, ctx):
+            a, b = lf(env, ctx), rf(env, ctx)
+            return fn(_need_num(sp, a, f"'{op}'"), _need_num(sp, b, f"'{op}'"))
+        return f
+
+    def visit_BoolOp(self, e, scope):
+        lf, rf = self.compile(e.left, scope), self.compile(e.right, scope)
+        if e.op == "and":
+            return lambda env, ctx: bool(lf(env, ctx)) and bool(rf(env, ctx))
+        return lambda env, ctx: bool(lf(env, ctx)) or bool(rf(env, ctx))
+
+    def visit_Not(self, e, scope):
+        f = self.compile(e.operand, scope)
+        return lambda env, ctx: not f(env, ctx)
+
+    def visit_Neg(self, e, scope):
+        f, sp = self.compile(e.operand, scope), e.span
+        return lambda env, ctx: -_need_num(sp, f(env, ctx), "'-'")
+
+    def visit_IfElse(self, e, scope):
+        c, t, o = (self.compile(x, scope) for x in (e.cond, e.then, e.orelse))
+        return lambda env, ctx: t(env, ctx) if c(env, ctx) else o(env, ctx)
+
+    def visit_RangeExpr(self, e, scope):
+        lo, hi, sp = self.compile(e.low, scope), self.compile(e.high, scope), e.span
+
+        def f(env, ctx):
+            a, b = lo(env, ctx), hi(env, ctx)
+            if not all(isinstance(x, int) and not isinstance(x, bool) for x in (a, b)):
+                _fail(sp, f"a range needs whole numbers, got {show(a)}..{show(b)}")
+            if b - a >= MAX_RANGE:
+                _fail(sp, f"the range {a}..{b} has more than {MAX_RANGE:,} values")
+            return range(a, b + 1)
+        return f
+
+    def visit_ListLit(self, e, scope):
+        fs = [self.compile(x, scope) for x in e.items]
+        return lambda env, ctx: [f(env, ctx) for f in fs]
+
+    def visit_SetLit(self, e, scope):
+        fs = [self.compile(x, scope) for x in e.items]
+
+        def f(env, ctx):
+            out = []
+            for g in fs:
+                v = g(env, ctx)
+                out.extend(v) if isinstance(v, (range, list, frozenset)) else out.append(v)
+            return frozenset(out)
+        return f
+
+    def visit_Comprehension(self, e, scope):
+        src = self.compile(e.source, scope)
+        inner = scope | {e.var}
+        elem = self.compile(e.elem, inner)
+        cond = self.compile(e.cond, inner) if e.cond is not None else None
+        var, sp = e.var, e.span
+
+        def f(env, ctx):
+            out = []
+            local = dict(env)
+            items = _iterable(sp, src(env, ctx))
+            ctx.spend(len(items))
+            for x in items:
+                local[var] = x
+                if cond is None or cond(local, ctx):
+                    out.append(elem(local, ctx))
+            return out
+        return f
+
+    def visit_Attr(self, e, scope):
+        book = self.book
+        if isinstance(e.obj, n.Name) and e.obj.name not in scope:
+            if e.obj.name in book.enums:
+                v = book.enums[e.obj.name][e.name]
+                return lambda env, ctx: v
+            if e.obj.name in book.dice and book.dice[e.obj.name].custom:
+                v = Sym(e.name, e.obj.name)
+                return lambda env, ctx: v
+        of, name, sp = self.compile(e.obj, scope), e.name, e.span
+
+        def f(env, ctx):
+            o = of(env, ctx)
+            if isinstance(o, Record):
+                fields = o.as_dict()   # fields only: never a Python attribute of the record object
+                if name in fields:
+                    return fields[name]
+                _fail(sp, f"the record has no field '{name}' (fields: {', '.join(fields)})")
+            _fail(sp, f"cannot take '.{name}' of {show(o)}")
+        return f
+
+    def visit_Index(self, e, scope):
+        of, ix, sp = self.compile(e.obj, scope), self.compile(e.index, scope), e.span
+
+        def f(env, ctx):
+            o, i = of(env, ctx), ix(env, ctx)
+            if not isinstance(o, (list, tuple)) or not isinstance(i, int):
+                _fail(sp, f"cannot index {show(o)} with {show(i)}")
+            if not -len(o) <= i < len(o):
+                _fail(sp, f"index {i} is outside the list of {len(o)} item(s) (the first is 0)")
+            return o[i]
+        return f
+
+    def visit_Call(self, e, scope):
+        book = self.book
+        is_round = isinstance(e.func, n.Name) and e.func.name == "round" and e.func.name not in scope
+        args = [self.compile(a, scope) for a in (e.args[:1] if is_round else e.args)]
+        kwargs = [(k, self.compile(a, scope)) for k, a in e.kwargs]
+        sp = e.span
+        if isinstance(e.func, n.Name) and e.func.name not in scope:
+            name = e.func.name
+            if name == "round":
+                mode = e.args[1].name
+                x = args[0]
+                fn = BUILTINS["round"][0]
+
+                def rnd(env, ctx):
+                    try:
+                        return fn(x(env, ctx), mode)
+                    except EvaluationError as err:
+                        _fail(sp, str(err))
+                return rnd
+            if name in BUILTINS and name not in book.syms.globals():
+                fn = book.defined if name == "defined" else BUILTINS[name][0]
+
+                def builtin(env, ctx):
+                    values = [a(env, ctx) for a in args]
+                    try:
+                        return fn(*values)
+                    except EvaluationError as err:
+                        _fail(sp, str(err))
+                    except RulesError:
+                        raise
+                    except (TypeError, ValueError, ArithmeticError):
+                        # e.g. max over values that have no order (absent, booleans and numbers)
+                        _fail(sp, f"{name}() cannot take {', '.join(show(v) for v in values)}")
+                return builtin
+            if name in book.syms.mechanics:
+                roll_names = {s.name for s in book.syms.mechanics[name].body if isinstance(s, n.Roll)}
+                given = [(k, a) for k, a in kwargs if k in roll_names]
+                plain = [(k, a) for k, a in kwargs if k not in roll_names]
+
+                def mech(env, ctx):
+                    m = book.mechanics[name]
+                    bound = m.bind([a(env, ctx) for a in args], {k: a(env, ctx) for k, a in plain})
+                    child = ctx.child(name)
+                    if given:
+                        forced = {child.prefix + k: a(env, ctx) for k, a in given}
+                        child = Ctx(ForcedRoller(ctx.roller, forced), child.prefix, child.depth, child.budget)
+                    return m.invoke(bound, child)
+                return mech
+            if name in book.syms.tables:
+                def table(env, ctx):
+                    t = book.tables[name]
+                    if ctx.reads is not None:
+                        return t.read(ctx.reads, *[a(env, ctx) for a in args], **{k: a(env, ctx) for k, a in kwargs})
+                    return t.lookup(*[a(env, ctx) for a in args], **{k: a(env, ctx) for k, a in kwargs})
+                return table
+        ff = self.compile(e.func, scope)
+
+        def dynamic(env, ctx):
+            fn = ff(env, ctx)
+            if isinstance(fn, _mechanic_type()):
+                return fn.invoke(fn.bind([a(env, ctx) for a in args], {k: a(env, ctx) for k, a in kwargs}), ctx.child(fn.name))
+            if isinstance(fn, TableFn):
+                if ctx.reads is not None:
+                    return fn.read(ctx.reads, *[a(env, ctx) for a in args], **{k: a(env, ctx) for k, a in kwargs})
+                return fn.lookup(*[a(env, ctx) for a in args], **{k: a(env, ctx) for k, a in kwargs})
+            _fail(sp, f"{show(fn)} cannot be called")
+        return dynamic
+
+
+def compile_expr(book, e: n.Expr, scope: frozenset):
+    """Return a closure f(env, ctx) computing `e` (the plain `ExprCompiler`)."""
+    return ExprCompiler(book).compile(e, scope)
+
+
+def _mechanic_type():
+    from .mechanics import MechanicFn     # mechanics compile expressions: imported late
+    return MechanicFn

@@ -1,0 +1,196 @@
+"""Tables: `TableFn` looks a value up by its keys; `Printed` and `RowRecord` say where
+an entry is printed (the checks' findings point there)."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from .. import nodes as n
+from ..errors import EvaluationError, InputError, RulebookError
+from ..values import ABSENT, Record, show
+from .typecheck import TypeCheck
+
+if TYPE_CHECKING:
+    from .book import CompiledBook
+
+
+class Printed(tuple):
+    """Where a table entry is printed: (table name, span of its row or grid cell, its keys)."""
+    __slots__ = ()
+
+    def __new__(cls, table, span, keys):
+        return super().__new__(cls, (table, span, keys))
+
+    table = property(lambda self: self[0])
+    span = property(lambda self: self[1])
+    keys = property(lambda self: self[2])
+
+
+class RowRecord(Record):
+    """A table row as a record that remembers where it is printed.
+
+    It equals, hashes, prints and pickles as the plain `Record` it is (the origin
+    is dropped on pickling): only the checks' findings read the origin."""
+    __slots__ = ("_origin",)
+
+    def __init__(self, fields: dict, origin: Printed):
+        super().__init__(fields)
+        object.__setattr__(self, "_origin", origin)
+
+
+def origin(value):
+    """Where a table row or entry value is printed (a `Printed`), or None."""
+    return value._origin if isinstance(value, RowRecord) else None
+
+
+class TableFn:
+    """A data table: call it with its keys to look a value up; `rows()` lists it."""
+
+    def __init__(self, book: CompiledBook, node: n.Table):
+        self.book, self.node = book, node
+        self.name = self.__name__ = node.name
+        self.keys = node.params
+        self.key_checks = [TypeCheck(p.type, book) for p in node.params]
+        rt = node.returns
+        self.fields = [f for f, _ in rt.fields] if isinstance(rt, n.RecordType) else None
+        self.value_checks = ([TypeCheck(t, book) for _, t in rt.fields] if self.fields
+                             else [TypeCheck(rt, book)])
+        self.entries = []      # list of (keys tuple of value-or-range, value)
+        self.spans = []        # parallel to entries: where each is printed (a row, or a grid's cell)
+        diags = []
+        if node.grid:
+            self._build_grid(diags)
+        else:
+            self._build_rows(diags)
+        if diags:
+            raise RulebookError(diags)
+        self._exact, self._exact_at = {}, {}
+        if not any(isinstance(k, range) for keys, _ in self.entries for k in keys):
+            for i, (keys, v) in enumerate(self.entries):
+                self._exact[keys] = v
+                self._exact_at.setdefault(keys, i)
+        self.__doc__ = node.doc
+
+    def _cell(self, cell: n.Cell, check: TypeCheck, diags, key=False):
+        v = cell.value
+        if isinstance(v, n.Name):
+            name = v.name
+            v = self.book.members[name] if name in self.book.members else (
+                self.book.const(name) if name in self.book.syms.consts else name)
+        if isinstance(v, tuple):
+            if not key:
+                diags.append(self.book.diag(cell.span, "a range can only be a key cell"))
+                return None
+            for bound in v:
+                try:
+                    check.convert(bound)
+                except ValueError:
+                    diags.append(self.book.diag(cell.span, f"range {v[0]}..{v[1]} does not fit the key's type",
+                                                f"allowed: {check.describe}"))
+            return range(v[0], v[1] + 1)
+        if v is ABSENT:
+            if key:
+                diags.append(self.book.diag(cell.span, "a key cannot be absent"))
+            return ABSENT
+        try:
+            return check.convert(v)
+        except ValueError:
+            diags.append(self.book.diag(cell.span, f"{show(v)} does not fit this column",
+                                        f"allowed: {check.describe}"))
+            return None
+
+    def _build_rows(self, diags):
+        nk, nv = len(self.keys), len(self.value_checks)
+        width = nk + nv
+        if self.node.header and len(self.node.header) != width:
+            diags.append(self.book.diag(self.node.span, f"the header has {len(self.node.header)} columns; "
+                                        f"the table has {nk} key(s) and {nv} value(s)"))
+        for row in self.node.rows:
+            if len(row) != width:
+                diags.append(self.book.diag(row[0].span, f"this row has {len(row)} cells, expected {width}"))
+                continue
+            keys = tuple(self._cell(c, ch, diags, key=True) for c, ch in zip(row[:nk], self.key_checks))
+            vals = [self._cell(c, ch, diags) for c, ch in zip(row[nk:], self.value_checks)]
+            origin = Printed(self.name, row[0].span, keys)
+            value = RowRecord(dict(zip(self.fields, vals)), origin) if self.fields else vals[0]
+            self.entries.append((keys, value))
+            self.spans.append(row[0].span)
+
+    def _build_grid(self, diags):
+        if len(self.keys) != 2 or self.fields:
+            diags.append(self.book.diag(self.node.span, "a grid table has exactly two keys and one value",
+                                        "the header row holds the second key's values"))
+            return
+        cols = [self._cell(c, self.key_checks[1], diags, key=True) for c in self.node.header[1:]]
+        for row in self.node.rows:
+            if len(row) != len(cols) + 1:
+                diags.append(self.book.diag(row[0].span, f"this row has {len(row)} cells, expected {len(cols) + 1}"))
+                continue
+            rk = self._cell(row[0], self.key_checks[0], diags, key=True)
+            for ck, c in zip(cols, row[1:]):
+                self.entries.append(((rk, ck), self._cell(c, self.value_checks[0], diags)))
+                self.spans.append(c.span)
+
+    def lookup(self, *args, **kwargs):
+        names = [p.name for p in self.keys]
+        if len(args) > len(names):
+            raise InputError(self.name, names[-1], args[-1], f"{len(names)} key(s): {', '.join(names)}")
+        bound = dict(zip(names, args))
+        bound.update(kwargs)
+        keys = []
+        for p, check in zip(self.keys, self.key_checks):
+            if p.name not in bound:
+                raise InputError(self.name, p.name, None, f"a value is required ({check.describe})")
+            try:
+                keys.append(check.convert(bound[p.name]))
+            except ValueError:
+                raise InputError(self.name, p.name, bound[p.name], check.describe) from None
+        keys = tuple(keys)
+        if self._exact:
+            if keys in self._exact:
+                return self._exact[keys]
+        else:
+            for ks, v in self.entries:
+                if all((k in want) if isinstance(want, range) else k == want for k, want in zip(keys, ks)):
+                    return v
+        shown = ", ".join(f"{p.name}={show(k)}" for p, k in zip(self.keys, keys))
+        raise EvaluationError(f"table {self.name} has no row for {shown}")
+
+    __call__ = lookup
+
+    def read(self, reads: list, *args, **kwargs):
+        """`lookup`, also appending where the value is printed to `reads` (see `Ctx.reads`)."""
+        value = self.lookup(*args, **kwargs)
+        names = [p.name for p in self.keys]
+        bound = dict(zip(names, args))
+        bound.update(kwargs)
+        keys = tuple(ch.convert(bound[p.name]) for p, ch in zip(self.keys, self.key_checks))
+        if self._exact_at:
+            i = self._exact_at[keys]
+        else:
+            i = next(i for i, (ks, _) in enumerate(self.entries)
+                     if all((k in want) if isinstance(want, range) else k == want for k, want in zip(keys, ks)))
+        reads.append(self.printed(i))
+        return value
+
+    def printed(self, i: int) -> "Printed":
+        """Where entry `i` is printed: this table, the row (or grid cell), its keys."""
+        return Printed(self.name, self.spans[i], self.entries[i][0])
+
+    def rows(self):
+        """Every row as a record of its keys and values (ranges stay ranges).
+
+        Each record remembers where it is printed (`origin(record)`); that does not
+        change how it compares, hashes or pickles."""
+        out = []
+        names = [p.name for p in self.keys]
+        for i, (keys, v) in enumerate(self.entries):
+            d = dict(zip(names, keys))
+            if isinstance(v, Record):
+                d.update(v.as_dict())
+            else:
+                d["value"] = v
+            out.append(RowRecord(d, self.printed(i)))
+        return out
+
+    def __repr__(self):
+        return f"<table {self.book.book_id}:{self.name} ({len(self.entries)} entries)>"

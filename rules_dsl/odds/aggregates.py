@@ -1,0 +1,530 @@
+"""Exact odds, fast path: a statement that asks its pools only for aggregates.
+
+Most dice mechanics ask a pool a few questions: how many dice pass a test
+(`count`), the `sum` of some value per die, the best or worst kept die (`max`,
+`min`), whether `any` or `all` pass.  When every use of every pool a statement rolls
+is such an aggregate over a comprehension (after inlining the dice-free mechanics
+the statement calls), the statement's law follows from the joint law of the
+aggregates -- and that factorises, because the pools are independent:
+
+* an aggregate whose test reads no other pool is a function of its own pool;
+* an aggregate whose test reads another pool's aggregates (Xenotactics: a success
+  survives unless the enemy's *best* success is higher) is, given those values, again
+  a function of its own pool.
+
+So each pool is enumerated on its own (as multisets of faces, weighted by
+multinomials), once for each value of the aggregates it reads from other pools, and
+the results are joined by those values: for 3d10 against 3d10 that is 7 x 220
+multisets per side instead of 220 x 220 pairs of them.  This is the dynamic
+programme an expert would write as an icepool `MultisetEvaluator`, found from the
+rule as written.
+
+The fast path uses the mechanic's own compiled expressions (tests, values, the
+statement around the aggregates) and the language's own builtins on the kept
+values, so it computes exactly what a call computes.  Anything it does not cover
+(a pool used another way, a roll whose value is given, a test that reads an
+aggregate of another pool that itself reads a third, an error while computing)
+returns None, and the general engine (rules_dsl.odds.replay) runs instead.
+"""
+from __future__ import annotations
+
+import dataclasses
+from itertools import product
+
+from .. import compiler as _compiler
+from .. import nodes as n
+from ..builtins import BUILTINS
+from ..compiler import Ctx
+from ..values import ABSENT
+
+AGGREGATES = frozenset({"count", "sum", "max", "min", "len", "any", "all"})
+MAX_MULTISETS = 20_000        # per pool and per value of what it reads; beyond, the engine runs
+MAX_JOINS = 200_000           # combinations of per-pool results joined at the end
+
+
+class _Unsupported(Exception):
+    """The statement uses a pool in a way this fast path does not cover."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Returned(n.Expr):
+    """An inlined mechanic's result, converted to its declared type as a call would."""
+    expr: n.Expr
+    mechanic: str
+
+
+class AggregateCompiler(_compiler.ExprCompiler):
+    """Compiles the inlined statements of this fast path: `ExprCompiler` plus `Returned`."""
+
+    def visit_Returned(self, e, scope):
+        f = self.compile(e.expr, scope)
+        book, name = self.book, e.mechanic
+
+        def g(env, ctx):
+            v = f(env, ctx)
+            if isinstance(v, range):
+                v = list(v)
+            try:
+                return book.mechanics[name].returns.convert(v)
+            except ValueError:
+                raise _Unsupported from None
+        return g
+
+
+# ----------------------------------------------------------------- analysis
+def _free(e, bound=frozenset()) -> set:
+    """Free names of an expression (comprehension variables bind in elem and cond)."""
+    if isinstance(e, n.Name):
+        return set() if e.name in bound else {e.name}
+    if isinstance(e, n.Comprehension):
+        inner = bound | {e.var}
+        out = _free(e.source, bound) | _free(e.elem, inner)
+        if e.cond is not None:
+            out |= _free(e.cond, inner)
+        return out
+    out = set()
+    if isinstance(e, n.Call) and isinstance(e.func, n.Name) and e.func.name == "round":
+        return _free(e.args[0], bound)     # round's second argument is a bare mode name
+    for f in dataclasses.fields(e) if isinstance(e, n.Expr) else ():
+        v = getattr(e, f.name)
+        for x in (v if isinstance(v, tuple) else (v,)):
+            if isinstance(x, tuple) and len(x) == 2 and isinstance(x[1], n.Expr):   # kwargs
+                out |= _free(x[1], bound)
+            elif isinstance(x, n.Expr):
+                out |= _free(x, bound)
+    return out
+
+
+def _map_children(e, fn):
+    """A copy of `e` with `fn` applied to each direct sub-expression."""
+    changes = {}
+    for f in dataclasses.fields(e):
+        if f.name == "span":
+            continue
+        v = getattr(e, f.name)
+        if isinstance(v, n.Expr):
+            w = fn(v)
+        elif isinstance(v, tuple):
+            w = tuple((x[0], fn(x[1])) if isinstance(x, tuple) and len(x) == 2 and isinstance(x[1], n.Expr)
+                      else fn(x) if isinstance(x, n.Expr) else x for x in v)
+        else:
+            continue
+        if w is not v:
+            changes[f.name] = w
+    return dataclasses.replace(e, **changes) if changes else e
+
+
+def _subst(e, m):
+    """Replace free names by expressions (no capture: checked by the caller)."""
+    if isinstance(e, n.Name):
+        return m.get(e.name, e)
+    if isinstance(e, n.Comprehension):
+        inner = {k: v for k, v in m.items() if k != e.var}
+        return dataclasses.replace(e, source=_subst(e.source, m), elem=_subst(e.elem, inner),
+                                   cond=None if e.cond is None else _subst(e.cond, inner))
+    if isinstance(e, n.Call) and isinstance(e.func, n.Name) and e.func.name == "round":
+        return dataclasses.replace(e, args=(_subst(e.args[0], m),) + tuple(e.args[1:]))
+    return _map_children(e, lambda x: _subst(x, m))
+
+
+def _comp_vars(e) -> set:
+    return {x.var for x in n.iter_nodes(e) if isinstance(x, n.Comprehension)}
+
+
+class _Analysis:
+    def __init__(self, book, scope, pools):
+        self.book, self.scope, self.pools = book, scope, pools
+        self.aggs = []             # [(pool, builtin, var, elem, cond, pre, post)]
+        self.checks = []           # [(mechanic, param, expr)]: scalar arguments of inlined calls
+        self.pool_args = []        # [(mechanic, param, pool)]
+
+    def _is_builtin(self, name):
+        return name not in self.scope and name in BUILTINS and name not in self.book.syms.globals()
+
+    def _callee(self, e):
+        if not (isinstance(e, n.Call) and isinstance(e.func, n.Name)):
+            return None
+        name = e.func.name
+        if name in self.scope or (name in BUILTINS and name not in self.book.syms.globals()):
+            return None
+        return self.book.mechanics.get(name) if name in self.book.syms.mechanics else None
+
+    def inline(self, e, depth=0):
+        """Inline calls of dice-free mechanics (whose body is only `let`s)."""
+        if not isinstance(e, n.Expr):
+            return e
+        m = self._callee(e)
+        if m is not None and not m.has_dice and _free(e) & self.pools:
+            if depth > 8 or any(not isinstance(s, n.Let) for s in m.node.body):
+                raise _Unsupported
+            params = [p.name for p in m.params]
+            if len(e.args) > len(params):
+                raise _Unsupported
+            given = dict(zip(params, e.args))
+            for k, a in e.kwargs:
+                if k not in params or k in given:
+                    raise _Unsupported
+                given[k] = a
+            sub = {}
+            for p in params:
+                a = given.get(p)
+                if a is None:
+                    v = m.default(p) if m.node.params[params.index(p)].default is not None else None
+                    if type(v) not in (int, bool, str):
+                        raise _Unsupported
+                    sub[p] = n.Literal(e.span, v)
+                    continue
+                a = self.inline(a, depth + 1)
+                if isinstance(a, n.Name) and a.name in self.pools:
+                    self.pool_args.append((m.name, p, a.name))
+                elif _free(a) & self.pools:
+                    raise _Unsupported      # a pool inside a larger argument: not covered
+                else:
+                    self.checks.append((m.name, p, a))
+                sub[p] = a
+            body_names = set(params) | {s.name for s in m.node.body}
+            exprs = [s.value for s in m.node.body] + [m.node.result]
+            callee_globals = set().union(*(_free(x) for x in exprs)) - body_names
+            if callee_globals & self.scope:
+                raise _Unsupported          # a caller's local would shadow the callee's global
+            for s in m.node.body:
+                sub[s.name] = self.inline(_subst(s.value, sub), depth + 1)
+            substituted = set().union(*(_free(v) for v in sub.values())) if sub else set()
+            if any(_comp_vars(x) & substituted for x in exprs):
+                raise _Unsupported          # a substituted name would be captured
+            return Returned(e.span, self.inline(_subst(m.node.result, sub), depth + 1), m.name)
+        return _map_children(e, lambda x: self.inline(x, depth))
+
+    def extract(self, e, bound=frozenset()):
+        """Replace each aggregate over a pool by a name `__aggN`.  `bound`: the variables
+        of the comprehensions around `e`; an aggregate that reads one is not covered."""
+        if not isinstance(e, n.Expr):
+            return e
+        if isinstance(e, n.Call) and isinstance(e.func, n.Name) and len(e.args) == 1 and not e.kwargs \
+                and e.func.name in AGGREGATES and self._is_builtin(e.func.name):
+            form = self._form(e.args[0])
+            if form is not None:
+                pool, var, elem, cond, pre, post = form
+                if var in self.pools or var.startswith("__agg") or _free(e.args[0]) & bound:
+                    raise _Unsupported
+                own = frozenset({var})
+                elem, cond = self.extract(elem, own), None if cond is None else self.extract(cond, own)
+                pre, post = tuple(self.extract(x) for x in pre), tuple(self.extract(x) for x in post)
+                self.aggs.append((pool, e.func.name, var, elem, cond, pre, post))
+                return n.Name(e.span, f"__agg{len(self.aggs) - 1}")
+        if isinstance(e, n.Comprehension):
+            inner = bound | {e.var}
+            return dataclasses.replace(e, source=self.extract(e.source, bound), elem=self.extract(e.elem, inner),
+                                       cond=None if e.cond is None else self.extract(e.cond, inner))
+        return _map_children(e, lambda x: self.extract(x, bound))
+
+    def _form(self, x):
+        """(pool, var, elem, cond, items before, items after) for a comprehension over a pool."""
+        pre, post = (), ()
+        if isinstance(x, n.BinOp) and x.op == "+":
+            if isinstance(x.left, n.ListLit) and isinstance(x.right, (n.Comprehension, n.Name)):
+                pre, x = x.left.items, x.right
+            elif isinstance(x.right, n.ListLit) and isinstance(x.left, (n.Comprehension, n.Name)):
+                post, x = x.right.items, x.left
+            else:
+                return None
+        if isinstance(x, n.Name) and x.name in self.pools:
+            return x.name, "__die", n.Name(x.span, "__die"), None, pre, post
+        if isinstance(x, n.Comprehension) and isinstance(x.source, n.Name) and x.source.name in self.pools:
+            return x.source.name, x.var, x.elem, x.cond, pre, post
+        return None
+
+
+class PoolPlan:
+    """How one statement's pools are reduced to aggregates (see the module doc)."""
+
+    def __init__(self, book, rolls, final, aggs, checks, pool_args, scope):
+        self.book = book
+        self.rolls = rolls                  # [(name, roll closure)]
+        agg_names = frozenset(f"__agg{i}" for i in range(len(aggs)))
+        compile_expr = AggregateCompiler(book).compile
+        self.final = compile_expr(final, scope | agg_names)
+        self.final_reads = {int(x[5:]) for x in _free(final) if x.startswith("__agg")}
+        self.aggs = []
+        for pool, fn, var, elem, cond, pre, post in aggs:
+            inner = scope | agg_names | {var}
+            refs = set()
+            for x in (elem, cond) + pre + post:
+                if x is not None:
+                    refs |= {int(y[5:]) for y in _free(x) if y.startswith("__agg")}
+            self.aggs.append(dict(
+                pool=pool, kind=fn, fn=BUILTINS[fn][0], var=var, refs=tuple(sorted(refs)),
+                elem=compile_expr(elem, inner),
+                cond=None if cond is None else compile_expr(cond, inner),
+                pre=[compile_expr(x, scope | agg_names) for x in pre],
+                post=[compile_expr(x, scope | agg_names) for x in post]))
+        self.checks = [(m, p, compile_expr(a, scope)) for m, p, a in checks]
+        self.pool_args = pool_args
+        pools = [name for name, _ in rolls]
+        owner = {i: a["pool"] for i, a in enumerate(self.aggs)}
+
+        def reach(i, seen=None):
+            seen = set() if seen is None else seen
+            for j in self.aggs[i]["refs"]:
+                if j not in seen:
+                    seen.add(j)
+                    reach(j, seen)
+            return seen
+        # what each pool reads from other pools' aggregates; those must read only their own pool
+        self.ext = {p: sorted({j for i, a in enumerate(self.aggs) if a["pool"] == p
+                               for j in a["refs"] if owner[j] != p}) for p in pools}
+        self.interface = sorted({j for p in pools for j in self.ext[p]})
+        for j in self.interface:
+            if any(owner[k] != owner[j] for k in reach(j)):
+                raise _Unsupported
+        # what each pool hands on: aggregates the statement or another pool reads
+        wanted = set(self.final_reads) | set(self.interface)
+        self.out = {p: sorted(i for i in wanted if owner[i] == p) for p in pools}
+        self.own = {p: [i for i in range(len(self.aggs)) if owner[i] == p] for p in pools}
+
+
+def analyse(mech, pos_scope, rolls, stmt):
+    """A PoolPlan for statement `stmt` (an Expr) that reads `rolls` (Roll nodes with
+    their compiled closures), or None when the fast path does not apply."""
+    if not rolls or any(r.dice.kind != "pool" for r, _ in rolls):
+        return None
+    pools = frozenset(r.name for r, _ in rolls)
+    if any(_free(r.dice.count) & pools for r, _ in rolls):
+        return None
+    book = mech.book
+    an = _Analysis(book, pos_scope | pools, pools)
+    try:
+        inlined = an.inline(stmt)
+        final = an.extract(inlined)
+        if _free(final) & pools:
+            return None
+        for pool, fn, var, elem, cond, pre, post in an.aggs:
+            for x in (elem, cond) + pre + post:
+                if x is not None and _free(x) & pools:
+                    return None
+        if not an.aggs:
+            return None
+        return PoolPlan(book, [(r.name, f) for r, f in rolls], final, an.aggs, an.checks, an.pool_args,
+                        frozenset(pos_scope))
+    except _Unsupported:
+        return None
+
+
+# ------------------------------------------------------------------ runtime
+class _Capture:
+    """A roller that records what a roll asks for instead of rolling."""
+
+    def __init__(self):
+        self.asked = None
+
+    def pool(self, name, die, count):
+        self.asked = (name, die, count)
+        return []
+
+    def one(self, *a):
+        raise _Unsupported
+
+    chain = one
+
+
+def law(plan, env, given, fixed_ctx, pool_alternatives, key):
+    """([[value, weight, denominator, 0]], work done) for the statement, or None (then
+    the engine runs).  `work` counts multisets and joins, the engine's evaluations."""
+    try:
+        return _law(plan, env, given, fixed_ctx, pool_alternatives, key)
+    except Exception:      # any error: the engine computes it again and reports it properly
+        return None
+
+
+def _law(plan, env, given, ctx, pool_alternatives, key):
+    book = plan.book
+    dice = {}
+    for name, roll in plan.rolls:
+        cap = _Capture()
+        roll(env, Ctx(cap))
+        rname, die, k = cap.asked
+        if given is not None and rname in given.given:
+            return None
+        dice[name] = (die, k)
+    for m, p, f in plan.checks:                 # an inlined call's arguments, checked as a call would
+        v = f(env, ctx)
+        c = book.mechanics[m].checks[p].convert(v)
+        if type(c) is not type(v) or c != v:
+            return None
+    for m, p, pool in plan.pool_args:
+        die, k = dice[pool]
+        faces = list(die.distinct)
+        if book.mechanics[m].checks[p].convert(faces) != faces:
+            return None
+
+    aggs = plan.aggs
+    work = [0]
+
+    def run_pool(p, ext_values, only=None):
+        """{key: [out values, weight]} over the multisets of pool p, given ext values."""
+        die, k = dice[p]
+        own = plan.own[p] if only is None else only
+        out_idx = plan.out[p] if only is None else only
+        local = dict(env)
+        local.update(ext_values)
+        face_memo = {}
+        faces = die.distinct
+        weights = tuple(die.faces.count(f) for f in faces)
+        if all(aggs[j]["pool"] != p for i in own for j in aggs[i]["refs"]):
+            # the tests and values read no aggregate of this pool: faces they treat alike
+            # form one class (enumerated together, weighted by their number)
+            classes = {}
+            for fi, f in enumerate(faces):
+                sig = []
+                for i in own:
+                    a = aggs[i]
+                    refs = _bind_refs(a, {}, ext_values, local)
+                    sig.append(_signature(a["kind"], _face(a, i, fi, f, refs, local, ctx, face_memo), key))
+                classes.setdefault(tuple(sig), []).append(fi)
+            if len(classes) < len(faces):
+                groups = list(classes.values())
+                faces = tuple(faces[g[0]] for g in groups)
+                weights = tuple(sum(weights[fi] for fi in g) for g in groups)
+                face_memo = {}
+        alts, _ = pool_alternatives(weights, len(die.faces), k)
+        if len(alts) > MAX_MULTISETS:
+            raise _Unsupported
+        res = {}
+        work[0] += len(alts)
+        for counts, w in alts:
+            vals = {}
+            for i in own:
+                a = aggs[i]
+                refs = _bind_refs(a, vals, ext_values, local)
+                kept = [f(local, ctx) for f in a["pre"]]
+                for fi, c in enumerate(counts):
+                    if not c:
+                        continue
+                    hit = _face(a, i, fi, faces[fi], refs, local, ctx, face_memo)
+                    if hit[0]:
+                        kept.extend([hit[1]] * c)
+                kept.extend(f(local, ctx) for f in a["post"])
+                vals[i] = a["fn"](kept)
+            kk = tuple(vals[i] for i in out_idx)
+            hk = tuple(key(v, False) for v in kk)
+            e = res.get(hk)
+            if e is None:
+                res[hk] = [kk, w]
+            else:
+                e[1] += w
+        return res
+
+    pools = [name for name, _ in plan.rolls]
+    # 1. the values each interface aggregate can take (its pool reads nothing else)
+    joint = {}
+    for p in pools:
+        mine = [j for j in plan.interface if aggs[j]["pool"] == p]
+        if mine:
+            need = sorted({j for j in plan.own[p] if j in mine or _reaches(aggs, mine, j)})
+            res = run_pool(p, {}, only=need)
+            joint[p] = (mine, sorted({tuple(v[need.index(j)] for j in mine) for v, _ in res.values()},
+                                     key=repr))
+    # 2. each pool's law, once per value of what it reads
+    per = {p: {} for p in pools}
+    den = 1
+    for p in pools:
+        die, k = dice[p]
+        den *= len(die.faces) ** k
+
+    def pool_law(p, assign):
+        ext = {f"__agg{j}": assign[j] for j in plan.ext[p]}
+        ek = tuple(key(assign[j], False) for j in plan.ext[p])
+        hit = per[p].get(ek)
+        if hit is None:
+            hit = per[p][ek] = run_pool(p, ext)
+        return hit
+
+    # 3. join: every assignment of the interface values, every pool's matching results
+    owners = [p for p in pools if p in joint]
+    out, joins = {}, 0
+    for combo in product(*(joint[p][1] for p in owners)):
+        assign = {}
+        for p, values in zip(owners, combo):
+            for j, v in zip(joint[p][0], values):
+                assign[j] = v
+        parts = []
+        for p in pools:
+            entries = []
+            for kk, w in pool_law(p, assign).values():
+                vals = dict(zip(plan.out[p], kk))
+                if all(key(vals[j], False) == key(assign[j], False) for j in plan.out[p] if j in assign):
+                    entries.append((vals, w))
+            if not entries:
+                break
+            parts.append(entries)
+        else:
+            for pick in product(*parts):
+                joins += 1
+                if joins > MAX_JOINS:
+                    raise _Unsupported
+                local = dict(env)
+                w = 1
+                for vals, pw in pick:
+                    w *= pw
+                    for j, v in vals.items():
+                        local[f"__agg{j}"] = v
+                value = plan.final(local, ctx)
+                k = key(value, False)
+                e = out.get(k)
+                if e is None:
+                    out[k] = [value, w, den, 0]
+                else:
+                    e[1] += w
+    return list(out.values()), work[0] + joins
+
+
+def _signature(kind, hit, key):
+    """What aggregate `kind` can tell of one face's (kept?, value): faces with equal
+    signatures for every aggregate of a pool are enumerated as one class."""
+    ok, v = hit
+    if not ok:
+        return (False,)
+    if kind == "len":
+        return (True,)
+    if kind == "count":                     # builtins._count counts what is not false/absent
+        return (True, v is not False and v is not ABSENT)
+    if kind in ("any", "all"):
+        return (True, bool(v))
+    return (True, key(v, False))
+
+
+def _bind_refs(a, vals, ext_values, local):
+    """Put the aggregates that aggregate `a` reads (this pool's computed so far in
+    `vals`, other pools' in `ext_values`) into `local`; their values, as a memo key."""
+    refs = []
+    for j in a["refs"]:
+        v = vals[j] if j in vals else ext_values[f"__agg{j}"]
+        local[f"__agg{j}"] = v
+        refs.append(v)
+    return tuple(refs)
+
+
+def _face(a, i, fi, face, refs, local, ctx, memo):
+    """(kept?, value) of one face for aggregate a (memoised on the values it reads;
+    `local` already holds them)."""
+    mk = (i, fi, refs)
+    hit = memo.get(mk)
+    if hit is None:
+        local[a["var"]] = face
+        ok = a["cond"] is None or bool(a["cond"](local, ctx))
+        hit = memo[mk] = (ok, a["elem"](local, ctx) if ok else None)
+    return hit
+
+
+def _reaches(aggs, targets, j):
+    """Whether some aggregate in `targets` reads aggregate j (directly or not)."""
+    stack, seen = list(targets), set()
+    while stack:
+        i = stack.pop()
+        if i == j:
+            return True
+        for r in aggs[i]["refs"]:
+            if r not in seen:
+                seen.add(r)
+                stack.append(r)
+    return False

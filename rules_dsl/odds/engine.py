@@ -1,0 +1,319 @@
+"""The engine: `distribution(mechanic, **inputs)` and `_Engine`, which walks a mechanic's
+plan statement by statement, memoising the rest of the mechanic on what it reads,
+and takes each statement's branches from the aggregate fast path or from a replay."""
+from __future__ import annotations
+
+from fractions import Fraction
+import math
+import time
+
+from ..compiler import Ctx, MechanicFn
+from ..dice import GivenRoller
+from ..errors import EvaluationError, NotFound
+from ..values import Record, show
+from .chains import _ChainLaw
+from .multisets import _pool_alternatives
+from .plan import GroupStep, _plan
+from .replay import _key, _Replay
+from .result import Distribution, _member_order, NoDice, OrMore, _sort_key, TAIL_EPS, TooLarge, ZERO
+from .standins import _Face, _NoKey, _PoolList, _Refine, _split_key, _Tail
+from . import aggregates
+
+
+class _Sub:
+    """A (conditional) distribution of results with integer weights over one denominator:
+    key -> [value, weight, tail mean mass or None], `den`, and the tainted weight `tw`
+    (paths that went through a truncated chain)."""
+    __slots__ = ("entries", "den", "tw")
+
+    def __init__(self):
+        self.entries, self.den, self.tw = {}, None, 0
+
+    def _align(self, d):
+        """Bring this distribution to a denominator that `d` divides; the factor for `d`."""
+        if self.den is None:
+            self.den = d
+            return 1
+        if self.den == d:
+            return 1
+        L = math.lcm(self.den, d)
+        f = L // self.den
+        if f != 1:
+            for e in self.entries.values():
+                e[1] *= f
+                if e[2] is not None:
+                    e[2] *= f
+            self.tw *= f
+        self.den = L
+        return L // d
+
+    def put(self, k, value, w, d, extra, tw):
+        f = self._align(d)
+        w *= f
+        e = self.entries.get(k)
+        x = None if extra is None else extra * w
+        if e is None:
+            self.entries[k] = [value, w, x]
+        else:
+            e[1] += w
+            if x is not None:
+                e[2] = x if e[2] is None else e[2] + x
+        self.tw += tw * f
+
+    def add(self, sub, bw, bd, btw):
+        """Add `sub` scaled by the branch probability bw/bd (of which btw/bd is tainted)."""
+        f = self._align(bd * sub.den)
+        scale = bw * f
+        ent = self.entries
+        for k, (v, w, x) in sub.entries.items():
+            e = ent.get(k)
+            ww = w * scale
+            if e is None:
+                ent[k] = [v, ww, None if x is None else x * scale]
+            else:
+                e[1] += ww
+                if x is not None:
+                    e[2] = x * scale if e[2] is None else e[2] + x * scale
+        self.tw += (btw * sub.den + (bw - btw) * sub.tw) * f
+
+
+class _Rolled(Exception):
+    """Internal: a statement thought to roll no dice did roll (it is then enumerated)."""
+
+
+class _NoRoller:
+    def one(self, *a):
+        raise _Rolled
+
+    pool = chain = one
+
+
+class _Engine:
+    def __init__(self, mech, given, deadline=None, max_evals=None, eps=TAIL_EPS):
+        self.mech = mech
+        self.given = GivenRoller(given) if given else None
+        self.parts, self.chains, self.laws = {}, {}, {}
+        self.memo = {}
+        self.evals = 0
+        self.deadline, self.max_evals = deadline, max_evals
+        self.eps = eps
+        self.plan = _plan(mech)
+        self.fixed = Ctx(_NoRoller(), budget=None)  # bounded by the engine's own evaluation cap
+        self.active = None          # the replay whose statement is being evaluated
+
+    def tick(self):
+        self.evals += 1
+        if self.max_evals is not None and self.evals > self.max_evals:
+            raise TooLarge(f"{self.mech.book_id}:{self.mech.name}: more than {self.max_evals} evaluations")
+        if self.deadline is not None and not self.evals & 63 and time.monotonic() > self.deadline:
+            raise TooLarge(f"{self.mech.book_id}:{self.mech.name}: over the time budget")
+
+    def chain_law(self, m, p1, p2):
+        key = (m, p1, p2)
+        law = self.laws.get(key)
+        if law is None:
+            law = self.laws[key] = _ChainLaw(m, p1, p2, self.eps)
+        return law
+
+    # -- statements
+    def solve(self, bound):
+        for _ in range(1000):
+            try:
+                return self.run(0, dict(bound))
+            except _Refine:       # pragma: no cover - every stand-in's enumeration is on the stack
+                continue
+        raise EvaluationError(f"{self.mech.name}: the exact-odds engine did not settle")  # pragma: no cover
+
+    def run(self, pos, env):
+        plan = self.plan
+        final = pos == len(plan.steps)
+        mk = None
+        if final or plan.random[pos]:
+            try:
+                mk = (pos, tuple(_key(env[k], False) for k in sorted(plan.live[pos]) if k in env))
+            except _NoKey:
+                mk = None
+            if mk is not None:
+                hit = self.memo.get(mk)
+                if hit is not None:
+                    return hit
+        res = self.final(env) if final else self.step(pos, env)
+        if mk is not None:
+            self.memo[mk] = res
+        return res
+
+    def step(self, pos, env):
+        st = self.plan.steps[pos]
+        fn = st.fn
+        if not self.plan.random[pos]:          # no dice here: evaluate once, no enumeration
+            try:
+                self.tick()
+                value = fn(env, self.fixed)
+            except _Rolled:
+                pass
+            else:
+                return self.next(pos, env, st, value)
+        fast = self.plan.fast[pos] and self.fast(self.plan.fast[pos], env)
+        if fast is not None:
+            return self.branch(pos, env, st, [[(v,), w, d, tw] for v, w, d, tw in fast])
+        while True:
+            rep = _Replay(self)
+            ctx = Ctx(rep)
+            try:
+                return self.branch(pos, env, st, rep.run(lambda: fn(env, ctx)))
+            except _Refine as r:
+                if rep in r.tokens:
+                    continue
+                raise
+
+    def branch(self, pos, env, st, branches):
+        """The rest of the mechanic after each value of a statement (step `st`), weighted."""
+        if len(branches) == 1 and not branches[0][3]:
+            return self.next(pos, env, st, branches[0][0])
+        acc = _Sub()
+        for value, w, d, tw in branches:
+            acc.add(self.next(pos, env, st, value), w, d, tw)
+        return acc
+
+    def fast(self, plan, env):
+        """The statement's branches from its pools' aggregates (the aggregates module), or None."""
+        res = aggregates.law(plan, env, self.given, self.fixed, _pool_alternatives, _key)
+        if res is None:
+            return None
+        branches, work = res
+        self.evals += work
+        self.tick()
+        return branches
+
+    def next(self, pos, env, st, value):
+        if type(st) is GroupStep:
+            env = dict(env)
+            for k, v in zip(st.keep, value):
+                env[k] = v
+            value = value[-1]
+            st = st.stmt
+        if not st.binds:                   # a RequireStep
+            if not value:
+                raise EvaluationError(f"{self.mech.name}: {st.message}")
+            return self.run(pos + 1, env)
+        env2 = dict(env)
+        env2[st.name] = value
+        return self.run(pos + 1, env2)
+
+    def final(self, env):
+        fn = self.plan.result
+        if not self.plan.result_random:
+            try:
+                self.tick()
+                value = fn(env, self.fixed)
+            except _Rolled:
+                pass
+            else:
+                return self.outcomes([(value, 1, 1, 0)])
+        fast = self.plan.fast_result and self.fast(self.plan.fast_result, env)
+        if fast is not None:
+            return self.outcomes(fast)
+        while True:
+            rep = _Replay(self)
+            ctx = Ctx(rep)
+            try:
+                return self.outcomes(rep.run(lambda: fn(env, ctx)))
+            except _Refine as r:
+                if rep in r.tokens:
+                    continue
+                raise
+
+    def outcomes(self, branches):
+        acc = _Sub()
+        for value, w, d, tw in branches:
+            self.outcome(acc, value, w, d, tw)
+        return acc
+
+    def outcome(self, acc, value, w, d, tw):
+        mech = self.mech
+        if isinstance(value, range):
+            value = list(value)
+        try:
+            value = mech.returns.convert(value)
+        except ValueError:
+            raise EvaluationError(f"{mech.node.span}: {mech.name} produced {show(value)}, "
+                                  f"which is not {mech.returns.describe} as declared") from None
+        value, tail_mean = self.settle(value)
+        acc.put(_key(value, False), value, w, d, tail_mean, tw)
+
+    def settle(self, value):
+        """A final result: no stand-in for several faces may remain (split them); a chain's
+        tail becomes an `OrMore` bucket (grown first so that its mass is below 1e-12).
+        Returns (value, the bucket's exact conditional mean for an `OrMore`, else None)."""
+        t = type(value)
+        if t is _Face:
+            value.origin.split(value.faces, [_split_key((True, v)) for v in value.vals])
+        if t is _Tail:
+            law, K = value.origin.law, value.K
+            if K < law.K_max:
+                value.origin.grow(law.K_max)
+            b = OrMore(value._low(), value.a > 0)
+            return b, value.a * law.cond_mean(K) + value.b
+        if t is list or t is _PoolList or t is tuple:
+            items = [self.settle(x)[0] for x in value]
+            return (items if t is not tuple else tuple(items)), None
+        if t is Record:
+            return Record({k: self.settle(x)[0] for k, x in value.as_dict().items()}), None
+        if t is frozenset:
+            return frozenset(self.settle(x)[0] for x in value), None
+        return value, None
+
+
+# ===================================================================== API
+MAX_EVALUATIONS = 2_000_000      # evaluations of one statement; beyond, TooLarge (seconds to minutes)
+
+
+def distribution(mechanic, *args, _deadline=None, _max_evals=MAX_EVALUATIONS, **kwargs) -> Distribution:
+    """The exact distribution of `mechanic`'s result for the given inputs.
+
+    Inputs are checked as in a call (InputError names the parameter).  A roll's name
+    given as a keyword (or in `rolls`) fixes that roll, as in a call; the others are
+    enumerated.  Raises NoDice for a mechanic that rolls no dice.
+    """
+    if not isinstance(mechanic, MechanicFn):
+        raise TypeError(f"distribution() needs a compiled mechanic, got {mechanic!r}")
+    roll_names = {r.name for r in mechanic.rolls}
+    params = {p.name for p in mechanic.params}
+    rolls = kwargs.pop("rolls", None) if "rolls" not in params else None
+    given = dict(rolls or {})
+    for k in list(kwargs):
+        if k in roll_names and k not in params:
+            given[k] = kwargs.pop(k)
+    bound = mechanic.bind(list(args), kwargs)
+    if not mechanic.has_dice:
+        raise NoDice(f"{mechanic.book_id}:{mechanic.name} rolls no dice, so it has no odds; "
+                     f"use `rules call` for its value")
+    eps = TAIL_EPS
+    evaluations = 0
+    for _ in range(4):
+        eng = _Engine(mechanic, given, _deadline, _max_evals, eps)
+        res = eng.solve(bound)
+        evaluations += eng.evals
+        tainted = Fraction(res.tw, res.den)
+        if tainted < TAIL_EPS:
+            break
+        eps = eps / 2 ** 20       # several truncated chains on one path: cut deeper
+    if eng.given is not None:
+        unknown = set(given) - eng.given.used
+        if unknown:
+            raise NotFound("roll", sorted(unknown)[0], sorted(roll_names), where=f"{mechanic.book_id}:{mechanic.name}")
+    order = _member_order(mechanic.book)
+    items = sorted((e for e in res.entries.values() if e[1]), key=lambda e: _sort_key(e[0], order))
+    den = res.den
+    outcomes = [(v, Fraction(w, den)) for v, w, _ in items]
+    mean = None
+    if outcomes and all(isinstance(v, (int, Fraction, OrMore)) and not isinstance(v, bool) for v, _, _ in items):
+        mass = sum((x if isinstance(v, OrMore) else w * v for v, w, x in items), 0)
+        mean = Fraction(mass) / den
+    total = sum((p for _, p in outcomes), ZERO)
+    if total != 1:   # pragma: no cover - a bug, never a rounding
+        raise AssertionError(f"probabilities sum to {total}")
+    shown = {**bound, **given}
+    dist = Distribution(mechanic, shown, outcomes, mean, tainted)
+    dist.evaluations = evaluations   # the work it took (page_odds budgets in this unit)
+    return dist

@@ -1,0 +1,196 @@
+"""The result of the exact-odds engine and its rendering: `Distribution` (outcomes as exact
+fractions, mean, `error_bound`, `table()`, `as_json()`), `OrMore` (a chain's "n or more"
+bucket), the errors `NoDice` and `TooLarge`, and the order outcomes are shown in."""
+from __future__ import annotations
+
+from fractions import Fraction
+
+from ..compiler import MechanicFn
+from ..errors import RulesError
+from ..values import ABSENT, Record, show, Sym, to_json
+
+
+ONE = Fraction(1)
+ZERO = Fraction(0)
+TAIL_EPS = Fraction(1, 10 ** 12)     # a chain's tail is shown / truncated below this mass
+
+
+class NoDice(RulesError):
+    """The mechanic (and every mechanic it calls) rolls no dice: it has no odds."""
+
+
+class TooLarge(RulesError):
+    """The enumeration went over its budget (time or evaluations)."""
+
+
+# ============================================================ result buckets
+class OrMore:
+    """A final bucket of a chain's unbounded tail: every result from `n` up (or down)."""
+    __slots__ = ("n", "up")
+
+    def __init__(self, n, up=True):
+        self.n, self.up = n, up
+
+    def __eq__(self, other):
+        return isinstance(other, OrMore) and (self.n, self.up) == (other.n, other.up)
+
+    def __hash__(self):
+        return hash(("OrMore", self.n, self.up))
+
+    def __repr__(self):
+        return f"{show(self.n)} or {'more' if self.up else 'less'}"
+
+    def as_json(self):
+        return {"at_least" if self.up else "at_most": to_json(self.n)}
+
+
+# ============================================================= distributions
+class Distribution:
+    """The exact law of a mechanic's result for given inputs.
+
+    `outcomes`: [(value, Fraction)] sorted by value, summing to exactly 1;
+    `mean`: a Fraction, or None when the result is not a number;
+    `exact`: False only when a chain had to be truncated (see the module doc), and then
+    `error_bound` bounds the total variation distance to the true law (< 1e-12).
+    """
+
+    def __init__(self, mechanic, inputs, outcomes, mean, error_bound=ZERO):
+        self.mechanic, self.inputs = mechanic, dict(inputs)
+        self.outcomes = outcomes
+        self.mean = mean
+        self.error_bound = error_bound
+        self.exact = error_bound == 0
+
+    def __repr__(self):
+        return f"<Distribution of {self.title()}: {len(self.outcomes)} outcomes>"
+
+    def __iter__(self):
+        return iter(self.outcomes)
+
+    def __len__(self):
+        return len(self.outcomes)
+
+    def title(self):
+        m = self.mechanic
+        args = ", ".join(f"{k}={show(v)}" for k, v in self.inputs.items())
+        return f"{m.book_id}:{m.name}({args})"
+
+    def probability(self, what) -> Fraction:
+        """P(result == what), or P(what(result)) when `what` is callable."""
+        if callable(what) and not isinstance(what, (MechanicFn,)):
+            return sum((p for v, p in self.outcomes if what(v)), ZERO)
+        return sum((p for v, p in self.outcomes if _same_value(v, what)), ZERO)
+
+    def as_dict(self) -> dict:
+        from .replay import _key     # the engine's keys (replay imports this module)
+        return {_key(v, False): p for v, p in self.outcomes}
+
+    def as_json(self) -> dict:
+        out = []
+        for v, p in self.outcomes:
+            out.append({"value": _json_value(v),
+                        "probability": f"{p.numerator}/{p.denominator}", "float": float(p)})
+        mean = self.mean
+        return {"mechanic": f"{self.mechanic.book_id}:{self.mechanic.name}",
+                "inputs": {k: to_json(v) for k, v in self.inputs.items()},
+                "outcomes": out,
+                "mean": None if mean is None else f"{mean.numerator}/{mean.denominator}",
+                "mean_float": None if mean is None else float(mean),
+                "exact": self.exact,
+                "error_bound": None if self.exact else f"{self.error_bound.numerator}/{self.error_bound.denominator}"}
+
+    def table(self) -> str:
+        rows = [(_show(v), f"{p.numerator}/{p.denominator}" if p.denominator != 1 else str(p.numerator),
+                 _pct(p)) for v, p in self.outcomes]
+        head = ("result", "probability", "%")
+        w = [max(len(head[i]), *(len(r[i]) for r in rows)) for i in range(3)]
+        lines = [self.title(), "",
+                 f"{head[0]:<{w[0]}}  {head[1]:>{w[1]}}  {head[2]:>{w[2]}}",
+                 f"{'-' * w[0]}  {'-' * w[1]}  {'-' * w[2]}"]
+        lines += [f"{a:<{w[0]}}  {b:>{w[1]}}  {c:>{w[2]}}" for a, b, c in rows]
+        lines.append("")
+        if self.mean is not None:
+            m = self.mean
+            exact = str(m.numerator) if m.denominator == 1 else f"{m.numerator}/{m.denominator}"
+            lines.append(f"mean: {exact} (about {_approx(m)})")
+        else:
+            lines.append("mean: - (the result is not a number)")
+        if not self.exact:
+            lines.append(f"truncated: a chain's tail was cut; total error below {float(self.error_bound):.3g}")
+        if any(isinstance(v, OrMore) for v, _ in self.outcomes):
+            lines.append("a chain has no upper limit: the 'or more' row is its exact remaining probability")
+        return "\n".join(lines)
+
+
+def _json_value(v):
+    if isinstance(v, OrMore):
+        return v.as_json()
+    if isinstance(v, (list, tuple)):
+        return [_json_value(x) for x in v]
+    if isinstance(v, Record):
+        return {k: _json_value(x) for k, x in v.as_dict().items()}
+    return to_json(v)
+
+
+def _show(v):
+    if isinstance(v, OrMore):
+        return repr(v)
+    if isinstance(v, (list, tuple)):
+        return "[" + ", ".join(_show(x) for x in v) + "]"
+    return show(v)
+
+
+def _same_value(v, what):
+    from .replay import _key
+    from .standins import _NoKey
+    try:
+        return _key(v, False) == _key(what, False)
+    except _NoKey:
+        return v == what
+
+
+def _pct(p: Fraction) -> str:
+    x = float(p) * 100
+    if p == 0:
+        return "0%"
+    if x >= 0.01:
+        return f"{x:.2f}%"
+    return f"{x:.2g}%"
+
+
+def _approx(x: Fraction) -> str:
+    return f"{float(x):.6g}"
+
+
+def _sort_key(v, order):
+    if isinstance(v, OrMore):
+        return (0, v.n, 1 if v.up else -1)
+    if isinstance(v, bool):
+        return (1, v)
+    if isinstance(v, (int, Fraction)):
+        return (0, v, 0)
+    if isinstance(v, Sym):
+        return (2, order.get((v.enum, str(v)), 10 ** 6), str(v))
+    if isinstance(v, str):
+        return (3, v)
+    if isinstance(v, (list, tuple)):
+        return (4, len(v), tuple(_sort_key(x, order) for x in v))
+    if isinstance(v, Record):
+        return (5, tuple(_sort_key(x, order) for x in v.as_dict().values()))
+    if isinstance(v, frozenset):
+        return (6, tuple(sorted(_sort_key(x, order) for x in v)))
+    if v is ABSENT:
+        return (7,)
+    return (8, repr(v))
+
+
+def _member_order(book):
+    order = {}
+    for enum, members in book.enums.items():
+        for i, m in enumerate(members):
+            order[(enum, m)] = i
+    for die in book.dice.values():
+        if die.custom:
+            for i, f in enumerate(die.distinct):
+                order[(die.name, str(f))] = i
+    return order

@@ -1,0 +1,150 @@
+"""Which inputs a mechanic's web page shows exact odds for: `page_odds(mechanic)`.
+
+The odds themselves come from `rules_dsl.odds.distribution`; this module only picks
+representative inputs (defaults, then each parameter's low, middle and high value;
+numbers of dice kept small) within a budget of evaluations, so a page shows the same
+rows on every machine.
+"""
+from __future__ import annotations
+
+from .. import nodes as n
+from ..compiler import MechanicFn
+from ..errors import RulesError
+from ..odds import TooLarge, distribution
+from ..odds.plan import _names
+
+
+def _count_params(mech, seen=None) -> set:
+    """The parameters that (through lets and calls) decide how many dice a roll throws."""
+    seen = set() if seen is None else seen
+    if mech.name in seen:
+        return set()
+    seen.add(mech.name)
+    params = {p.name for p in mech.params}
+    feeds = {}                                   # local name -> names its value is computed from
+    sizes = set()                                # names read by a roll's count
+    book = mech.book
+
+    def calls(e):
+        return [x for x in n.iter_nodes(e)
+                if isinstance(x, n.Call) and isinstance(x.func, n.Name) and x.func.name in book.mechanics]
+
+    def through_calls(e):
+        for c in calls(e):
+            callee = book.mechanics[c.func.name]
+            inner = _count_params(callee, seen)
+            names = [p.name for p in callee.params]
+            for name, a in list(zip(names, c.args)) + [(k, a) for k, a in c.kwargs]:
+                if name in inner:
+                    sizes.update(_names(a))
+
+    for st in mech.node.body:
+        if isinstance(st, n.Let):
+            feeds[st.name] = _names(st.value)
+            through_calls(st.value)
+        elif isinstance(st, n.Roll):
+            if st.dice.count is not None:
+                sizes.update(_names(st.dice.count))
+                through_calls(st.dice.count)
+        else:
+            through_calls(st.cond)
+    through_calls(mech.node.result)
+    todo, done = list(sizes), set()
+    while todo:
+        x = todo.pop()
+        if x in done:
+            continue
+        done.add(x)
+        todo.extend(feeds.get(x, ()))
+    return done & params
+
+
+def _candidates(mech, p, counts):
+    """(the value a page starts from, the values it shows) for one parameter."""
+    t = p.type
+    if isinstance(t, n.UnionType):
+        t = t.options[0]
+    default = mech.defaults[p.name]({}, None) if p.default is not None else None
+    if isinstance(t, n.RangeType):
+        lo, hi = t.low, t.high
+        if p.name in counts:          # a number of dice: small values (a page shows typical rolls)
+            base = default if default is not None else min(hi, max(lo, 2))
+            return base, sorted({lo, base, min(hi, max(base, lo) * 2 or 1)})
+        mid = (lo + hi) // 2
+        return (default if default is not None else mid), [lo, mid, hi]
+    if isinstance(t, n.NamedType):
+        book = mech.book
+        if t.name == "bool":
+            vals = [False, True]
+        elif t.name in book.enums:
+            vals = list(book.enums[t.name])[:3]
+        elif t.name in book.dice:
+            die = book.dice[t.name]
+            vals = [str(f) if die.custom else f for f in die.distinct][:3]
+        elif t.name in ("int", "number"):
+            vals = [1]
+        else:
+            vals = []
+        if default is not None:
+            return default, []
+        return (vals[0] if vals else None), []
+    if isinstance(t, n.ListType):
+        return (default if default is not None else []), []
+    return default, []
+
+
+PAGE_BUDGET = 20_000   # evaluations per mechanic page: about 0.3-0.6 s here
+
+
+def page_odds(mechanic, budget: int = PAGE_BUDGET, max_inputs: int = 12) -> list:
+    """Representative (inputs, Distribution) pairs for a mechanic's web page.
+
+    Every parameter starts from its default (else the middle of its range, or its first
+    value; a parameter that sets a number of dice starts small, at 2); then each range
+    parameter in turn takes its low, middle and high value (a number of dice: its low
+    value, 2 and 4, since a page shows typical rolls and large pools cost the most).
+    The whole computation stops after `budget` evaluations: work counted, not seconds,
+    so a page shows the same rows on every machine.  Inputs that are rejected, or that
+    would not finish within their share, are skipped.  [] for a mechanic without dice.
+    """
+    if not isinstance(mechanic, MechanicFn) or not mechanic.has_dice:
+        return []
+    left = budget
+    counts = _count_params(mechanic)
+    base, shown = {}, {}
+    for p in mechanic.params:
+        b, vals = _candidates(mechanic, p, counts)
+        if b is None:
+            return []
+        base[p.name] = b
+        shown[p.name] = vals
+    inputs = [dict(base)]
+    for p in mechanic.params:
+        for v in shown[p.name]:
+            d = {**base, p.name: v}
+            if d not in inputs:
+                inputs.append(d)
+    inputs = inputs[:max_inputs]
+    out, too_big = [], {}
+    for i, inp in enumerate(inputs):
+        if left <= 0:
+            break
+        # a larger number of dice than one that did not finish will not finish either
+        if any(k in counts and isinstance(v, int) and v >= too_big.get(k, v + 1) for k, v in inp.items()):
+            continue
+        share = left if i == 0 else max(left // (len(inputs) - i), min(left, 1_000))
+        try:
+            dist = distribution(mechanic, _max_evals=share, **inp)
+        except TooLarge:
+            left -= share
+            if i == 0:
+                break
+            for k, v in inp.items():
+                if k in counts and v != base[k]:
+                    too_big[k] = min(too_big.get(k, v), v)
+            continue
+        except RulesError:
+            continue
+        left -= dist.evaluations
+        out.append((inp, dist))
+    return out
