@@ -194,11 +194,9 @@ def books(tmp_path_factory):
     folder = tmp_path_factory.mktemp("odds-books")
     shutil.copy(HERE / "demo_book.rules", folder / "demo.rules")
     (folder / "oddsbook.rules").write_text(ODDS_BOOK)
-    from rules_dsl import loader
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("RULES_DSL_BOOKS", str(folder))
         mp.setenv("RULES_DSL_CACHE", str(tmp_path_factory.mktemp("odds-cache")))
-        mp.setattr(loader, "_BOOKS", {})
         yield {"demo": rules_dsl.load("demo"), "odds": rules_dsl.load("oddsbook"), "folder": folder}
 
 
@@ -644,11 +642,9 @@ def test_cli_odds(books, capsys, monkeypatch):
 
 # ------------------------------------------------------ the real rulebooks
 def _real(book_id, mechanic):
-    from rules_dsl import loader
     real = HERE.parent / "rulebooks"
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("RULES_DSL_BOOKS", str(real))
-        mp.setattr(loader, "_BOOKS", {})
         try:
             book = rules_dsl.load(book_id)
         except RulesError:
@@ -697,7 +693,6 @@ def test_real_dice_mechanics_have_odds(books):
     real = HERE.parent / "rulebooks"
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("RULES_DSL_BOOKS", str(real))
-        mp.setattr(loader, "_BOOKS", {})
         ids = loader.book_ids()
         if not ids:
             pytest.skip("no real books")

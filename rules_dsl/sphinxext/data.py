@@ -27,7 +27,8 @@ import re
 from fractions import Fraction
 from pathlib import Path
 
-from .. import nodes as n
+from .. import cachekeys, nodes as n
+from ..cachekeys import code_fingerprint
 from ..render import dice_text, expr_text, literal_text, mechanic_lines, type_text
 from ..paths import write_pickle
 from ..values import ABSENT, show
@@ -43,38 +44,21 @@ _REF_BODY = re.compile(r"^(?:([a-z0-9]+(?:-[a-z0-9]+)*):)?([a-z0-9]+(?:-[a-z0-9]
 # ------------------------------------------------------------------ keys
 def engine_key() -> str:
     """Changes whenever the language implementation (compiler, odds engine...) changes."""
-    return _files_key(("*.py", "*.lark"))
+    return code_fingerprint("engine", salt=str(MODEL_VERSION))
 
 
 def render_key() -> str:
     """Changes whenever this extension changes (pages must then be rendered again)."""
-    return _files_key(("sphinxext/*.py",))
+    return code_fingerprint("site", salt=str(MODEL_VERSION))
 
 
 def code_key() -> str:
     """Changes whenever the package or this extension changes."""
-    return _files_key(("*.py", "*.lark", "sphinxext/*.py"))
-
-
-# package files that cannot change what a book compiles to, checks, prints or rolls
-_NOT_ENGINE = {"cli.py", "index.py", "pytest_plugin.py", "__main__.py"}
-
-
-def _files_key(patterns) -> str:
-    from .. import __version__
-    pkg = Path(__file__).resolve().parent.parent
-    parts = [__version__, str(MODEL_VERSION)]
-    for p in sorted(f for pat in patterns for f in pkg.glob(pat) if f.name not in _NOT_ENGINE):
-        st = p.stat()
-        parts.append(f"{p.name}:{st.st_size}:{st.st_mtime_ns}")
-    return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:20]
+    return code_fingerprint("engine", "site", salt=str(MODEL_VERSION))
 
 
 def content_key(files, code: str) -> str:
-    h = hashlib.sha256(code.encode())
-    for f in files:
-        h.update(str(f).encode() + b"\0" + Path(f).read_bytes() + b"\0")
-    return h.hexdigest()
+    return cachekeys.key(*(x for f in files for x in (str(f), Path(f).read_bytes())), code=code)
 
 
 def _strip(x):
