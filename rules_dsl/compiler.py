@@ -860,7 +860,11 @@ class TableFn:
         if len(args) > len(names):
             raise InputError(self.name, names[-1], args[-1], f"{len(names)} key(s): {', '.join(names)}")
         bound = dict(zip(names, args))
-        bound.update(kwargs)
+        for k, v in kwargs.items():
+            if k not in names:
+                from .errors import NotFound
+                raise NotFound("key", k, names, where=f"{self.book.book_id}:{self.name}")
+            bound[k] = v
         keys = []
         for p, check in zip(self.keys, self.key_checks):
             if p.name not in bound:

@@ -80,3 +80,20 @@ def test_sweep_drops_old_entries_once_a_day(tmp_path):
     os.utime(new, (long_ago, long_ago))
     assert cachekeys.sweep(tmp_path) == 0            # swept less than a day ago
     assert cachekeys.sweep(tmp_path, force=True) == 1
+
+
+@pytest.mark.parametrize("args", [["books"], ["books", "--json"], ["lookup", "anything"], ["check"], ["show", "a:b"]])
+def test_no_books_folder_says_where_it_looked(tmp_path, args):
+    import subprocess
+    import sys
+    env = dict(os.environ, RULES_DSL_BOOKS=str(tmp_path / "nowhere"), RULES_DSL_CACHE=str(tmp_path / "c"))
+    p = subprocess.run([sys.executable, "-m", "rules_dsl", *args], capture_output=True, text=True, env=env, timeout=60)
+    assert p.returncode == 2, p
+    assert str(tmp_path / "nowhere") in p.stderr and "RULES_DSL_BOOKS" in p.stderr
+    assert len(p.stderr.strip().splitlines()) == 1 and p.stdout == ""
+
+
+def test_tables_reject_unknown_keyword_arguments(demo):
+    assert demo.tables["chart"](2, opposed=2) == demo.tables["chart"](yours=2, opposed=2) == 6
+    with pytest.raises(rules_dsl.NotFound, match="unknown key 'oposed'.*did you mean 'opposed'"):
+        demo.tables["chart"](2, oposed=2)
