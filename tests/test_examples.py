@@ -296,6 +296,7 @@ def test_nothing_runs_through_rules_check_and_pytest(tmp_path):
     assert not marker.exists()
 
 
+@pytest.mark.site
 def test_nothing_runs_through_the_site_build(tmp_path):
     from rules_dsl.sphinxext.testing import build, make_project
 
