@@ -14,7 +14,6 @@ the `rulebooks/` folder beside the package) and `RULES_DSL_CACHE` (else
 from __future__ import annotations
 
 import functools
-import os
 import pickle
 from pathlib import Path
 
@@ -76,11 +75,11 @@ class Library:
 
     ``Library()`` reads both folders from the environment at each use
     (`RULES_DSL_BOOKS`, `RULES_DSL_CACHE`); ``Library("my/books", cache="tmp/cache")``
-    fixes them.  Compiled books are kept in memory and recompiled when a source
+    fixes them (strings or paths).  Compiled books are kept in memory and recompiled when a source
     changes (path, size, mtime, ctime or inode).
     """
 
-    def __init__(self, books: str | os.PathLike | None = None, cache: str | os.PathLike | None = None):
+    def __init__(self, books=None, cache=None):
         self._books_dir = Path(books) if books is not None else None
         self._cache_dir = Path(cache) if cache is not None else None
         self._loaded: dict = {}      # (books folder, book id) -> (fingerprint, Book)
@@ -90,11 +89,13 @@ class Library:
         return f"Library(books={str(self.books_dir)!r}, cache={str(self.cache_dir)!r})"
 
     @property
-    def books_dir(self) -> Path:
+    def books_dir(self):
+        """The books folder (a `pathlib.Path`)."""
         return self._books_dir if self._books_dir is not None else Path(paths.books_dir())
 
     @property
-    def cache_dir(self) -> Path:
+    def cache_dir(self):
+        """The cache folder (a `pathlib.Path`)."""
         return self._cache_dir if self._cache_dir is not None else Path(paths.cache_dir())
 
     # ------------------------------------------------------------ finding

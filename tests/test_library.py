@@ -97,3 +97,16 @@ def test_tables_reject_unknown_keyword_arguments(demo):
     assert demo.tables["chart"](2, opposed=2) == demo.tables["chart"](yours=2, opposed=2) == 6
     with pytest.raises(rules_dsl.NotFound, match="unknown key 'oposed'.*did you mean 'opposed'"):
         demo.tables["chart"](2, oposed=2)
+
+
+def test_the_pytest_plugin_collects_any_books_folder(tmp_path):
+    import subprocess
+    import sys
+    books = tmp_path / "my-books"
+    books.mkdir()
+    write_book(books, "t", BODY.replace("    mechanic f() -> int = 1\n",
+                                        '    mechanic f() -> int = 1\n    example """\n    >>> f()\n    1\n    """\n'))
+    env = dict(os.environ, RULES_DSL_BOOKS=str(books), RULES_DSL_CACHE=str(tmp_path / "c"))
+    p = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(books)],
+                       capture_output=True, text=True, env=env, timeout=120, cwd=tmp_path)
+    assert p.returncode == 0 and "1 passed" in p.stdout, p.stdout + p.stderr
