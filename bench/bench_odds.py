@@ -157,13 +157,11 @@ def main(argv=None):
 
     import icepool
     import rules_dsl
-    from rules_dsl import loader
     from rules_dsl.odds import distribution
 
     demo, bench = rules_dsl.load("demo"), rules_dsl.load("bench")
     real = {}
     os.environ["RULES_DSL_BOOKS"] = str(ROOT / "rulebooks")
-    loader._BOOKS.clear()
     for book_id, name in (("xenotactics", "opposed_hits"), ("null-strike", "resolve_attack")):
         try:
             real[book_id] = rules_dsl.load(book_id).mechanics[name]

@@ -11,12 +11,12 @@ Imports here stay lazy so that the `rules` command starts fast.
 """
 __version__ = "0.1.0"
 
-__all__ = ["load", "load_all", "book_ids", "RulesError", "RulebookError", "InputError", "EvaluationError",
+__all__ = ["Library", "load", "load_all", "book_ids", "RulesError", "RulebookError", "InputError", "EvaluationError",
            "NotFound", "__version__"]
 
 
 def __getattr__(name):
-    if name in ("load", "load_all", "book_ids"):
+    if name in ("Library", "load", "load_all", "book_ids"):
         from . import loader
         return getattr(loader, name)
     if name in ("RulesError", "RulebookError", "InputError", "EvaluationError", "NotFound"):

@@ -97,6 +97,8 @@ def _run(args):
     try:
         return command(args) or 0
     except Exception as e:
+        if getattr(e, "kind", None) == "book":   # an unknown book: perhaps there are no books at all
+            _require_books()
         # A damaged lookup index (a truncated file, a disk error) is only a cache:
         # drop it and answer again from a fresh one.
         if type(e).__module__ != "sqlite3" or "sqlite3" not in sys.modules:
@@ -116,8 +118,26 @@ def _short(text: str, limit: int = 80) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+def _require_books():
+    """Exit with a clear message when the books folder holds no books (e.g. a wheel
+    installed without them): where we looked and how to point the tools elsewhere."""
+    import os
+    from . import paths
+    d = paths.books_dir()
+    try:
+        found = any(e.name.endswith(".rules") or (e.is_dir() and any(f.endswith(".rules") for f in os.listdir(e.path)))
+                    for e in os.scandir(d))
+    except OSError:
+        found = False
+    if not found:
+        where = "RULES_DSL_BOOKS" if os.environ.get("RULES_DSL_BOOKS") else "the default books folder"
+        _die(f"no books in {d} ({where}); set RULES_DSL_BOOKS to a folder of .rules books "
+             "(e.g. the rulebooks/ folder of a rules-dsl checkout)")
+
+
 # ----------------------------------------------------------------- commands
 def cmd_books(args):
+    _require_books()
     from .index import ensure_index
     idx = ensure_index()
     books = idx.books()
@@ -142,6 +162,7 @@ def cmd_lookup(args):
         _die("--limit must be at least 1")
     results = idx.lookup(query, book=args.book, limit=args.limit)
     if not results:
+        _require_books()
         near = idx.near_titles(query)
         hint = f"; near titles: {', '.join(near)}" if near else ""
         if args.json:
@@ -384,6 +405,8 @@ def cmd_check(args):
     from .errors import RulebookError
     from .loader import book_ids, load
     ids = [args.book] if args.book else book_ids()
+    if not ids:
+        _require_books()
     if args.book and args.book not in book_ids():
         from .errors import NotFound
         raise NotFound("book", args.book, book_ids())

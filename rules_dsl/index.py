@@ -1,10 +1,10 @@
 """The lookup index behind `rules lookup`, `rules show` and `rules books`.
 
 A SQLite database (FTS5 for full text) in the cache folder, built from the
-compiled books and stamped with a fingerprint of every rulebook file (path,
-size, mtime) and the package version.  The fast path only stats the sources and
+compiled books and stamped with `cachekeys.key` over every rulebook file's
+stamp (path, size, mtime, ctime, inode) and the code that built it.  The fast path only stats the sources and
 queries SQLite, so answering a lookup never imports lark or the compiler; any
-change to a source rebuilds the index on the next call.
+change to a source or to the code rebuilds the index on the next call.
 
 Ranking: exact title or alias (100/95), then typo-tolerant title and alias
 matches (50..90), then full text over prose, keywords and notes (up to 40).
@@ -18,7 +18,7 @@ import sqlite3
 import sys
 import zlib
 
-from . import paths
+from . import cachekeys, paths
 
 SCHEMA = 4
 
@@ -29,22 +29,18 @@ def _index_path() -> str:
 
 
 def _source_fingerprint() -> str:
-    from . import __version__
+    """`cachekeys.key` of every source's stamp (path, size, mtime, ctime, inode: an
+    edit that keeps the size and puts the mtime back still changes the ctime, which
+    no user can set) and of the code that builds the index."""
     d = paths.books_dir()
-    parts = [f"schema={SCHEMA}", f"version={__version__}"]
-    st = os.stat(paths.grammar_path())
-    parts.append(f"grammar:{st.st_size}:{st.st_mtime_ns}")
+    parts = [f"schema={SCHEMA}", os.path.realpath(d)]
     if os.path.isdir(d):
         for root, dirs, files in os.walk(d):
             dirs.sort()
             for f in sorted(files):
                 if f.endswith(".rules"):
-                    p = os.path.join(root, f)
-                    st = os.stat(p)
-                    # ctime and inode too: an edit that keeps the size and puts the
-                    # mtime back still changes the ctime, which no user can set
-                    parts.append(f"{p}:{st.st_size}:{st.st_mtime_ns}:{st.st_ctime_ns}:{st.st_ino}")
-    return "\n".join(parts)
+                    parts.append(cachekeys.stamp(os.path.join(root, f)))
+    return cachekeys.key(*parts, code=cachekeys.code_fingerprint("index"))
 
 
 def _norm(s: str) -> str:
@@ -219,7 +215,8 @@ def build(path: str, fingerprint: str):
     con.execute("INSERT INTO meta VALUES ('fingerprint', ?)", (fingerprint,))
     con.commit()
     con.close()
-    os.replace(tmp, path)
+    os.replace(tmp, path)      # one index per books folder: the new one replaces the old
+    cachekeys.sweep()
 
 
 def ensure_index() -> Index:

@@ -1,127 +1,62 @@
 """Finding, parsing (with a cache), checking and compiling books.
 
-Books live in the rulebooks folder: `RULES_DSL_BOOKS` if set, else the
-`rulebooks/` folder beside the package.  Parsed files are cached as pickles in
-the user cache folder (`RULES_DSL_CACHE`, else `~/.cache/rules-dsl`), keyed by
-each file's content hash and the grammar and package versions, so an edited
-source is re-parsed and nothing stale is ever used.
+A `Library` is a books folder and a cache folder.  The books folder holds one
+`.rules` file or one folder of them per book; parsed files are cached as
+pickles in the cache folder, keyed by `cachekeys.key` (each file's content and
+a fingerprint of the parsing code), so an edited source is re-parsed and nothing
+stale is ever used.
+
+`rules_dsl.load` and the other module functions use the *default* library,
+whose folders come from the environment at each call: `RULES_DSL_BOOKS` (else
+the `rulebooks/` folder beside the package) and `RULES_DSL_CACHE` (else
+`~/.cache/rules-dsl`).
 """
 from __future__ import annotations
 
 import functools
-import hashlib
-import os
 import pickle
 from pathlib import Path
 
-from . import __version__, paths
+from . import cachekeys, paths
 from .errors import NotFound, RulebookError
 
-_BOOKS: dict = {}      # book id -> (fingerprint, Book)
+
+def fingerprint(paths_) -> tuple:
+    """Cheap change detection: `cachekeys.stamp` (path, size, mtime, ctime, inode) of
+    every source file (the ctime changes on every edit, even one that restores the
+    size and the mtime)."""
+    return tuple(cachekeys.stamp(p) for p in paths_)
 
 
-def books_dir() -> Path:
-    return Path(paths.books_dir())
+def parse_cached(path: Path, use_cache: bool = True, cache: Path | None = None):
+    """Parse one file, reusing a cached AST when the content is unchanged.
 
-
-def cache_dir() -> Path:
-    return Path(paths.cache_dir())
-
-
-def book_ids() -> list:
-    d = books_dir()
-    if not d.is_dir():
-        return []
-    ids = set()
-    for p in d.iterdir():
-        if p.suffix == ".rules" and p.is_file():
-            ids.add(p.stem)
-        elif p.is_dir() and any(p.glob("*.rules")):
-            ids.add(p.name)
-    return sorted(ids)
-
-
-def book_files(book_id: str) -> list:
-    d = books_dir()
-    single = d / f"{book_id}.rules"
-    folder = d / book_id
-    if single.is_file():
-        return [single]
-    if folder.is_dir():
-        files = sorted(folder.glob("*.rules"))
-        if files:
-            return files
-    raise NotFound("book", book_id, book_ids())
-
-
-def fingerprint(paths) -> tuple:
-    """Cheap change detection: path, size, mtime, ctime and inode of every source file
-    (the ctime changes on every edit, even one that restores the size and the mtime)."""
-    out = []
-    for p in paths:
-        st = os.stat(p)
-        out.append((str(p), st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino))
-    return tuple(out)
-
-
-@functools.lru_cache(maxsize=1)
-def _grammar_key() -> str:
-    """What a cached AST depends on besides its source: the grammar and the AST code."""
-    from .parser import GRAMMAR_PATH
-    h = hashlib.sha256(GRAMMAR_PATH.read_bytes())
-    for mod in ("parser.py", "nodes.py"):
-        h.update((Path(__file__).with_name(mod)).read_bytes())
-    return h.hexdigest()[:16] + "-" + __version__
-
-
-def parse_cached(path: Path, use_cache: bool = True):
-    """Parse one file, reusing a cached AST when the content is unchanged."""
+    The entry is keyed by `cachekeys.key` (the file's bytes and path, and the
+    ``parse`` code fingerprint) and replaces the file's older entries.
+    """
     from .parser import parse_text
 
+    path = Path(path)
     data = path.read_bytes()
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as e:
         from .errors import Diagnostic
         raise RulebookError([Diagnostic(str(path), 1, 1, f"the file is not UTF-8 text: {e}")]) from None
-    key = hashlib.sha256(data + str(path).encode() + _grammar_key().encode()).hexdigest()
-    cfile = cache_dir() / "ast" / f"{key}.pickle"
+    name = str(path)
+    folder = Path(cache) if cache is not None else Path(paths.cache_dir())
+    key = cachekeys.key(data, name, code=cachekeys.code_fingerprint("parse"))
+    cfile = folder / "ast" / f"{cachekeys.slot(name)}-{key[:32]}.pickle"
     if use_cache and cfile.is_file():
         try:
             with open(cfile, "rb") as f:
                 return pickle.load(f), text
         except Exception:
             pass  # a damaged cache entry is simply rebuilt
-    sf = parse_text(text, str(path), partial=True)
-    if use_cache:
-        paths.write_pickle(cfile, sf)  # caching is an optimisation only
+    sf = parse_text(text, name, partial=True)
+    if use_cache and paths.write_pickle(cfile, sf):  # caching is an optimisation only
+        cachekeys.replace_entry(str(cfile), root=str(folder))
     return sf, text
-
-
-def parse_book(book_id: str, use_cache: bool = True, partial: bool = False):
-    """Parse every file of a book; gather the syntax errors of all its files.
-
-    With `partial`, return (ast, texts, builder diagnostics) when every file has a
-    tree, so the caller can run the semantic passes before reporting them."""
-    from .model import assemble
-
-    files, texts, diags, early = [], {}, [], []
-    for path in book_files(book_id):
-        try:
-            sf, text = parse_cached(path, use_cache)
-        except RulebookError as e:
-            diags.extend(e.diagnostics)
-            continue
-        files.append(sf)
-        early.extend(sf.diagnostics)
-        texts[str(path)] = text
-    if diags:
-        raise RulebookError(diags + early)
-    if partial:
-        return assemble(book_id, files), texts, early
-    if early:
-        raise RulebookError(early)
-    return assemble(book_id, files), texts
 
 
 class _AnyId(frozenset):
@@ -134,50 +69,216 @@ class _AnyId(frozenset):
 ANY_ID = _AnyId()
 
 
-def _other_ids(book_id: str):
-    """Rule and section ids of another book (parse only), for cross-references."""
-    from . import nodes as n
-    from .model import walk
+class Library:
+    """A books folder and a cache folder: finds, parses, checks, compiles and
+    caches books.
 
-    @functools.lru_cache(maxsize=None)   # one parse per other book, however many refs point at it
-    def ids(other: str):
-        if other == "*":
-            return set(book_ids())
-        if other not in book_ids():
-            return None
+    ``Library()`` reads both folders from the environment at each use
+    (`RULES_DSL_BOOKS`, `RULES_DSL_CACHE`); ``Library("my/books", cache="tmp/cache")``
+    fixes them (strings or paths).  Compiled books are kept in memory and recompiled when a source
+    changes (path, size, mtime, ctime or inode).
+    """
+
+    def __init__(self, books=None, cache=None):
+        self._books_dir = Path(books) if books is not None else None
+        self._cache_dir = Path(cache) if cache is not None else None
+        self._loaded: dict = {}      # (books folder, book id) -> (fingerprint, Book)
+        self._elsewhere: dict = {}   # folder -> Library, for load_path
+
+    def __repr__(self):
+        return f"Library(books={str(self.books_dir)!r}, cache={str(self.cache_dir)!r})"
+
+    @property
+    def books_dir(self):
+        """The books folder (a `pathlib.Path`)."""
+        return self._books_dir if self._books_dir is not None else Path(paths.books_dir())
+
+    @property
+    def cache_dir(self):
+        """The cache folder (a `pathlib.Path`)."""
+        return self._cache_dir if self._cache_dir is not None else Path(paths.cache_dir())
+
+    # ------------------------------------------------------------ finding
+    def book_ids(self) -> list:
+        """The ids of the books in the books folder, sorted (empty if there is no such folder)."""
+        d = self.books_dir
+        if not d.is_dir():
+            return []
+        ids = set()
+        for p in d.iterdir():
+            if p.suffix == ".rules" and p.is_file():
+                ids.add(p.stem)
+            elif p.is_dir() and any(p.glob("*.rules")):
+                ids.add(p.name)
+        return sorted(ids)
+
+    def book_files(self, book_id: str) -> list:
+        """The source files of a book, in reading order; `NotFound` if there is no such book."""
+        d = self.books_dir
+        single = d / f"{book_id}.rules"
+        folder = d / book_id
+        if single.is_file():
+            return [single]
+        if folder.is_dir():
+            files = sorted(folder.glob("*.rules"))
+            if files:
+                return files
+        raise NotFound("book", book_id, self.book_ids())
+
+    def book_id_of(self, path) -> str | None:
+        """The id of the book a `.rules` file belongs to, or None if it is not one of this library's."""
+        path = Path(path).resolve()
         try:
-            ast, _ = parse_book(other)
-        except RulebookError:
-            return ANY_ID  # that book's own errors are reported when it is loaded
-        return {p.node.id for p in walk(ast.items) if isinstance(p.node, (n.Rule, n.Section))}
-    return ids
+            rel = path.relative_to(self.books_dir.resolve())
+        except ValueError:
+            return None
+        if path.suffix != ".rules" or len(rel.parts) not in (1, 2):
+            return None
+        book_id = rel.parts[0] if len(rel.parts) == 2 else path.stem
+        try:
+            files = self.book_files(book_id)
+        except NotFound:
+            return None
+        return book_id if path in [f.resolve() for f in files] else None
+
+    # ------------------------------------------------------------ building
+    def parse_book(self, book_id: str, use_cache: bool = True, partial: bool = False):
+        """Parse every file of a book; gather the syntax errors of all its files.
+
+        With `partial`, return (ast, texts, tree-builder diagnostics) when every file
+        has a tree, so the semantic passes can run before those are reported."""
+        from .model import assemble
+
+        files, texts, diags, early = [], {}, [], []
+        for path in self.book_files(book_id):
+            try:
+                sf, text = parse_cached(path, use_cache, self.cache_dir)
+            except RulebookError as e:
+                diags.extend(e.diagnostics)
+                continue
+            files.append(sf)
+            early.extend(sf.diagnostics)
+            texts[str(path)] = text
+        if diags:
+            raise RulebookError(diags + early)
+        if partial:
+            return assemble(book_id, files), texts, early
+        if early:
+            raise RulebookError(early)
+        return assemble(book_id, files), texts
+
+    def _other_ids(self):
+        """Rule and section ids of another book (parse only), for cross-references."""
+        from . import nodes as n
+        from .model import walk
+
+        @functools.lru_cache(maxsize=None)   # one parse per other book, however many refs point at it
+        def ids(other: str):
+            if other == "*":
+                return set(self.book_ids())
+            if other not in self.book_ids():
+                return None
+            try:
+                ast, _ = self.parse_book(other)
+            except RulebookError:
+                return ANY_ID  # that book's own errors are reported when it is loaded
+            return {p.node.id for p in walk(ast.items) if isinstance(p.node, (n.Rule, n.Section))}
+        return ids
+
+    def _compile(self, ast, texts, early=()):
+        from .book import Book
+        from .checks import check_book
+        from .compiler import CompiledBook
+
+        try:
+            syms = check_book(ast, texts, self._other_ids())
+        except RulebookError as e:   # the tree builder's problems and the semantic ones, in one report
+            raise RulebookError(sorted(list(early) + e.diagnostics, key=lambda d: (d.file, d.line, d.column))) from None
+        if early:
+            raise RulebookError(list(early))
+        return Book(ast, CompiledBook(ast, syms, texts))
+
+    def compile_book(self, book_id: str, use_cache: bool = True):
+        """Parse, check and compile a book afresh (no in-memory reuse)."""
+        return self._compile(*self.parse_book(book_id, use_cache, partial=True))
+
+    # ------------------------------------------------------------ loading
+    def load(self, book_id: str, use_cache: bool = True):
+        """Load a compiled book by id (e.g. "null-strike"); reloads when a source changes."""
+        files = self.book_files(book_id)
+        fp = fingerprint(files)
+        slot = (str(self.books_dir), book_id)
+        hit = self._loaded.get(slot)
+        if hit is not None and hit[0] == fp:
+            return hit[1]
+        book = self.compile_book(book_id, use_cache)
+        self._loaded[slot] = (fp, book)
+        return book
+
+    def load_all(self, use_cache: bool = True) -> list:
+        """Every book of the folder, compiled."""
+        return [self.load(b, use_cache) for b in self.book_ids()]
+
+    def load_path(self, path, use_cache: bool = True):
+        """Load the book in a `.rules` file or a folder of them, wherever it is; its
+        cross-references resolve against the books beside it."""
+        path = Path(path).resolve()
+        if not path.exists():
+            raise NotFound("book file", str(path), [])
+        book_id = path.name if path.is_dir() else path.stem
+        folder = path.parent
+        if folder == self.books_dir.resolve():
+            return self.load(book_id, use_cache)
+        lib = self._elsewhere.get(folder)
+        if lib is None:
+            lib = self._elsewhere[folder] = Library(folder, self.cache_dir)
+        return lib.load(book_id, use_cache)
+
+    def loads(self, text: str, name: str = "<text>"):
+        """Compile a book from source text (one file's worth; its header names the book).
+        Cross-references resolve against this library's books.  Nothing is cached."""
+        from .model import assemble
+        from .parser import parse_text
+
+        sf = parse_text(text, name)
+        book_id = sf.header.id if sf.header is not None else "unnamed"
+        return self._compile(assemble(book_id, [sf]), {name: text})
+
+
+DEFAULT = Library()
+
+
+def books_dir() -> Path:
+    return DEFAULT.books_dir
+
+
+def cache_dir() -> Path:
+    return DEFAULT.cache_dir
+
+
+def book_ids() -> list:
+    """The ids of the books in the default library (`RULES_DSL_BOOKS`)."""
+    return DEFAULT.book_ids()
+
+
+def book_files(book_id: str) -> list:
+    return DEFAULT.book_files(book_id)
+
+
+def parse_book(book_id: str, use_cache: bool = True):
+    return DEFAULT.parse_book(book_id, use_cache)
 
 
 def compile_book(book_id: str, use_cache: bool = True):
-    from .book import Book
-    from .checks import check_book
-    from .compiler import CompiledBook
-
-    ast, texts, early = parse_book(book_id, use_cache, partial=True)
-    try:
-        syms = check_book(ast, texts, _other_ids(book_id))
-    except RulebookError as e:
-        raise RulebookError(sorted(early + e.diagnostics, key=lambda d: (d.file, d.line, d.column))) from None
-    if early:
-        raise RulebookError(early)
-    return Book(ast, CompiledBook(ast, syms, texts))
+    return DEFAULT.compile_book(book_id, use_cache)
 
 
 def load(book_id: str, use_cache: bool = True):
-    """Load a compiled book by id (e.g. "null-strike"); reloads when a source changes."""
-    fp = fingerprint(book_files(book_id))
-    hit = _BOOKS.get(book_id)
-    if hit is not None and hit[0] == fp:
-        return hit[1]
-    book = compile_book(book_id, use_cache)
-    _BOOKS[book_id] = (fp, book)
-    return book
+    """Load a compiled book by id (e.g. "null-strike") from the default library;
+    reloads when a source changes."""
+    return DEFAULT.load(book_id, use_cache)
 
 
 def load_all(use_cache: bool = True) -> list:
-    return [load(b, use_cache) for b in book_ids()]
+    """Every book of the default library, compiled."""
+    return DEFAULT.load_all(use_cache)

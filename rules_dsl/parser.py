@@ -154,7 +154,7 @@ def _next_error(text: str, after_line: int):
 
     starts = [m.start() for m in _RULE_LINE.finditer(text)]
     offsets = [text.count("\n", 0, s) + 1 for s in starts]
-    for start, line in zip(starts, offsets):
+    for start, line in zip(starts, offsets):   # noqa: B007 (both are used after the loop)
         if line > after_line:
             break
     else:

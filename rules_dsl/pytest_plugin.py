@@ -1,4 +1,7 @@
-"""pytest collects every worked example in `rulebooks/` as its own test item.
+"""pytest collects every worked example of the books folder as its own test item.
+
+The books folder is the default library's (`RULES_DSL_BOOKS`, else `rulebooks/`
+beside the package), whatever its name; `.rules` files elsewhere are left alone.
 
 Each `example` block of a `.rules` file becomes one item named after
 its rule, reported at file:line; a book that fails to compile is one failing
@@ -14,28 +17,25 @@ import pytest
 def pytest_collect_file(file_path: Path, parent):
     if file_path.suffix != ".rules":
         return None
-    from .loader import books_dir
-    try:
-        file_path.resolve().relative_to(books_dir().resolve())
-    except ValueError:
-        return None  # a .rules file outside the rulebooks folder (e.g. a test fixture)
-    return RulesFile.from_parent(parent, path=file_path)
-
-
-def _book_id_for(path: Path) -> str:
-    return path.parent.name if path.parent.name != "rulebooks" else path.stem
+    from .loader import DEFAULT
+    book_id = DEFAULT.book_id_of(file_path)
+    if book_id is None:
+        return None  # a .rules file outside the books folder (e.g. a test fixture)
+    return RulesFile.from_parent(parent, path=file_path, book_id=book_id)
 
 
 class RulesFile(pytest.File):
+    def __init__(self, *, book_id: str, **kw):
+        super().__init__(**kw)
+        self.book_id = book_id
+
     def collect(self):
         from .errors import RulesError
-        from .loader import book_files, load
+        from .loader import DEFAULT
 
-        book_id = _book_id_for(self.path)
+        book_id = self.book_id
         try:
-            if self.path.resolve() not in [p.resolve() for p in book_files(book_id)]:
-                return  # not a book of the configured rulebooks folder
-            book = load(book_id)
+            book = DEFAULT.load(book_id)
         except RulesError as e:
             yield CompileItem.from_parent(self, name=f"{book_id}[compile]", error=e)
             return

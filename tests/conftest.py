@@ -1,32 +1,73 @@
-"""Shared fixtures: a private rulebooks folder holding the demo book, and a private cache."""
+"""Shared fixtures and a hermetic session.
+
+* The whole session uses a private cache folder (`RULES_DSL_CACHE`, set in
+  `pytest_configure` before any test or plugin runs), so no test reads or
+  writes the user's cache, and subprocesses inherit it.
+* Subprocesses run this checkout's code (`PYTHONPATH` starts with the repository),
+  never whatever `rules` or `rules_dsl` the machine's `PATH` or site-packages hold.
+* The seed texts (the books' original text, `../shared/seeds` beside the
+  repository, or `RULES_DSL_SEEDS`) come through the one `seeds` fixture.
+"""
 from __future__ import annotations
 
+import os
 import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
 
 HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
 DEMO = HERE / "demo_book.rules"
+SEEDS = Path(os.environ.get("RULES_DSL_SEEDS") or REPO.parent / "shared" / "seeds")
+
+_SESSION_CACHE = None
+
+
+def pytest_configure(config):
+    global _SESSION_CACHE
+    if _SESSION_CACHE is None:
+        _SESSION_CACHE = tempfile.mkdtemp(prefix="rules-dsl-test-cache-")
+        os.environ["RULES_DSL_CACHE"] = _SESSION_CACHE
+        os.environ["PYTHONPATH"] = os.pathsep.join([str(REPO)] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p])
+
+
+def pytest_unconfigure(config):
+    if _SESSION_CACHE is not None:
+        shutil.rmtree(_SESSION_CACHE, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def seeds() -> Path:
+    """The folder of seed texts; skips, saying where it looked, when it is not there."""
+    if not SEEDS.is_dir():
+        pytest.skip(f"the seed texts are not at {SEEDS} (put them at ../shared/seeds beside the "
+                    "repository or set RULES_DSL_SEEDS to their folder)")
+    return SEEDS
 
 
 @pytest.fixture
 def demo_books(tmp_path, monkeypatch):
-    """RULES_DSL_BOOKS -> a temp folder with `demo.rules`; returns that folder."""
+    """RULES_DSL_BOOKS -> a temp folder with `demo.rules` (and a private cache); returns that folder."""
     books = tmp_path / "books"
     books.mkdir()
     shutil.copy(DEMO, books / "demo.rules")
     monkeypatch.setenv("RULES_DSL_BOOKS", str(books))
     monkeypatch.setenv("RULES_DSL_CACHE", str(tmp_path / "cache"))
-    from rules_dsl import loader
-    monkeypatch.setattr(loader, "_BOOKS", {})
     return books
 
 
 @pytest.fixture
-def demo(demo_books):
+def library(demo_books):
+    """A `Library` of the demo books folder, with its own cache."""
     import rules_dsl
-    return rules_dsl.load("demo")
+    return rules_dsl.Library(demo_books, cache=demo_books.parent / "cache")
+
+
+@pytest.fixture
+def demo(library):
+    return library.load("demo")
 
 
 def write_book(folder: Path, book_id: str, body: str, header: str = "") -> Path:

@@ -228,7 +228,7 @@ def outcome(src: str, seconds: float = 5.0) -> tuple:
         for rule in ast.items:
             for ex in getattr(rule, "examples", ()):
                 runner.run(rule.id, ex)
-        for name, mech in compiled.mechanics.items():
+        for _name, mech in compiled.mechanics.items():
             try:
                 mech.run(seed=1, **{p.name: 1 for p in mech.params})
             except RulesError:

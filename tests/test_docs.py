@@ -21,6 +21,8 @@ import pytest
 
 from rules_dsl.sphinxext.testing import REPO, build, make_project
 
+pytestmark = pytest.mark.site   # the Sphinx builds: skipped by the inner loop (-m "not site")
+
 DEMO = Path(__file__).with_name("demo_book.rules")
 
 XSS_BOOK = textwrap.dedent('''\

@@ -158,7 +158,7 @@ def test_officer_reach_misprints_are_findings_on_their_rules(book):
 @given(st.integers(1, 5), st.integers(1, 10), st.booleans(), st.integers(0, 4))
 def test_attack_dice_formula(book, chart, minis, salvo, volley):
     if salvo and volley:
-        with pytest.raises(Exception):
+        with pytest.raises(rules_dsl.EvaluationError):
             book.attack_dice(chart, minis, salvo=salvo, volley_boxes=volley)
         return
     n = book.attack_dice(chart, minis, salvo=salvo, volley_boxes=volley)
@@ -222,7 +222,7 @@ def test_every_hit_transition(book):
     assert str(book.suppression_after_attack("clear", 10)) == "suppressed"
     assert str(book.suppression_after_attack("clear", 0)) == "clear"
     assert str(book.suppression_after_attack("clear", 25, immune=True)) == "clear"
-    with pytest.raises(Exception):
+    with pytest.raises(rules_dsl.EvaluationError):
         book.suppression_after_attack("under_fire", 1, immune=True)
 
 

@@ -22,7 +22,7 @@ from rules_dsl.errors import RulebookError
 from rules_dsl.examples import same
 from rules_dsl.values import ABSENT, Record, Sym, literal
 
-from conftest import write_book
+from conftest import REPO, write_book
 
 MECHS = '''
 rule r "R" {
@@ -275,7 +275,7 @@ rule r "R" {
 
 
 def _env(books, cache):
-    env = dict(os.environ, RULES_DSL_BOOKS=str(books), RULES_DSL_CACHE=str(cache), PYTHONPATH=os.getcwd())
+    env = dict(os.environ, RULES_DSL_BOOKS=str(books), RULES_DSL_CACHE=str(cache), PYTHONPATH=str(REPO))
     env.pop("CI", None)
     return env
 
@@ -296,6 +296,7 @@ def test_nothing_runs_through_rules_check_and_pytest(tmp_path):
     assert not marker.exists()
 
 
+@pytest.mark.site
 def test_nothing_runs_through_the_site_build(tmp_path):
     from rules_dsl.sphinxext.testing import build, make_project
 
@@ -338,23 +339,10 @@ def _norm(v):
 
 @pytest.fixture(scope="module")
 def demo_books_for_property(tmp_path_factory):
-    from rules_dsl import loader
     books = tmp_path_factory.mktemp("prop") / "books"
     books.mkdir()
-    old = {k: os.environ.get(k) for k in ("RULES_DSL_BOOKS", "RULES_DSL_CACHE")}
-    os.environ["RULES_DSL_BOOKS"] = str(books)
-    os.environ["RULES_DSL_CACHE"] = str(books.parent / "cache")
-    saved = dict(loader._BOOKS)
-    loader._BOOKS.clear()
     write_book(books, "t", MECHS.replace("    EXAMPLE\n", "    >>> 1\n    1\n"))
-    yield rules_dsl.load("t")
-    loader._BOOKS.clear()
-    loader._BOOKS.update(saved)
-    for k, v in old.items():
-        if v is None:
-            os.environ.pop(k, None)
-        else:
-            os.environ[k] = v
+    return rules_dsl.Library(books, cache=books.parent / "cache").load("t")
 
 
 def _case_for(book, text):

@@ -28,9 +28,12 @@ def successes(entry):
 
 
 # ---------------------------------------------------------------- opposed chart
-def test_printed_chart_matches_source_text():
+SEED = "000_a98ad1beda8ad7f1.txt"   # in the `seeds` folder
+
+
+def test_printed_chart_matches_source_text(seeds):
     # Transcription check against the seed's chart, cell by cell.
-    lines = open("/work/shared/seeds/000_a98ad1beda8ad7f1.txt", encoding="utf-8").read().splitlines()
+    lines = (seeds / SEED).read_text(encoding="utf-8").splitlines()
     start = next(i for i, l in enumerate(lines) if l.startswith("Your Value:")) + 1
     for line in lines[start:start + 10]:
         cells = line.split()
@@ -327,16 +330,14 @@ def test_lost_headings_are_rules():
 
 
 # ------------------------------------------------------------ audit (issue 15)
-SEED = "/work/shared/seeds/000_a98ad1beda8ad7f1.txt"
+@pytest.fixture
+def seed_lines(seeds):
+    return (seeds / SEED).read_text(encoding="utf-8").splitlines()
 
 
-def seed_lines():
-    return open(SEED, encoding="utf-8").read().splitlines()
-
-
-def test_audit_sample_weapons_match_every_printed_cell():
+def test_audit_sample_weapons_match_every_printed_cell(seed_lines):
     """Seed lines 121-127: every printed value of every row (type, attacks, H, S, P, R, special, cost)."""
-    lines = seed_lines()
+    lines = seed_lines
     assert lines[119].startswith("Sample Weapons:")
     seen = 0
     for line in lines[120:127]:
@@ -364,9 +365,9 @@ def test_audit_blastgun_frag_strength_is_one():
     assert book.wound_target(1, 3) == 6
 
 
-def test_audit_unit_examples_match_every_printed_cell():
+def test_audit_unit_examples_match_every_printed_cell(seed_lines):
     """Seed lines 71-75: all seven stats of all five sample units."""
-    lines = seed_lines()
+    lines = seed_lines
     assert lines[69].startswith("Unit Examples:")
     for line in lines[70:75]:
         cells = line.split()

@@ -194,11 +194,9 @@ def books(tmp_path_factory):
     folder = tmp_path_factory.mktemp("odds-books")
     shutil.copy(HERE / "demo_book.rules", folder / "demo.rules")
     (folder / "oddsbook.rules").write_text(ODDS_BOOK)
-    from rules_dsl import loader
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("RULES_DSL_BOOKS", str(folder))
         mp.setenv("RULES_DSL_CACHE", str(tmp_path_factory.mktemp("odds-cache")))
-        mp.setattr(loader, "_BOOKS", {})
         yield {"demo": rules_dsl.load("demo"), "odds": rules_dsl.load("oddsbook"), "folder": folder}
 
 
@@ -644,11 +642,9 @@ def test_cli_odds(books, capsys, monkeypatch):
 
 # ------------------------------------------------------ the real rulebooks
 def _real(book_id, mechanic):
-    from rules_dsl import loader
     real = HERE.parent / "rulebooks"
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("RULES_DSL_BOOKS", str(real))
-        mp.setattr(loader, "_BOOKS", {})
         book = rules_dsl.load(book_id)      # a real book that does not compile fails here
     assert mechanic in book.mechanics, f"{book_id}:{mechanic} was renamed or removed: update this test"
     return book.mechanics[mechanic]
@@ -688,7 +684,6 @@ def test_real_dice_mechanics_have_odds(books):
     seen = {}
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("RULES_DSL_BOOKS", str(real))
-        mp.setattr(loader, "_BOOKS", {})
         ids = loader.book_ids()
         assert set(ids) >= {"null-strike", "xenotactics", "dust-tactics", "void", "warhammer-40k"}, ids
         for bid in ids:
@@ -777,7 +772,7 @@ def test_every_builtin_on_stand_ins(tmp_path, monkeypatch):
     monkeypatch.setattr(loader, "_BOOKS", {})
     book = rules_dsl.load("standins")
     assert {m[2:] for m in book.mechanics} == set(builtins.BUILTINS), "one mechanic per builtin"
-    for name, mech in book.mechanics.items():
+    for mech in book.mechanics.values():
         check(mech)
     missing = set(builtins.BUILTINS) - _NOT_DICE_ARGS - got_standin
     assert not missing, f"these builtins never received a stand-in: {sorted(missing)}"

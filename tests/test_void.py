@@ -2,6 +2,7 @@
 import math
 import re
 import subprocess
+import sys
 from fractions import Fraction
 from itertools import product
 from pathlib import Path
@@ -13,7 +14,7 @@ import rules_dsl
 from rules_dsl import EvaluationError, InputError, RulesError
 
 ROOT = Path(__file__).resolve().parents[1]
-SEED = ROOT.parent / "shared" / "seeds" / "001_546e739ef6003e5d.txt"
+SEED = "001_546e739ef6003e5d.txt"   # in the `seeds` folder
 FACES = range(1, 11)
 
 SPECIAL_RULES = [
@@ -51,9 +52,9 @@ def test_all_43_special_rules_present_with_exact_titles(book):
     assert len(book.rules) == 44          # the 43 rules and the list's own heading
 
 
-def test_every_source_heading_is_a_rule(book):
+def test_every_source_heading_is_a_rule(book, seeds):
     headings = [re.sub(r"^#+\s*", "", line).strip()
-                for line in SEED.read_text().splitlines() if re.match(r"^#{2,3} ", line)]
+                for line in (seeds / SEED).read_text().splitlines() if re.match(r"^#{2,3} ", line)]
     assert len(headings) == 44
     titles = {r.title for r in book.rules}
     assert set(headings) == titles
@@ -92,7 +93,7 @@ def test_misplaced_troop_carrier_bullets_moved(book):
 
 
 def test_cli_check_exits_zero():
-    proc = subprocess.run(["rules", "check", "void"], capture_output=True, text=True, cwd=ROOT)
+    proc = subprocess.run([sys.executable, "-m", "rules_dsl", "check", "void"], capture_output=True, text=True, cwd=ROOT)
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
 
@@ -398,8 +399,8 @@ def test_concealment(book):
         assert not book.concealed_out_of_los("stealth", band, revealed=True)
 
 
-def test_verbatim_check_clean():
-    tool = ROOT.parent / "shared" / "tools" / "verbatim-check"
+def test_verbatim_check_clean(seeds):
+    tool = seeds.parent / "tools" / "verbatim-check"
     if not tool.exists():
         pytest.skip("verbatim-check tool not available")
     proc = subprocess.run([str(tool), "rulebooks/void.rules"], capture_output=True, text=True, cwd=ROOT)

@@ -1,5 +1,6 @@
 """Tests for the Warhammer 40,000 General Rules book (rulebooks/warhammer-40k.rules)."""
 from fractions import Fraction
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -75,7 +76,7 @@ def test_standard_human_profile_is_a_record():
 
 
 def test_unknown_troop_type_has_no_row():
-    with pytest.raises(Exception):
+    with pytest.raises(rules_dsl.EvaluationError):
         book.troop_profiles("Ork Boy")
 
 
@@ -147,7 +148,7 @@ def test_commander_leadership_only_within_12_inches(own, cmd, dist):
 def test_champions_cannot_leave_but_psyker_champions_can():
     assert M["may_leave_squad"](champion=True) is False
     assert M["may_leave_squad"](champion=True, psyker_champion=True) is True
-    with pytest.raises(Exception):
+    with pytest.raises(rules_dsl.EvaluationError):
         M["may_leave_squad"](psyker_champion=True)
 
 
@@ -328,8 +329,6 @@ def test_one_strategy_card_per_full_thousand(points):
 
 
 # ------------------------------------------------------------- issue 15 audit
-from pathlib import Path
-
 ROOT = Path(__file__).resolve().parents[1]
 BUNKER_FINDINGS = {"bunker_armour_is_fortification_grade", "bunker_door_matches_bunker"}
 

@@ -4,7 +4,10 @@ abilities, HP, cost formulas and price lists, missions and the campaign."""
 from __future__ import annotations
 
 import itertools
+import re
+import shutil
 from fractions import Fraction
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -249,7 +252,7 @@ def test_hp(book):
     assert book.damage_after_hits(defence=4, hp=3, damage=0, hits=2, dice=[3, 7]) == 1
     # with 2 damage, a roll of 1 is cancelled and counts as failed
     assert book.damage_after_hits(defence=4, hp=3, damage=2, hits=1, dice=[1]) == 3
-    with pytest.raises(Exception):
+    with pytest.raises(rules_dsl.EvaluationError):
         book.damage_after_hits(defence=3, hp=2, damage=0, hits=1, dice=[1])
 
 
@@ -368,7 +371,7 @@ def test_mission_scores(book):
     assert book.rescue_score(True, True) == [3, 2]
     assert book.sabotage_score(True, True, False) == [3, 2]
     assert book.sabotage_score(True, False, True) == [2, 3]
-    with pytest.raises(Exception):
+    with pytest.raises(rules_dsl.EvaluationError):
         book.sabotage_score(False, True, False)
     assert book.raid_score(3) == [3, 2]
     assert book.hold_point(2) == 1 and book.hold_point(1) == 0
@@ -417,9 +420,6 @@ def test_campaign_tables_cover_every_face(book):
 # ------------------------------------------------------------------ audit (issue 15)
 # Tests for the fixes of the line-by-line audit (notes/audit/xenotactics.md); "seed N" is a
 # line of ../shared/seeds/002_aeea4458ecedbdab.txt.
-from pathlib import Path
-import re
-import shutil
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -429,7 +429,7 @@ def test_audit_move_may_not_pass_within_one_inch(book):
     assert book.move_allowed(3, 4, comes_within_1_inch_of_enemy=True) is False
     assert book.move_allowed(3, 4, comes_within_1_inch_of_enemy=True, ends_in_base_contact=True) is True
     assert book.move_allowed(4, 4) is True and book.move_allowed(4.5, 4) is False
-    with pytest.raises(Exception):
+    with pytest.raises(rules_dsl.NotFound):
         book.move_allowed(3, 4, ends_within_1_inch_of_enemy=True)       # the old, end-only parameter is gone
 
 

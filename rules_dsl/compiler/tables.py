@@ -135,7 +135,11 @@ class TableFn:
         if len(args) > len(names):
             raise InputError(self.name, names[-1], args[-1], f"{len(names)} key(s): {', '.join(names)}")
         bound = dict(zip(names, args))
-        bound.update(kwargs)
+        for k, v in kwargs.items():
+            if k not in names:
+                from ..errors import NotFound
+                raise NotFound("key", k, names, where=f"{self.book.book_id}:{self.name}")
+            bound[k] = v
         keys = []
         for p, check in zip(self.keys, self.key_checks):
             if p.name not in bound:
@@ -162,7 +166,11 @@ class TableFn:
         value = self.lookup(*args, **kwargs)
         names = [p.name for p in self.keys]
         bound = dict(zip(names, args))
-        bound.update(kwargs)
+        for k, v in kwargs.items():
+            if k not in names:
+                from ..errors import NotFound
+                raise NotFound("key", k, names, where=f"{self.book.book_id}:{self.name}")
+            bound[k] = v
         keys = tuple(ch.convert(bound[p.name]) for p, ch in zip(self.keys, self.key_checks))
         if self._exact_at:
             i = self._exact_at[keys]

@@ -15,46 +15,34 @@ import dataclasses
 import hashlib
 from pathlib import Path
 
-from .. import nodes as n
+from .. import cachekeys, nodes as n
+from ..cachekeys import code_fingerprint
 
 MODEL_VERSION = 4
 
 
 # ------------------------------------------------------------------ code and content
+# One policy for every cache of the project (rules_dsl/cachekeys.py): content plus a
+# fingerprint of the code that the cached thing depends on.
 def engine_key() -> str:
-    """Changes whenever the language implementation (compiler, odds engine...) changes."""
-    return _files_key(("*.py", "compiler/*.py", "odds/*.py", "sphinxext/page_odds.py", "*.lark"))
+    """Changes whenever the language implementation (compiler, odds engine...) changes,
+    or the choice of each page's odds inputs."""
+    page_odds = Path(__file__).with_name("page_odds.py")
+    return code_fingerprint("engine", salt=f"{MODEL_VERSION}|{cachekeys.stamp(page_odds)}")
 
 
 def render_key() -> str:
     """Changes whenever this extension changes (pages must then be rendered again)."""
-    return _files_key(("sphinxext/*.py",))
+    return code_fingerprint("site", salt=str(MODEL_VERSION))
 
 
 def code_key() -> str:
     """Changes whenever the package or this extension changes."""
-    return _files_key(("*.py", "compiler/*.py", "odds/*.py", "*.lark", "sphinxext/*.py"))
-
-
-# package files that cannot change what a book compiles to, checks, prints or rolls
-_NOT_ENGINE = {"cli.py", "index.py", "pytest_plugin.py", "__main__.py"}
-
-
-def _files_key(patterns) -> str:
-    from .. import __version__
-    pkg = Path(__file__).resolve().parent.parent
-    parts = [__version__, str(MODEL_VERSION)]
-    for p in sorted(f for pat in patterns for f in pkg.glob(pat) if f.name not in _NOT_ENGINE):
-        st = p.stat()
-        parts.append(f"{p.name}:{st.st_size}:{st.st_mtime_ns}")
-    return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:20]
+    return code_fingerprint("engine", "site", salt=str(MODEL_VERSION))
 
 
 def content_key(files, code: str) -> str:
-    h = hashlib.sha256(code.encode())
-    for f in files:
-        h.update(str(f).encode() + b"\0" + Path(f).read_bytes() + b"\0")
-    return h.hexdigest()
+    return cachekeys.key(*(x for f in files for x in (str(f), Path(f).read_bytes())), code=code)
 
 
 # ------------------------------------------------------------------ meaning

@@ -127,7 +127,7 @@ class Site:
         for path, text in wanted.items():
             _write_if_changed(path, text)
         if self.gen_dir.is_dir():
-            for root, dirs, files in os.walk(self.gen_dir, topdown=False):
+            for root, _dirs, files in os.walk(self.gen_dir, topdown=False):
                 for f in files:
                     p = Path(root) / f
                     if p.suffix == ".md" and p not in wanted:
