@@ -767,10 +767,7 @@ def test_every_builtin_on_stand_ins(tmp_path, monkeypatch):
     for name, (fn, *rest) in list(builtins.BUILTINS.items()):
         monkeypatch.setitem(builtins.BUILTINS, name, (watch(name, fn), *rest))
     (tmp_path / "standins.rules").write_text(STANDIN_BOOK)
-    monkeypatch.setenv("RULES_DSL_BOOKS", str(tmp_path))
-    monkeypatch.setenv("RULES_DSL_CACHE", str(tmp_path / "cache"))
-    monkeypatch.setattr(loader, "_BOOKS", {})
-    book = rules_dsl.load("standins")
+    book = loader.Library(tmp_path, cache=tmp_path / "cache").load("standins")
     assert {m[2:] for m in book.mechanics} == set(builtins.BUILTINS), "one mechanic per builtin"
     for mech in book.mechanics.values():
         check(mech)
