@@ -25,7 +25,7 @@ from .errors import Diagnostic, Related, RulebookError, did_you_mean, line_of
 from .checks_examples import check_examples
 from .checks_types import check_types_of_expressions
 from .model import BookAST, decls_of, walk
-from .resolve import resolve, resolve_book, scoped_parts
+from .resolve import resolve, resolve_book, resolve_callee, scoped_parts
 
 BASE_TYPES = ("int", "bool", "text", "number", "absent")
 # Parameters and rolls become Python keyword arguments (book.mechanic(stat=4, die=7)), so
@@ -398,18 +398,19 @@ class _ExprChecker:
         self.expr(e.obj, scope)
 
     def e_Call(self, e, scope):
-        is_round = isinstance(e.func, n.Name) and e.func.name == "round" and e.func.name not in scope
+        kind = resolve_callee(e.func.name, scope, self.syms).kind if isinstance(e.func, n.Name) else "value"
+        is_round = kind == "builtin" and e.func.name == "round"
         for i, a in enumerate(e.args):
             if not (is_round and i == 1):
                 self.expr(a, scope)
         for _, a in e.kwargs:
             self.expr(a, scope)
-        if not isinstance(e.func, n.Name) or e.func.name in scope:
+        if kind in ("value", "local"):
             self.expr(e.func, scope)
             return
         name = e.func.name
         nargs = len(e.args) + len(e.kwargs)
-        if name in BUILTINS:
+        if kind == "builtin":
             _, lo, hi, doc = BUILTINS[name]
             if e.kwargs:
                 self.report(e.span, f"{name}() takes no named arguments", doc)
@@ -420,12 +421,12 @@ class _ExprChecker:
                 if not (isinstance(mode, n.Name) and mode.name in ROUND_MODES):
                     self.report(mode.span, "round() needs an explicit mode", "one of: " + ", ".join(ROUND_MODES))
             return
-        target = self.syms.mechanics.get(name) or self.syms.tables.get(name)
-        if target is None:
+        if kind not in ("mechanic", "table"):
             self.expr(e.func, scope)
-            if name in self.syms.globals():
+            if kind not in ("unknown", "ambiguous"):     # those are reported as names
                 self.report(e.span, f"'{name}' cannot be called", "only mechanics, tables and built-ins are called")
             return
+        target = self.syms.mechanics[name] if kind == "mechanic" else self.syms.tables[name]
         params = [p.name for p in target.params]
         required = [p.name for p in target.params if p.default is None]
         rolls = [s.name for s in getattr(target, "body", ()) if isinstance(s, n.Roll)]

@@ -18,6 +18,7 @@ from typing import Optional
 
 from . import nodes as n
 from .model import BookAST, decls_of
+from .resolve import resolve_callee
 
 # ------------------------------------------------------------------- kinds
 NUM, BOOL, TEXT, ABSENT, RANGE, SET, CALLABLE = "number", "bool", "text", "absent", "range", "set", "callable"
@@ -373,15 +374,16 @@ class TypePass:
 
     def e_Call(self, e, env):
         f = e.func
-        is_round = isinstance(f, n.Name) and f.name == "round" and f.name not in env
+        kind = resolve_callee(f.name, env, self.syms).kind if isinstance(f, n.Name) else "value"
+        is_round = kind == "builtin" and f.name == "round"
         args = [self.expr(a, env) for i, a in enumerate(e.args) if not (is_round and i == 1)]
         kw = {k: self.expr(a, env) for k, a in e.kwargs}
-        if not isinstance(f, n.Name) or f.name in env:
+        if kind not in ("mechanic", "table", "builtin"):
             self.expr(f, env)
             return ANY
         name = f.name
-        target = self.syms.mechanics.get(name) or self.syms.tables.get(name)
-        if target is not None:
+        if kind != "builtin":
+            target = self.syms.mechanics[name] if kind == "mechanic" else self.syms.tables[name]
             params = list(target.params)
             pairs = list(zip(params, e.args, args)) + [
                 (p, a, kw[p.name]) for p in params for k, a in e.kwargs if k == p.name]

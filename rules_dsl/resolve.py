@@ -54,6 +54,22 @@ def resolve(name: str, scope, syms) -> Resolved:
     return Resolved("unknown", name)
 
 
+def resolve_callee(name: str, scope, syms) -> Resolved:
+    """What `name` means where it is called, as in `name(...)`.
+
+    A local, a constant, a mechanic or a table first, as for any name; then a
+    built-in function, which wins over an enum member or die face of the same
+    name in this position (a member is a value and is never called).  Every
+    stage that treats a call (the name and call checks, the typing pass, the
+    compiler and the odds planner) asks here."""
+    from .builtins import BUILTINS
+
+    r = resolve(name, scope, syms)
+    if r.kind in ("member", "ambiguous", "enum", "die") and name in BUILTINS:
+        return Resolved("builtin", name)
+    return r
+
+
 class _Walker:
     def __init__(self, syms):
         self.syms, self.out = syms, {}
@@ -73,6 +89,12 @@ class _Walker:
             self.out[e.func] = resolve("round", scope, self.syms)
             self.expr(e.args[0], scope)
             self.out[e.args[1]] = Resolved("round-mode", e.args[1].name)
+        elif isinstance(e, n.Call) and isinstance(e.func, n.Name):
+            self.out[e.func] = resolve_callee(e.func.name, scope, self.syms)
+            for a in e.args:
+                self.expr(a, scope)
+            for _, a in e.kwargs:
+                self.expr(a, scope)
         elif isinstance(e, n.Attr) and isinstance(e.obj, n.Name) and e.obj.name not in scope and (
                 e.obj.name in self.syms.enums or e.obj.name in self.syms.dice):
             self.out[e.obj] = Resolved("enum" if e.obj.name in self.syms.enums else "die", e.obj.name)

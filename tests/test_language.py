@@ -360,3 +360,25 @@ def test_resolution_follows_scope(demo_books):
     kinds = sorted((name.span.column, r.kind) for name, r in resolved.items() if name.name in ("k", "x"))
     # the parameter k shadows the constant; the comprehension's x shadows the member; outside it, x is the member
     assert [k for _, k in kinds] == ["local", "local", "member", "member"]
+
+
+def test_a_member_named_like_a_builtin_is_a_value_but_calls_reach_the_builtin(demo_books):
+    """resolve_callee: in a call, the built-in wins over an enum member of the same name;
+    as a bare name, the member wins. Checks, typing, compiler and odds agree."""
+    write_book(demo_books, "t", 'rule r "R" { enum e { max, low }\n'
+                                ' mechanic f(a: 1..6) -> int = max(a, 3)\n'
+                                ' mechanic g() -> e = max\n'
+                                ' mechanic h() -> int { roll d: d6  return max(d, 4) }\n}\n')
+    book = rules_dsl.load("t")
+    kinds = {(name.span.column, r.kind) for name, r in book.compiled.syms.resolved.items() if name.name == "max"}
+    assert sorted(k for _, k in kinds) == ["builtin", "builtin", "member"]
+    assert book.mechanics["f"](a=5) == 5 and book.mechanics["f"](a=1) == 3
+    assert str(book.mechanics["g"]()) == "max"
+    from fractions import Fraction
+    from rules_dsl.odds import distribution
+    assert distribution(book.mechanics["h"]).outcomes == [(4, Fraction(4, 6)), (5, Fraction(1, 6)), (6, Fraction(1, 6))]
+
+
+def test_calling_an_enum_member_is_a_diagnostic_not_a_runtime_error(demo_books):
+    err = errors_of(demo_books, 'rule r "R" { enum e { x, y }\n mechanic f() -> int = x(1) }\n')
+    assert "'x' cannot be called" in err.diagnostics[0].message

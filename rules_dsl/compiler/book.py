@@ -58,11 +58,11 @@ class CompiledBook:
 
     @functools.cached_property
     def defined_names(self) -> dict:
-        """The names the book defines (rule titles, aliases, keywords; see checks.name_key) -> rule id."""
+        """The names the book defines (rule titles and aliases, not keywords; see checks.defined_names) -> rule id."""
         return defined_names(self.ast)
 
     def defined(self, name) -> bool:
-        """The `defined` built-in: does a rule of this book have that title, alias or keyword?"""
+        """The `defined` built-in: does a rule of this book have that title or alias?"""
         if not isinstance(name, str):
             raise EvaluationError(f"defined() takes a name (text), got {show(name)}")
         return name_key(name) in self.defined_names

@@ -22,6 +22,7 @@ from .. import nodes as n
 from ..builtins import BUILTINS
 from ..dice import DieInfo, ForcedRoller
 from ..errors import EvaluationError, RulesError
+from ..resolve import resolve, resolve_callee
 from ..symbolic import Symbolic
 from ..values import ABSENT, Record, Sym, number, show
 from .context import MAX_RANGE, Ctx, _fail
@@ -109,30 +110,29 @@ class ExprCompiler:
     def visit_Name(self, e, scope):
         book = self.book
         name = e.name
-        if name in scope:
+        r = resolve(name, scope, book.syms)
+        kind = r.kind
+        if kind == "local":
             def local(env, ctx):
                 return env[name]
             return local
-        syms = book.syms
-        if name in syms.consts:
+        if kind == "const":
             return lambda env, ctx: book.const(name)
-        if name in syms.mechanics:
+        if kind == "mechanic":
             return lambda env, ctx: book.mechanics[name]
-        if name in syms.tables:
+        if kind == "table":
             return lambda env, ctx: book.tables[name]
-        if name in book.members:
+        if kind == "member":
             v = book.members[name]
-            return lambda env, ctx: v
-        if name in book.enums:
+        elif kind == "enum":
             v = _Namespace(name, book.enums[name])
-            return lambda env, ctx: v
-        if name in book.dice:
+        elif kind == "die":
             v = book.dice[name]
-            return lambda env, ctx: v
-        if name in BUILTINS:
+        elif kind == "builtin":
             v = book.defined if name == "defined" else BUILTINS[name][0]
-            return lambda env, ctx: v
-        raise AssertionError(f"unresolved name {name}")  # the checks pass rejects this first
+        else:
+            raise AssertionError(f"unresolved name {name} ({kind})")  # the checks pass rejects this first
+        return lambda env, ctx: v
 
     def visit_BinOp(self, e, scope):
         lf, rf, op, sp = self.compile(e.left, scope), self.compile(e.right, scope), e.op, e.span
@@ -271,13 +271,14 @@ class ExprCompiler:
 
     def visit_Call(self, e, scope):
         book = self.book
-        is_round = isinstance(e.func, n.Name) and e.func.name == "round" and e.func.name not in scope
+        callee = resolve_callee(e.func.name, scope, book.syms).kind if isinstance(e.func, n.Name) else "value"
+        is_round = callee == "builtin" and e.func.name == "round"
         args = [self.compile(a, scope) for a in (e.args[:1] if is_round else e.args)]
         kwargs = [(k, self.compile(a, scope)) for k, a in e.kwargs]
         sp = e.span
-        if isinstance(e.func, n.Name) and e.func.name not in scope:
+        if callee in ("builtin", "mechanic", "table"):
             name = e.func.name
-            if name == "round":
+            if is_round:
                 mode = e.args[1].name
                 x = args[0]
                 fn = BUILTINS["round"][0]
@@ -288,7 +289,7 @@ class ExprCompiler:
                     except EvaluationError as err:
                         _fail(sp, str(err))
                 return rnd
-            if name in BUILTINS and name not in book.syms.globals():
+            if callee == "builtin":
                 fn = book.defined if name == "defined" else BUILTINS[name][0]
 
                 def builtin(env, ctx):
@@ -303,7 +304,7 @@ class ExprCompiler:
                         # e.g. max over values that have no order (absent, booleans and numbers)
                         _fail(sp, f"{name}() cannot take {', '.join(show(v) for v in values)}")
                 return builtin
-            if name in book.syms.mechanics:
+            if callee == "mechanic":
                 roll_names = {s.name for s in book.syms.mechanics[name].body if isinstance(s, n.Roll)}
                 given = [(k, a) for k, a in kwargs if k in roll_names]
                 plain = [(k, a) for k, a in kwargs if k not in roll_names]
@@ -317,7 +318,7 @@ class ExprCompiler:
                         child = Ctx(ForcedRoller(ctx.roller, forced), child.prefix, child.depth, child.budget)
                     return m.invoke(bound, child)
                 return mech
-            if name in book.syms.tables:
+            if callee == "table":
                 def table(env, ctx):
                     t = book.tables[name]
                     if ctx.reads is not None:

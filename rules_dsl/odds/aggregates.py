@@ -35,6 +35,7 @@ from .. import compiler as _compiler
 from .. import nodes as n
 from ..builtins import BUILTINS
 from ..compiler import Ctx
+from ..resolve import resolve_callee
 from ..values import ABSENT
 
 AGGREGATES = frozenset({"count", "sum", "max", "min", "len", "any", "all"})
@@ -139,15 +140,16 @@ class _Analysis:
         self.pool_args = []        # [(mechanic, param, pool)]
 
     def _is_builtin(self, name):
-        return name not in self.scope and name in BUILTINS and name not in self.book.syms.globals()
+        return resolve_callee(name, self.scope, self.book.syms).kind == "builtin"
 
     def _callee(self, e):
+        """The mechanic a call names, or None (a built-in, a table, a local...)."""
         if not (isinstance(e, n.Call) and isinstance(e.func, n.Name)):
             return None
         name = e.func.name
-        if name in self.scope or (name in BUILTINS and name not in self.book.syms.globals()):
+        if resolve_callee(name, self.scope, self.book.syms).kind != "mechanic":
             return None
-        return self.book.mechanics.get(name) if name in self.book.syms.mechanics else None
+        return self.book.mechanics[name]
 
     def inline(self, e, depth=0):
         """Inline calls of dice-free mechanics (whose body is only `let`s)."""

@@ -10,11 +10,11 @@ from __future__ import annotations
 import dataclasses
 import weakref
 
-from ..builtins import BUILTINS
 from ..compiler import LetStep, MechanicFn, RequireStep
 from . import aggregates
 from .. import compiler as _compiler
 from .. import nodes as n
+from ..resolve import resolve_callee
 
 
 # ================================================================ the engine
@@ -162,9 +162,10 @@ class _OrderAnalysis:
         if isinstance(e, n.Call):
             args = [o(a) for a in e.args]
             kwargs = {k: o(a) for k, a in e.kwargs}
-            fname = e.func.name if isinstance(e.func, n.Name) and e.func.name not in taint else None
             syms = self.book.syms
-            if fname is not None and fname in syms.mechanics and fname in self.book.mechanics:
+            kind = resolve_callee(e.func.name, taint, syms).kind if isinstance(e.func, n.Name) else "value"
+            fname = e.func.name if kind in ("mechanic", "table", "builtin") else None
+            if kind == "mechanic" and fname in self.book.mechanics:
                 summ = self.summary(fname)
                 callee = self.book.mechanics[fname]
                 names = [p.name for p in callee.params]
@@ -193,11 +194,11 @@ class _OrderAnalysis:
                     else:
                         out.add(m)
                 return out
-            if fname is not None and fname in syms.tables:
+            if kind == "table":
                 for v in args + list(kwargs.values()):
                     self.sink(v, sinks, deep=True)
                 return set()
-            if fname is not None and fname in BUILTINS and fname not in syms.globals():
+            if kind == "builtin":
                 if fname in _ORDER_FREE:
                     return set()
                 if fname in _ORDER_COMPARE:

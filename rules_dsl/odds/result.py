@@ -100,7 +100,7 @@ class Distribution:
                 "error_bound": None if self.exact else f"{self.error_bound.numerator}/{self.error_bound.denominator}"}
 
     def table(self) -> str:
-        rows = [(_show(v), f"{p.numerator}/{p.denominator}" if p.denominator != 1 else str(p.numerator),
+        rows = [(show(v), f"{p.numerator}/{p.denominator}" if p.denominator != 1 else str(p.numerator),
                  _pct(p)) for v, p in self.outcomes]
         head = ("result", "probability", "%")
         w = [max(len(head[i]), *(len(r[i]) for r in rows)) for i in range(3)]
@@ -130,14 +130,6 @@ def _json_value(v):
     if isinstance(v, Record):
         return {k: _json_value(x) for k, x in v.as_dict().items()}
     return to_json(v)
-
-
-def _show(v):
-    if isinstance(v, OrMore):
-        return repr(v)
-    if isinstance(v, (list, tuple)):
-        return "[" + ", ".join(_show(x) for x in v) + "]"
-    return show(v)
 
 
 def _same_value(v, what):

@@ -71,7 +71,7 @@ def cross_index(models: dict) -> list:
             label = sorted(g["titles"], key=lambda t: (len(t), t))[0]
         else:
             label = sorted(g["surface"].items(), key=lambda kv: (-kv[1], len(kv[0]), kv[0]))[0][0].capitalize()
-        by_book = {bid: sorted(set(rs), key=lambda x: (not x[2], x[1].lower())) for bid, rs in g["rules"].items()}
+        by_book = {bid: sorted(set(rs), key=lambda x: (not x[2], x[1].lower(), x[1], x[0])) for bid, rs in g["rules"].items()}
         out.append({"stem": st, "label": label, "books": by_book})
     out.sort(key=lambda e: (e["label"].lower(), e["stem"]))
     return out
@@ -93,7 +93,7 @@ def glossary(models: dict) -> list:
     out = []
     for key, t in terms.items():
         label = sorted(t["forms"].items(), key=lambda kv: (-kv[1], kv[0]))[0][0]
-        out.append({"key": key, "label": label, "rules": sorted(set(t["rules"]), key=lambda x: (x[0], x[2].lower()))})
+        out.append({"key": key, "label": label, "rules": sorted(set(t["rules"]), key=lambda x: (x[0], x[2].lower(), x[2], x[1]))})
     out.sort(key=lambda e: e["key"])
     return out
 
