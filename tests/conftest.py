@@ -81,3 +81,22 @@ def write_book(folder: Path, book_id: str, body: str, header: str = "") -> Path:
     path = folder / f"{book_id}.rules"
     path.write_text(head + body)
     return path
+
+
+def mutated_book(tmp_path: Path, book_id: str, old: str, new: str, filename: str = ""):
+    """A copy of a real book with `old` (which must occur exactly once) replaced by `new`,
+    compiled from source in its own Library: how the audits prove that a misprint in a
+    printed value becomes a finding.  Returns (compiled book, the edited file's path,
+    the original text of that file)."""
+    from rules_dsl.loader import Library
+    src = REPO / "rulebooks"
+    if filename:
+        shutil.copytree(src / book_id, tmp_path / book_id, ignore=shutil.ignore_patterns("*.py", "__pycache__"))
+        path = tmp_path / book_id / filename
+    else:
+        path = tmp_path / f"{book_id}.rules"
+        shutil.copyfile(src / f"{book_id}.rules", path)
+    text = path.read_text()
+    assert text.count(old) == 1, old
+    path.write_text(text.replace(old, new))
+    return Library(tmp_path, cache=tmp_path / "cache").compile_book(book_id, use_cache=False), path, text

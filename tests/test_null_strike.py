@@ -6,6 +6,7 @@ from hypothesis import given, settings, strategies as st
 
 import rules_dsl
 from rules_dsl import InputError
+from conftest import mutated_book
 
 book = rules_dsl.load("null-strike")
 
@@ -412,14 +413,8 @@ MISPRINTS = [
 
 
 @pytest.mark.parametrize("old,new,checks", MISPRINTS)
-def test_audit_misprints_become_findings(old, new, checks, tmp_path, monkeypatch):
-    from rules_dsl import loader
-    source = (ROOT / "rulebooks" / "null-strike.rules").read_text()
-    monkeypatch.setenv("RULES_DSL_BOOKS", str(tmp_path))
-    monkeypatch.setenv("RULES_DSL_CACHE", str(tmp_path / "cache"))
-    assert source.count(old) == 1, old
-    (tmp_path / "null-strike.rules").write_text(source.replace(old, new))
-    mutated = loader.compile_book("null-strike", use_cache=False)
+def test_audit_misprints_become_findings(old, new, checks, tmp_path):
+    mutated, _, _ = mutated_book(tmp_path, "null-strike", old, new)
 
     def cases(b):
         return {(f.check, c) for f in b.run_checks() for c in f.cases}

@@ -12,6 +12,7 @@ from hypothesis import given, settings, strategies as st
 
 import rules_dsl
 from rules_dsl import EvaluationError, InputError, RulesError
+from conftest import mutated_book
 
 ROOT = Path(__file__).resolve().parents[1]
 SEED = "001_546e739ef6003e5d.txt"   # in the `seeds` folder
@@ -550,14 +551,8 @@ MISPRINTS = [
 
 
 @pytest.mark.parametrize("old,new,check", MISPRINTS)
-def test_audit_misprints_become_findings(old, new, check, tmp_path, monkeypatch):
-    from rules_dsl import loader
-    source = (ROOT / "rulebooks" / "void.rules").read_text()
-    monkeypatch.setenv("RULES_DSL_BOOKS", str(tmp_path))
-    monkeypatch.setenv("RULES_DSL_CACHE", str(tmp_path / "cache"))
-    assert source.count(old) == 1, old
-    (tmp_path / "void.rules").write_text(source.replace(old, new))
-    mutated = loader.compile_book("void", use_cache=False)
+def test_audit_misprints_become_findings(old, new, check, tmp_path):
+    mutated, path, source = mutated_book(tmp_path, "void", old, new)
     findings = mutated.run_check(check)
     assert findings and findings[-1].kind == "check-summary", (check, new)
     assert {f.check for f in mutated.run_checks() if f.check} == {check}   # only the check that covers the value
@@ -565,7 +560,7 @@ def test_audit_misprints_become_findings(old, new, check, tmp_path, monkeypatch)
     text = source.replace(old, new)
     line = text[:text.index(new)].count("\n") + 1 + new.count("\n")
     (f,) = [f for f in findings if f.kind == "disagreement"]
-    assert f.location.rsplit(":", 2)[:2] == [str(tmp_path / "void.rules"), str(line)], (f.location, line)
+    assert f.location.rsplit(":", 2)[:2] == [str(path), str(line)], (f.location, line)
 
 
 def test_audit_note_kinds(book):

@@ -8,6 +8,7 @@ from hypothesis import given, settings, strategies as st
 import rules_dsl
 from rules_dsl.values import ABSENT
 from rules_dsl.errors import InputError
+from conftest import mutated_book
 
 book = rules_dsl.load("warhammer-40k")
 M = book.mechanics
@@ -333,14 +334,8 @@ ROOT = Path(__file__).resolve().parents[1]
 BUNKER_FINDINGS = {"bunker_armour_is_fortification_grade", "bunker_door_matches_bunker"}
 
 
-def _mutated(old, new, tmp_path, monkeypatch):
-    from rules_dsl import loader
-    source = (ROOT / "rulebooks" / "warhammer-40k.rules").read_text()
-    assert source.count(old) == 1, old
-    monkeypatch.setenv("RULES_DSL_BOOKS", str(tmp_path))
-    monkeypatch.setenv("RULES_DSL_CACHE", str(tmp_path / "cache"))
-    (tmp_path / "warhammer-40k.rules").write_text(source.replace(old, new))
-    return loader.compile_book("warhammer-40k", use_cache=False)
+def _mutated(old, new, tmp_path, monkeypatch=None):
+    return mutated_book(tmp_path, "warhammer-40k", old, new)[0]
 
 
 def test_audit_zero_wounds_is_not_a_casualty():

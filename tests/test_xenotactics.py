@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import itertools
 import re
-import shutil
 from fractions import Fraction
 from pathlib import Path
 
@@ -15,6 +14,7 @@ from hypothesis import strategies as st
 
 import rules_dsl
 from rules_dsl.errors import InputError
+from conftest import mutated_book
 
 FACES = range(1, 11)
 
@@ -540,17 +540,8 @@ MISPRINTS = [
 
 
 @pytest.mark.parametrize("filename,old,new,check", MISPRINTS)
-def test_audit_misprints_become_findings(book, filename, old, new, check, tmp_path, monkeypatch):
-    from rules_dsl import loader
-    folder = tmp_path / "xenotactics"
-    shutil.copytree(ROOT / "rulebooks" / "xenotactics", folder,
-                    ignore=shutil.ignore_patterns("*.py", "__pycache__"))
-    source = (folder / filename).read_text()
-    assert source.count(old) == 1, old
-    (folder / filename).write_text(source.replace(old, new))
-    monkeypatch.setenv("RULES_DSL_BOOKS", str(tmp_path))
-    monkeypatch.setenv("RULES_DSL_CACHE", str(tmp_path / "cache"))
-    mutated = loader.compile_book("xenotactics", use_cache=False)
+def test_audit_misprints_become_findings(book, filename, old, new, check, tmp_path):
+    mutated, path, source = mutated_book(tmp_path, "xenotactics", old, new, filename)
     findings = mutated.run_check(check)
     assert findings and findings[-1].kind == "check-summary", (check, new)
     text = source.replace(old, new)
@@ -558,7 +549,7 @@ def test_audit_misprints_become_findings(book, filename, old, new, check, tmp_pa
     values = [f for f in findings if f.kind == "disagreement"]
     if new.startswith("|"):     # a printed row: exactly one finding, on that very line
         (f,) = values
-        assert f.location.rsplit(":", 2)[:2] == [str(folder / filename), str(line)], (f.location, line)
+        assert f.location.rsplit(":", 2)[:2] == [str(path), str(line)], (f.location, line)
     else:                       # a constant: no table behind it, the finding stays at the check
         assert values == [] and findings[-1].location == findings[-1].check_location
     before = {f.check for f in book.findings}

@@ -146,12 +146,8 @@ class _Engine:
         st = self.plan.steps[pos]
         fn = st.fn
         if not self.plan.random[pos]:          # no dice here: evaluate once, no enumeration
-            try:
-                self.tick()
-                value = fn(env, self.fixed)
-            except _Rolled:
-                pass
-            else:
+            done, value = self.once(fn, env)
+            if done:
                 return self.next(pos, env, st, value)
         fast = self.plan.fast[pos] and self.fast(self.plan.fast[pos], env)
         if fast is not None:
@@ -165,6 +161,15 @@ class _Engine:
                 if rep in r.tokens:
                     continue
                 raise
+
+    def once(self, fn, env):
+        """(True, value) for a statement the plan found dice-free, evaluated once with
+        the given rolls; (False, None) if it rolled after all (then it is enumerated)."""
+        try:
+            self.tick()
+            return True, fn(env, self.fixed)
+        except _Rolled:
+            return False, None
 
     def branch(self, pos, env, st, branches):
         """The rest of the mechanic after each value of a statement (step `st`), weighted."""
@@ -203,12 +208,8 @@ class _Engine:
     def final(self, env):
         fn = self.plan.result
         if not self.plan.result_random:
-            try:
-                self.tick()
-                value = fn(env, self.fixed)
-            except _Rolled:
-                pass
-            else:
+            done, value = self.once(fn, env)
+            if done:
                 return self.outcomes([(value, 1, 1, 0)])
         fast = self.plan.fast_result and self.fast(self.plan.fast_result, env)
         if fast is not None:

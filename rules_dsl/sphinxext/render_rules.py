@@ -123,6 +123,16 @@ FINDING_TITLES = {
 }
 
 
+def _cases_list(cases, most=12):
+    """A finding's failing cases as a bullet list of literals (the first `most`)."""
+    lst = nodes.bullet_list(classes=["rules-finding-cases"])
+    for case in cases[:most]:
+        li = nodes.list_item()
+        li += nodes.paragraph("", "", literal(case))
+        lst += li
+    return lst
+
+
 def finding_node(f):
     adm = nodes.admonition(classes=["rules-finding", f"rules-finding-{f['kind']}", "caution"])
     title = FINDING_TITLES.get(f["kind"], "Finding")
@@ -135,20 +145,10 @@ def finding_node(f):
         p += nodes.Text(f" (source line {f['line']}) disagrees with the check below:" if f.get("line")
                         else " disagrees with the check below:")
         adm += p
-        lst = nodes.bullet_list(classes=["rules-finding-cases"])
-        for case in f["cases"][:12]:
-            li = nodes.list_item()
-            li += nodes.paragraph("", "", literal(case))
-            lst += li
-        adm += lst
+        adm += _cases_list(f["cases"])
     elif m and f["cases"]:
         adm += text_para(m.group("head") + ":")
-        lst = nodes.bullet_list(classes=["rules-finding-cases"])
-        for case in f["cases"][:12]:
-            li = nodes.list_item()
-            li += nodes.paragraph("", "", literal(case))
-            lst += li
-        adm += lst
+        adm += _cases_list(f["cases"])
         if len(f["cases"]) > 12:
             adm += text_para(f"… and {len(f['cases']) - 12} more.")
     else:
