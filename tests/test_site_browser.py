@@ -8,7 +8,8 @@ redirect), hovers and follows a rule cross-reference, searches for
 rule, and checks that no page logs a console error or throws.  Screenshots go
 to `<build>/_screenshots/`.
 
-Skipped only when no Chromium is installed (Debian: `apt-get install chromium`).
+Skipped only when no Chromium is installed (Debian: `apt-get install chromium`); `RULES_DSL_CHROMIUM`
+names the browser's path where it is not on `PATH`.
 """
 from __future__ import annotations
 
@@ -27,7 +28,8 @@ import pytest
 
 from rules_dsl.sphinxext.testing import REPO, build, make_project
 
-CHROMIUM = next((shutil.which(n) for n in ("chromium", "chromium-browser", "google-chrome") if shutil.which(n)), None)
+CHROMIUM = os.environ.get("RULES_DSL_CHROMIUM") or next(
+    (shutil.which(n) for n in ("chromium", "chromium-browser", "google-chrome") if shutil.which(n)), None)
 pytestmark = [pytest.mark.site,
               pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (apt-get install chromium)")]
 
