@@ -73,6 +73,7 @@ def check_book(book: BookAST, texts: dict, other_ids: Callable[[str], Optional[s
     report = Reporter(texts)
     check_ids(book, report)
     syms = collect_declarations(book, report)
+    check_anchor_clashes(book, report)
     check_types(book, syms, report)
     check_reserved_names(book, report)
     check_references(book, report, other_ids)
@@ -106,6 +107,25 @@ def check_unused_locals(book: BookAST, report: Reporter):
 
 
 # ------------------------------------------------------------------------ ids
+def check_anchor_clashes(book: BookAST, report: Reporter):
+    """A mechanic or table named like a rule or section id of the same book: the
+    site gives both the anchor `book:name` (and a link to it could mean either), so
+    the build would fail on a duplicate id with no location.  Said here, at both places."""
+    ids = {}
+    for p in walk(book.items):
+        if isinstance(p.node, (n.Rule, n.Section)):
+            ids.setdefault(p.node.id, p.node)
+    for p in decls_of(book):
+        d = p.node
+        if isinstance(d, (n.Mechanic, n.Table)) and d.name in ids:
+            other = ids[d.name]
+            kind = "mechanic" if isinstance(d, n.Mechanic) else "table"
+            okind = "rule" if isinstance(other, n.Rule) else "section"
+            report(d.span, f"{kind} '{d.name}' has the same name as the {okind} id '{d.name}'",
+                   f"both would be {book.id}:{d.name} on the website and in references; rename one",
+                   related=[Related.at(other.span, f"the {okind} '{d.name}' is here")])
+
+
 def check_ids(book: BookAST, report: Reporter):
     seen = {}
     for p in walk(book.items):

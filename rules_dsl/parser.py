@@ -512,7 +512,7 @@ class _Builder:
         if d == "absent_cell":
             return n.Cell(sp, ABSENT)
         if d == "range_cell":
-            return n.Cell(sp, (self.int(c.children[0]), self.int(c.children[1])))
+            return n.Cell(sp, (self.signed(c.children[0]), self.signed(c.children[1])))
         if d == "rule_line":
             return n.Cell(sp, "---")
         raise AssertionError(d)  # pragma: no cover

@@ -382,3 +382,44 @@ def test_a_member_named_like_a_builtin_is_a_value_but_calls_reach_the_builtin(de
 def test_calling_an_enum_member_is_a_diagnostic_not_a_runtime_error(demo_books):
     err = errors_of(demo_books, 'rule r "R" { enum e { x, y }\n mechanic f() -> int = x(1) }\n')
     assert "'x' cannot be called" in err.diagnostics[0].message
+
+
+def test_table_keys_can_be_signed_ranges(demo_books):
+    write_book(demo_books, "t", 'rule r "R" { table mods(k: -9..9) -> int {\n | k | v |\n | -9..-2 | 1 |\n'
+                                ' | -1..9 | 2 |\n }\n mechanic f(k: -9..9) -> int = mods(k) }\n')
+    book = rules_dsl.load("t")
+    assert [book.mechanics["f"](k=k) for k in (-9, -2, -1, 9)] == [1, 1, 2, 2]
+
+
+LOOKED_UP = ' mechanic f(k: {keytype}) -> int = t(k)\n'
+
+
+# the table is on line 7 of the written book, its second row on line 10
+@pytest.mark.parametrize("rows,keytype,needle,line", [
+    ("| 1..3 | 1 |\n | 5..6 | 2 |", "1..6", "table t has no row for k=4", 7),              # a gap in the ranges
+    ("| 1 | 1 |\n | 2 | 2 |", "1..3", "table t has no row for k=3", 7),                   # a missing row
+    ("| 1..4 | 1 |\n | 4..6 | 2 |", "1..6", "table t: this row repeats k=4", 10),         # overlapping ranges
+    ("| a | 1 |\n | a | 2 |\n | b | 3 |", "e", "table t: this row repeats k=a", 10),       # a duplicated key
+    ("| a | 1 |", "e", "table t has no row for k=b", 7),                                  # an enum member left out
+])
+def test_table_rows_cover_each_key_once(demo_books, rows, keytype, needle, line):
+    src = (f'rule r "R" {{ enum e {{ a, b }}\n table t(k: {keytype}) -> int {{\n | k | v |\n {rows}\n }}\n'
+           + LOOKED_UP.format(keytype=keytype) + '}\n')
+    err = errors_of(demo_books, src)
+    (d,) = [d for d in err.diagnostics if needle in d.message]
+    assert d.line == line, (d.line, line)
+    assert d.hint
+
+
+def test_a_table_only_listed_by_rows_may_print_one_example(demo_books):
+    """A record of what the source prints (one worked example) is not looked up in play."""
+    write_book(demo_books, "t", 'rule r "R" { table printed(level: 1..20) -> 0..20 {\n | level | v |\n | 6 | 6 |\n }\n'
+                                ' check c "C" { for row in rows(printed): row.value == row.level }\n}\n')
+    assert rules_dsl.load("t").tables["printed"](6) == 6
+
+
+def test_a_rule_id_equal_to_a_table_name_is_a_diagnostic(demo_books):
+    err = errors_of(demo_books, 'rule mods "Modifiers" { table mods(k: 1..2) -> int {\n | k | v |\n | 1..2 | 0 |\n }\n}\n')
+    (d,) = err.diagnostics
+    assert "table 'mods' has the same name as the rule id 'mods'" in d.message and "t:mods" in d.hint
+    assert d.related and "the rule 'mods' is here" in d.related[0].message

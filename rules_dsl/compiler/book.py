@@ -13,7 +13,7 @@ from .checks import CheckFn
 from .context import Ctx
 from .expressions import compile_expr
 from .mechanics import MechanicFn
-from .tables import TableFn
+from .tables import TableFn, looked_up_tables
 
 
 class CompiledBook:
@@ -32,6 +32,7 @@ class CompiledBook:
                 self.members[m] = self.enums[owner][m] if owner in self.enums else Sym(m, owner)
         self._const_values, self._const_busy = {}, set()
         self.tables, self.mechanics, self.checks = {}, {}, {}
+        self.looked_up = looked_up_tables(ast, syms)
         diags = []
         for p in decls_of(ast):
             d = p.node

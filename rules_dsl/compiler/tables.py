@@ -9,6 +9,40 @@ from ..errors import EvaluationError, InputError, RulebookError
 from ..values import ABSENT, Record, show
 from .typecheck import TypeCheck
 
+# the most key combinations a table's coverage check enumerates
+COVERAGE_LIMIT = 100_000
+
+
+def looked_up_tables(ast, syms) -> set:
+    """The tables that play reads by key: named anywhere in a mechanic or constant
+    other than as the argument of `rows(...)`.  A table only listed through `rows`
+    (a record of what the source prints, such as one worked example), or read by key
+    only in checks and examples (which fail loudly on a missing row when run), need
+    not have a row for every key; one that a mechanic looks up must."""
+    from ..model import decls_of
+    from ..resolve import scoped_parts
+    used, listed = set(), set()
+    for p in decls_of(ast):
+        if not isinstance(p.node, (n.Mechanic, n.Const)):
+            continue
+        for what, part, _ in scoped_parts(p.node):
+            roots = (part,) if what == "expr" else (part.dice.count, part.dice.on, part.dice.then)
+            for x in n.iter_nodes(roots):
+                if isinstance(x, n.Call) and isinstance(x.func, n.Name) and x.func.name == "rows" \
+                        and len(x.args) == 1 and isinstance(x.args[0], n.Name):
+                    listed.add(x.args[0])
+                elif isinstance(x, n.Name):
+                    r = syms.resolved.get(x)
+                    if r is not None and r.kind == "table":
+                        used.add(x)
+    return {x.name for x in used - listed}
+
+
+def _product(domains):
+    from itertools import product
+    return product(*domains)
+
+
 if TYPE_CHECKING:
     from .book import CompiledBook
 
@@ -61,6 +95,8 @@ class TableFn:
             self._build_grid(diags)
         else:
             self._build_rows(diags)
+        if not diags:
+            self._check_coverage(diags, node.name in book.looked_up)
         if diags:
             raise RulebookError(diags)
         self._exact, self._exact_at = {}, {}
@@ -69,6 +105,47 @@ class TableFn:
                 self._exact[keys] = v
                 self._exact_at.setdefault(keys, i)
         self.__doc__ = node.doc
+
+    def _check_coverage(self, diags, looked_up=True):
+        """Over keys of finite types (ranges, bool, enums, dice faces): every key
+        combination has exactly one row.  Two rows for one key: the second could never
+        be read.  No row for a key of a table that play looks up (`looked_up_tables`):
+        a lookup of it would fail during play.  (A value the source does not print is
+        a row with `absent`, not a missing row.)"""
+        domains = [ch.finite_values(COVERAGE_LIMIT) for ch in self.key_checks]
+        if any(d is None for d in domains):
+            return
+        size = 1
+        for d in domains:
+            size *= len(d)
+        if size > COVERAGE_LIMIT:
+            return
+        first = {}             # key combination -> index of the entry that reads it
+        clashes = {}           # index of a later entry -> (a combination, the earlier entry)
+        for i, (keys, _) in enumerate(self.entries):
+            combos = [[]]
+            for k, dom in zip(keys, domains):
+                vals = [v for v in dom if v in k] if isinstance(k, range) else [k]
+                combos = [c + [v] for c in combos for v in vals]
+            for c in combos:
+                c = tuple(c)
+                if c in first:
+                    clashes.setdefault(i, (c, first[c]))
+                else:
+                    first[c] = i
+        names = [p.name for p in self.keys]
+
+        def at(c):
+            return ", ".join(f"{k}={show(v)}" for k, v in zip(names, c))
+        for i, (c, j) in sorted(clashes.items()):
+            diags.append(self.book.diag(self.spans[i], f"table {self.name}: this row repeats {at(c)}",
+                                        f"line {self.spans[j].line} already gives it; a key has one row"))
+        missing = [c for c in _product(domains) if c not in first] if looked_up else []
+        if missing:
+            shown = "; ".join(at(c) for c in missing[:4]) + (f"; and {len(missing) - 4} more" if len(missing) > 4 else "")
+            diags.append(self.book.diag(self.node.span, f"table {self.name} has no row for {shown}",
+                                        "add the rows (a value the source does not give is written absent),"
+                                        " or narrow the key's type"))
 
     def _cell(self, cell: n.Cell, check: TypeCheck, diags, key=False):
         v = cell.value

@@ -38,6 +38,34 @@ class TypeCheck:
             return "a record (" + ", ".join(f"{k}: {self._describe(v)}" for k, v in t.fields) + ")"
         return "?"
 
+    def finite_values(self, limit, t=None):
+        """Every value of the type, in order, if there are at most `limit`; else None
+        (int, number, text, lists and records are never finite)."""
+        t = self.t if t is None else t
+        if isinstance(t, n.RangeType):
+            return list(range(t.low, t.high + 1)) if t.high - t.low < limit else None
+        if isinstance(t, n.UnionType):
+            out = []
+            for o in t.options:
+                vs = self.finite_values(limit, o)
+                if vs is None:
+                    return None
+                out += [v for v in vs if v not in out]
+            return out if len(out) <= limit else None
+        if not isinstance(t, n.NamedType):
+            return None
+        if t.name == "bool":
+            return [False, True]
+        if t.name == "absent":
+            return [ABSENT]
+        if t.name in self.book.enums:
+            vs = list(self.book.enums[t.name].values())
+            return vs if len(vs) <= limit else None
+        if t.name in self.book.dice:
+            vs = [self.convert(f) for f in self.book.dice[t.name].distinct]
+            return vs if len(vs) <= limit else None
+        return None
+
     def convert(self, v, t=None):
         """Return the normalised value, or raise ValueError."""
         t = self.t if t is None else t
