@@ -130,3 +130,15 @@ def test_terminal_prose_renders_links_emphasis_and_bullets():
     from rules_dsl.cli import _terminal_prose
     lines = _terminal_prose("**Bold** and *it* see [[close-combat]] or [[dust-tactics:heroes|a hero]].\n\n- one\n- two [[x]]")
     assert lines == ["  Bold and it see close combat or a hero.", "  - one", "  - two x"]
+
+
+def test_call_takes_a_called_mechanics_roll_by_its_printed_name(demo_books):
+    from test_language import COMBINED
+    write_book(demo_books, "cm", COMBINED)
+    p = run(demo_books, "call", "cm:attack", "n=3", "--seed", "2", "--json")
+    printed = json.loads(p.stdout)["rolls"]
+    assert set(printed) == {"hit.hit_dice", "save"}
+    p = run(demo_books, "call", "cm:attack", "n=3", "hit.hit_dice=[4,4,1]", "save=1", "--json")
+    assert p.returncode == 0 and json.loads(p.stdout)["result"] == 2
+    p = run(demo_books, "odds", "cm:attack", "n=3", "hit.hit_dice=[4,4,1]", "--json")
+    assert p.returncode == 0, p.stderr

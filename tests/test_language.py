@@ -423,3 +423,23 @@ def test_a_rule_id_equal_to_a_table_name_is_a_diagnostic(demo_books):
     (d,) = err.diagnostics
     assert "table 'mods' has the same name as the rule id 'mods'" in d.message and "t:mods" in d.hint
     assert d.related and "the rule 'mods' is here" in d.related[0].message
+
+
+COMBINED = ('rule r "R" {\n mechanic hit(n: 1..10) -> int { roll hit_dice: n of d6  return count(d for d in hit_dice if d >= 4) }\n'
+            ' mechanic attack(n: 1..10) -> int { let h = hit(n)  roll save: d6  return if save >= 5 then 0 else h }\n}\n')
+
+
+def test_a_called_mechanics_roll_is_given_by_the_name_a_call_prints(demo_books):
+    from fractions import Fraction
+    from rules_dsl.errors import NotFound
+    from rules_dsl.odds import distribution
+    write_book(demo_books, "t", COMBINED)
+    attack = rules_dsl.load("t").mechanics["attack"]
+    result, made = attack.run(n=3, seed=1)
+    assert set(made) == {"hit.hit_dice", "save"}                      # the names a call prints
+    assert attack(n=3, save=1, **{"hit.hit_dice": [4, 5, 1]}) == 2
+    assert attack(n=3, rolls={"hit.hit_dice": [6, 6, 6], "save": 6}) == 0
+    d = distribution(attack, n=3, **{"hit.hit_dice": [4, 4, 1]})
+    assert d.outcomes == [(0, Fraction(1, 3)), (2, Fraction(2, 3))]   # only the save is rolled
+    with pytest.raises(NotFound, match="did you mean 'hit.hit_dice'"):
+        attack(n=3, **{"hit.hitdice": [4, 4, 4]})

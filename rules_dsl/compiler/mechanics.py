@@ -218,13 +218,25 @@ class MechanicFn:
             raise EvaluationError(f"{self.node.span}: {self.name} produced {show(value)}, "
                                   f"which is not {self.returns.describe} as declared") from None
 
-    def run(self, *args, rolls=None, seed=None, rng=None, **kwargs):
-        """Evaluate; return (result, rolls made).  `rolls` gives named rolls' values."""
+    def given_rolls(self, kwargs: dict, rolls=None) -> dict:
+        """Take the rolls given by name out of `kwargs` (which keeps the parameters):
+        a roll of this mechanic by its name, a roll of a mechanic it calls by the
+        dotted name a call prints (`hit.hit_dice`), and those in `rolls`."""
         roll_names = {r.name for r in self.rolls}
+        params = {p.name for p in self.params}
         given = dict(rolls or {})
         for k in list(kwargs):
-            if k in roll_names and k not in {p.name for p in self.params}:
+            if (k in roll_names or "." in k) and k not in params:
                 given[k] = kwargs.pop(k)
+        return given
+
+    def run(self, *args, rolls=None, seed=None, rng=None, **kwargs):
+        """Evaluate; return (result, rolls made).  `rolls` gives named rolls' values.
+
+        A roll may also be given as a keyword: its own name (`save=1`), or, for a roll
+        made inside a mechanic this one calls, the dotted name a call prints for it
+        (`hit.hit_dice=[4, 4, 4]`, through ``**{...}`` in Python)."""
+        given = self.given_rolls(kwargs, rolls)
         bound = self.bind(list(args), kwargs)
         roller = GivenRoller(given, rng or (random.Random(seed) if seed is not None else random.Random()))
         try:
@@ -233,7 +245,7 @@ class MechanicFn:
             raise EvaluationError(f"{self.name}: the evaluation nests too deeply") from None
         unknown = set(given) - roller.used
         if unknown:
-            raise NotFound("roll", sorted(unknown)[0], list(roller.made) + sorted(roll_names),
+            raise NotFound("roll", sorted(unknown)[0], list(roller.made) + sorted(r.name for r in self.rolls),
                            where=f"{self.book_id}:{self.name} (rolls made: {', '.join(roller.made) or 'none'})")
         return result, roller.made
 

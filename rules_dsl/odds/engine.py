@@ -281,10 +281,7 @@ def distribution(mechanic, *args, _deadline=None, _max_evals=MAX_EVALUATIONS, **
     roll_names = {r.name for r in mechanic.rolls}
     params = {p.name for p in mechanic.params}
     rolls = kwargs.pop("rolls", None) if "rolls" not in params else None
-    given = dict(rolls or {})
-    for k in list(kwargs):
-        if k in roll_names and k not in params:
-            given[k] = kwargs.pop(k)
+    given = mechanic.given_rolls(kwargs, rolls)
     bound = mechanic.bind(list(args), kwargs)
     if not mechanic.has_dice:
         raise NoDice(f"{mechanic.book_id}:{mechanic.name} rolls no dice, so it has no odds; "
