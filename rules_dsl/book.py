@@ -88,6 +88,9 @@ class Book:
         self.ast, self.compiled = ast, compiled
         h = ast.header
         self.id, self.title, self.edition, self.source, self.units = h.id, h.title, h.edition, h.source, h.units
+        # `findings fail` in the header: the book is a designer's own game, whose
+        # checks must hold (a finding fails `rules check` and pytest, as --strict)
+        self.findings_fail = h.findings == "fail"
         self.dice = compiled.dice
         self.rules = [RuleView(p.node, self.id, p.section_ids, p.section_titles) for p in rules_of(ast)]
         self.rules_by_id = {r.id: r for r in self.rules}

@@ -435,7 +435,7 @@ def cmd_check(args):
         report["warnings"].extend(dict(d.as_json(), book=bid) for d in book.warnings)
         if bad or any(f.kind == "check-error" for f in findings):
             failed = True
-        if args.strict and findings:
+        if (args.strict or book.findings_fail) and findings:
             failed = True
         if not args.json:
             _out(f"{bid}: {len(book.rules)} rules, {len(book.mechanics)} mechanics, "
@@ -444,6 +444,8 @@ def cmd_check(args):
                 _out(f"  FAILED example {r.location} ({r.rule})\n" + "\n".join("    " + l for l in r.report.splitlines()))
             for f in findings:
                 _out(f"  finding [{f.kind}] {f.location} ({f.rule}): {f.message}")
+            if findings and book.findings_fail and not args.strict:
+                _out(f"  {bid}: its header says `findings fail`, so these findings fail the check")
             for d in book.warnings:
                 _out("  " + d.render().replace("\n", "\n  "))
     if args.json:

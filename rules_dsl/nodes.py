@@ -373,6 +373,7 @@ class Header:
     edition: str = ""
     source: str = ""
     units: str = ""
+    findings: str = "report"   # "fail": a finding fails `rules check` and pytest (a designer's own game)
     dice: tuple = ()       # of Die
     prose: tuple = ()
 

@@ -329,7 +329,7 @@ class _Builder:
         return n.SourceFile(self.path, header, tuple(items), tuple(self.errors))
 
     def header(self, t) -> n.Header:
-        fields = {"title": "", "edition": "", "source": "", "units": ""}
+        fields = {"title": "", "edition": "", "source": "", "units": "", "findings": "report"}
         dice, prose = [], []
         for f in t.children[1:]:
             d = f.data
@@ -337,6 +337,14 @@ class _Builder:
                 fields[d[2:]] = self.string(f.children[0])
             elif d == "h_units":
                 fields["units"] = str(f.children[0])
+            elif d == "h_findings":
+                mode = str(f.children[0])
+                if mode not in ("fail", "report"):
+                    self.error(f.children[0], f"findings {mode}: unknown mode",
+                               "write `findings fail` (a check that finds a disagreement fails `rules check`, "
+                               "for a game of your own) or `findings report` (the default, for a restated book)")
+                else:
+                    fields["findings"] = mode
             elif d == "h_dice":
                 for tok in f.children:
                     m = re.fullmatch(r"d([0-9]+)", str(tok))

@@ -39,6 +39,8 @@ class RulesFile(pytest.File):
         except RulesError as e:
             yield CompileItem.from_parent(self, name=f"{book_id}[compile]", error=e)
             return
+        if book.findings_fail and Path(book.ast.files[0]).resolve() == self.path.resolve():
+            yield FindingsItem.from_parent(self, name=f"{book_id}[findings]", book=book)
         counts = {}
         for rule_id, _ in book.example_cases():
             counts[rule_id] = counts.get(rule_id, 0) + 1
@@ -69,6 +71,28 @@ class CompileItem(pytest.Item):
 
 class ExampleFailed(Exception):
     pass
+
+
+class FindingsItem(pytest.Item):
+    """A book whose header says `findings fail` (a designer's own game): its checks
+    must find nothing, so each finding fails this item."""
+
+    def __init__(self, *, book, **kw):
+        super().__init__(**kw)
+        self.book = book
+
+    def runtest(self):
+        findings = self.book.findings
+        if findings:
+            raise ExampleFailed("\n".join(f"finding [{f.kind}] {f.location} ({f.rule}): {f.message}" for f in findings))
+
+    def repr_failure(self, excinfo):
+        if isinstance(excinfo.value, ExampleFailed):
+            return f"{self.book.id}: the book says `findings fail`, and its checks found:\n{excinfo.value}"
+        return super().repr_failure(excinfo)
+
+    def reportinfo(self):
+        return self.path, 0, self.name
 
 
 class ExampleItem(pytest.Item):

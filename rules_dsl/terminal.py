@@ -229,7 +229,7 @@ def labelled(label: str, w: int, text: str, out: Out, indent: str, styles=()) ->
 
 
 def absent_text(out: Out) -> str:
-    return "absent (the source gives no value)"
+    return "absent (the rulebook gives no value)"
 
 
 # ------------------------------------------------------------------ tables
@@ -270,7 +270,7 @@ def table_lines(node, out: Out, indent: str = "  ") -> list:
             labels = [node.params[0].name] + [f"{node.params[1].name} {h}" for h in header[1:]]
         lines = _records_text(labels, rows, out, indent)
     if any_absent:
-        lines.append(indent + out.style(f"{out.dash} absent: the source gives no value", "dim"))
+        lines.append(indent + out.style(f"{out.dash} absent: the rulebook gives no value", "dim"))
     return lines
 
 
@@ -501,7 +501,7 @@ def rule_lines(book, rv, record: dict, out: Out, title_of=None) -> list:
                     + wrap_segments([(f"for {binds}{where}: {expr_text(d.claim)}", ("dim",))], out.width, out,
                                     "    ", "      "))
     for f in record.get("findings", []):
-        section([f"  {out.style('Finding: the source disagrees with itself', 'warn')}"]
+        section([f"  {out.style('Finding: the book disagrees with itself', 'warn')}"]
                 + wrap_segments([(f, ())], W, out, "    "))
     for i, ex in enumerate(node.examples):
         label = "Example" + (f" {i + 1}" if len(node.examples) > 1 and not ex.title else "")

@@ -142,3 +142,49 @@ def test_call_takes_a_called_mechanics_roll_by_its_printed_name(demo_books):
     assert p.returncode == 0 and json.loads(p.stdout)["result"] == 2
     p = run(demo_books, "odds", "cm:attack", "n=3", "hit.hit_dice=[4,4,1]", "--json")
     assert p.returncode == 0, p.stderr
+
+
+OWN_GAME = '''book own {
+  title "My Game"
+  findings fail
+  dice d6
+}
+
+rule troopers "Troopers" {
+  """A trooper costs 5 points a model."""
+  mechanic price(models: 1..10) -> int = 5 * models
+  table roster(models: 1..3) -> int {
+    | models | points |
+    | 1 | 5 |
+    | 2 | 10 |
+    | 3 | 16 |
+  }
+  check roster_prices "The roster's prices follow the formula" {
+    for row in rows(roster): row.value == price(row.models)
+  }
+}
+'''
+
+
+def test_findings_fail_in_the_header_makes_findings_fail_check_and_pytest(demo_books, tmp_path):
+    (demo_books / "own.rules").write_text(OWN_GAME)
+    p = run(demo_books, "check", "own")
+    assert p.returncode == 1 and "2 finding(s)" in p.stdout and "[disagreement]" in p.stdout, p.stdout
+    assert "findings fail" in p.stdout                 # it says why the run fails
+    (demo_books / "own.rules").write_text(OWN_GAME.replace("| 3 | 16 |", "| 3 | 15 |"))
+    assert run(demo_books, "check", "own").returncode == 0
+    (demo_books / "own.rules").write_text(OWN_GAME)
+    env = dict(os.environ, RULES_DSL_BOOKS=str(demo_books), RULES_DSL_CACHE=str(tmp_path / "c"))
+    q = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(demo_books / "own.rules")],
+                       capture_output=True, text=True, env=env, timeout=120, cwd=tmp_path)
+    assert q.returncode == 1 and "own[findings]" in q.stdout and "roster(models=3) (line 14) disagrees" in q.stdout, q.stdout
+    # a restated book (the default, `findings report`) reports the same finding and passes
+    (demo_books / "own.rules").write_text(OWN_GAME.replace("  findings fail\n", ""))
+    assert run(demo_books, "check", "own").returncode == 0
+
+
+def test_an_unknown_findings_mode_is_a_diagnostic(demo_books):
+    (demo_books / "own.rules").write_text(OWN_GAME.replace("findings fail", "findings loud"))
+    p = run(demo_books, "check", "own")
+    assert p.returncode != 0 and "findings loud: unknown mode" in p.stderr + p.stdout
+    assert "findings fail" in p.stderr + p.stdout

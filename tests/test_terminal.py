@@ -135,7 +135,7 @@ def test_tables_print_aligned_with_absent_cells_marked():
     heat = next(r for r in rows if r.strip().startswith("Blastgun (Heat)"))
     cells = [heat[s:e].strip() for s, e in zip(starts, starts[1:] + [None])]
     assert cells[:4] == ["Blastgun (Heat)", "—", "assault", "1"] and cells[-1] == "—"
-    assert "— absent: the source gives no value" in out
+    assert "— absent: the rulebook gives no value" in out
 
 
 def test_a_table_too_wide_falls_back_to_one_record_per_block():
@@ -188,7 +188,7 @@ def test_call_looks_a_table_up():
 def test_call_a_table_of_records_prints_one_field_a_line():
     p = rules("call", "null-strike:sample_weapons", "weapon=Blastgun (Heat)")
     assert p.returncode == 0
-    assert re.search(r"^points +absent \(the source gives no value\)$", p.stdout, re.M)
+    assert re.search(r"^points +absent \(the rulebook gives no value\)$", p.stdout, re.M)
     assert re.search(r"^type +assault$", p.stdout, re.M)
     j = json.loads(rules("call", "null-strike:sample_weapons", "weapon=Blastgun (Heat)", "--json").stdout)
     assert j["result"]["points"] is None and j["result"]["type"] == "assault"

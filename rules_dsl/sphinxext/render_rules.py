@@ -117,7 +117,7 @@ _FAILS = re.compile(r"^(?P<head>.*?: fails in \d+ of \d+ cases)(?::|$)", re.S)
 
 FINDING_TITLES = {
     "disagreement": "Finding: a printed value disagrees",
-    "check-summary": "Finding: the source disagrees with itself",
+    "check-summary": "Finding: the book disagrees with itself",
     "undefined-name": "Finding: a name used but never defined",
     "check-error": "Finding: a check could not run",
 }
