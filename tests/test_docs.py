@@ -236,8 +236,9 @@ def test_odds_table_for_dice_mechanics(tiny):
     demo = page(tiny, "docs/books/demo/basics")
     assert "Exact odds" in demo and "rules-odds" in demo
     xss = page(tiny, "docs/books/xss/esc")
-    # two_dice: 7 is the likeliest sum, 6/36
-    assert re.search(r"<code[^>]*><span class=\"pre\">7</span></code>.*?16\.67%.*?1/6", xss, re.S)
+    # two_dice: 7 is the likeliest sum, 6/36; 7 or more: 21/36
+    assert re.search(r"<code[^>]*><span class=\"pre\">7</span></code>.*?16\.67%.*?58\.33%.*?1/6", xss, re.S)
+    assert "At least" in xss
 
 
 def test_books_glossary_cross_index_and_inventory(tiny):

@@ -598,7 +598,8 @@ def test_json_table_and_probability(demo):
     d = distribution(demo.mechanics["sustained"], n=3)
     j = d.as_json()
     json.dumps(j)
-    assert j["outcomes"][0] == {"value": 0, "probability": "64/729", "float": 64 / 729}
+    assert j["outcomes"][0] == {"value": 0, "probability": "64/729", "float": 64 / 729,
+                                "probability_at_least": "1/1", "probability_at_most": "64/729"}
     assert j["mean"] == "5/3" and abs(j["mean_float"] - 5 / 3) < 1e-12
     assert [o["value"] for o in j["outcomes"]] == [0, 1, 2, 3]
     t = d.table()
@@ -608,6 +609,24 @@ def test_json_table_and_probability(demo):
     assert j["mean"] is None and j["outcomes"][0]["value"] == ["ignored", "ignored"]
     j = distribution(demo.mechanics["laser"]).as_json()
     assert j["outcomes"][-1]["value"] == {"at_least": 26}
+
+
+def test_at_least_and_at_most_are_the_tail_sums(demo):
+    """The 'at least' and 'at most' columns equal the probability of the event they name."""
+    for mech, kw in (("sustained", {"n": 5}), ("laser", {})):
+        d = distribution(demo.mechanics[mech], **kw)
+        cum = d.cumulative()
+        assert [v for v, *_ in cum] == [v for v, _ in d.outcomes]
+        for i, (v, p, ge, le) in enumerate(cum):
+            assert p == d.outcomes[i][1]
+            assert ge == sum((q for _, q in d.outcomes[i:]), Fraction(0))
+            assert le == sum((q for _, q in d.outcomes[:i + 1]), Fraction(0))
+            if isinstance(v, int):
+                assert ge == d.probability(lambda x, v=v: not isinstance(x, int) or x >= v)
+        assert cum[0][2] == 1 and cum[-1][3] == 1
+    t = distribution(demo.mechanics["sustained"], n=3).table()
+    assert "at least" in t.splitlines()[2] and "at most" in t.splitlines()[2]
+    assert distribution(demo.mechanics["defence"], defence=6, hits=2).cumulative() is None   # not a number
 
 
 def test_book_odds_and_page_odds(demo):

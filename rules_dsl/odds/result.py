@@ -81,15 +81,34 @@ class Distribution:
             return sum((p for v, p in self.outcomes if what(v)), ZERO)
         return sum((p for v, p in self.outcomes if _same_value(v, what)), ZERO)
 
+    def cumulative(self):
+        """[(value, P(result == value), P(result >= value), P(result <= value))] for a
+        numeric result ("at least" and "at most", what a player asks: "what are my
+        chances of 3 or more hits?"); None when the result is not a number."""
+        if self.mean is None:
+            return None
+        ps = [p for _, p in self.outcomes]
+        out, below = [], ZERO
+        total = sum(ps, ZERO)
+        for (v, p) in self.outcomes:
+            out.append((v, p, total - below, below + p))
+            below += p
+        return out
+
     def as_dict(self) -> dict:
         from .replay import _key     # the engine's keys (replay imports this module)
         return {_key(v, False): p for v, p in self.outcomes}
 
     def as_json(self) -> dict:
         out = []
-        for v, p in self.outcomes:
-            out.append({"value": _json_value(v),
-                        "probability": f"{p.numerator}/{p.denominator}", "float": float(p)})
+        cum = self.cumulative()
+        for i, (v, p) in enumerate(self.outcomes):
+            row = {"value": _json_value(v), "probability": f"{p.numerator}/{p.denominator}", "float": float(p)}
+            if cum is not None:
+                _, _, ge, le = cum[i]
+                row.update(probability_at_least=f"{ge.numerator}/{ge.denominator}",
+                           probability_at_most=f"{le.numerator}/{le.denominator}")
+            out.append(row)
         mean = self.mean
         return {"mechanic": f"{self.mechanic.book_id}:{self.mechanic.name}",
                 "inputs": {k: to_json(v) for k, v in self.inputs.items()},
@@ -100,14 +119,18 @@ class Distribution:
                 "error_bound": None if self.exact else f"{self.error_bound.numerator}/{self.error_bound.denominator}"}
 
     def table(self) -> str:
-        rows = [(show(v), f"{p.numerator}/{p.denominator}" if p.denominator != 1 else str(p.numerator),
-                 _pct(p)) for v, p in self.outcomes]
-        head = ("result", "probability", "%")
-        w = [max(len(head[i]), *(len(r[i]) for r in rows)) for i in range(3)]
-        lines = [self.title(), "",
-                 f"{head[0]:<{w[0]}}  {head[1]:>{w[1]}}  {head[2]:>{w[2]}}",
-                 f"{'-' * w[0]}  {'-' * w[1]}  {'-' * w[2]}"]
-        lines += [f"{a:<{w[0]}}  {b:>{w[1]}}  {c:>{w[2]}}" for a, b, c in rows]
+        cum = self.cumulative()
+        rows = [(show(v), f"{p.numerator}/{p.denominator}" if p.denominator != 1 else str(p.numerator), _pct(p))
+                + ((_pct(cum[i][2]), _pct(cum[i][3])) if cum is not None else ())
+                for i, (v, p) in enumerate(self.outcomes)]
+        head = ("result", "probability", "%") + (("at least", "at most") if cum is not None else ())
+        k = len(head)
+        w = [max(len(head[i]), *(len(r[i]) for r in rows)) for i in range(k)]
+
+        def line(cells):
+            return "  ".join(f"{c:<{w[i]}}" if i == 0 else f"{c:>{w[i]}}" for i, c in enumerate(cells))
+        lines = [self.title(), "", line(head), line(["-" * x for x in w])]
+        lines += [line(r) for r in rows]
         lines.append("")
         if self.mean is not None:
             m = self.mean

@@ -78,9 +78,11 @@ def compute_odds_one(mech):
         rows = []
         for inputs, dist in page_odds(mech):
             outcomes = []
-            for value, p in dist.outcomes:
+            cum = dist.cumulative() if hasattr(dist, "cumulative") else None
+            for i, (value, p) in enumerate(dist.outcomes):
                 p = Fraction(p)
-                outcomes.append((show(value), p.numerator, p.denominator, percent_text(p)))
+                at_least = percent_text(Fraction(cum[i][2])) if cum is not None else ""
+                outcomes.append((show(value), p.numerator, p.denominator, percent_text(p), at_least))
             mean = getattr(dist, "mean", None)
             mean_text = None
             if mean is not None:

@@ -183,21 +183,22 @@ def odds_nodes(d):
         if not block.get("exact", True):
             label += nodes.inline("", "", nodes.Text("an unbounded chain is cut where the rest is below 10⁻¹²"),
                                   classes=["rules-odds-mean"])
-        for i, (value, num, den, percent) in enumerate(outs):
+        for i, (value, num, den, percent, at_least) in enumerate(outs):
             exact = f"{num}/{den}" if den != 1 else str(num)
             row = []
             if i == 0:
                 row.append((label.deepcopy(), len(outs) - 1) if len(outs) > 1 else label.deepcopy())
             row.append(nodes.paragraph("", "", literal(value)))
             row.append(percent)
+            row.append(at_least)
             row.append(exact)
             rows.append(row)
         shown += len(outs)
         if shown >= ODDS_ROWS_SHOWN:
             break
     rub = nodes.rubric("Exact odds", "Exact odds", classes=["rules-odds-title"])
-    table = table_node(["Inputs", "Result", "Probability", "Exact"], rows, classes=["rules-odds"],
-                   widths=[3, 3, 1, 1])
+    table = table_node(["Inputs", "Result", "Probability", "At least", "Exact"], rows, classes=["rules-odds"],
+                       widths=[3, 3, 1, 1, 1])
     out = [rub, table]
     total = sum(len(b["outcomes"]) for b in d["odds"])
     if total > shown:
