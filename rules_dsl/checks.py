@@ -243,10 +243,14 @@ RESERVED_VALUES = ("true", "false", "absent")
 
 def check_reserved_names(book: BookAST, report: Reporter):
     """`true`, `false` and `absent` are values: a declaration of that name would be
-    shadowed silently (an enum member `absent` compared against the literal)."""
-    def bad(span, name, kind):
+    shadowed silently (an enum member `absent` compared against the literal).  The
+    built-in functions' names cannot name a local either (declarations are refused
+    them where they are claimed): a built-in means the same everywhere."""
+    def bad(span, name, kind, local=False):
         if name in RESERVED_VALUES:
             report(span, f"'{name}' is a value of the language and cannot name {kind}", "choose another name")
+        elif local and name in BUILTINS:
+            report(span, f"'{name}' is a built-in function and cannot name {kind}", "choose another name")
 
     for p in decls_of(book):
         d = p.node
@@ -256,15 +260,15 @@ def check_reserved_names(book: BookAST, report: Reporter):
         if isinstance(d, (n.Const, n.Enum, n.Table, n.Mechanic)):
             bad(d.span, d.name, f"a {type(d).__name__.lower()}")
         for pa in getattr(d, "params", ()):
-            bad(pa.span, pa.name, "a parameter")
+            bad(pa.span, pa.name, "a parameter", local=True)
         for s in getattr(d, "body", ()):
             if isinstance(s, (n.Let, n.Roll)):
-                bad(s.span, s.name, "a local name")
+                bad(s.span, s.name, "a local name", local=True)
         for b in getattr(d, "bindings", ()):
-            bad(b.span, b.name, "a check variable")
+            bad(b.span, b.name, "a check variable", local=True)
         for x in n.iter_nodes(d):
             if isinstance(x, n.Comprehension):
-                bad(x.span, x.var, "a comprehension variable")
+                bad(x.span, x.var, "a comprehension variable", local=True)
 
 
 # ----------------------------------------------------------------- references
@@ -419,27 +423,25 @@ class _ExprChecker:
 
     def e_Call(self, e, scope):
         kind = resolve_callee(e.func.name, scope, self.syms).kind if isinstance(e.func, n.Name) else "value"
-        is_round = kind == "builtin" and e.func.name == "round"
-        for i, a in enumerate(e.args):
-            if not (is_round and i == 1):
-                self.expr(a, scope)
+        for a in e.args:
+            self.expr(a, scope)
         for _, a in e.kwargs:
             self.expr(a, scope)
         if kind in ("value", "local"):
             self.expr(e.func, scope)
             return
         name = e.func.name
-        nargs = len(e.args) + len(e.kwargs)
+        nargs = len(e.args) + len(e.kwargs) + (1 if e.mode else 0)
         if kind == "builtin":
             _, lo, hi, doc = BUILTINS[name]
             if e.kwargs:
                 self.report(e.span, f"{name}() takes no named arguments", doc)
             if not lo <= nargs <= hi:
                 self.report(e.span, f"{name}() takes {lo if lo == hi else f'{lo} to {hi}'} argument(s), got {nargs}", doc)
-            if name == "round" and len(e.args) == 2:
-                mode = e.args[1]
-                if not (isinstance(mode, n.Name) and mode.name in ROUND_MODES):
-                    self.report(mode.span, "round() needs an explicit mode", "one of: " + ", ".join(ROUND_MODES))
+            if name == "round" and nargs == 2 and e.mode not in ROUND_MODES:
+                where = e.args[1].span if len(e.args) == 2 else e.span
+                what = f"'{e.mode}' is not a rounding mode" if e.mode else "round() needs an explicit mode"
+                self.report(where, what, "one of: " + ", ".join(ROUND_MODES))
             return
         if kind not in ("mechanic", "table"):
             self.expr(e.func, scope)
@@ -495,11 +497,13 @@ def defined_names(book: BookAST) -> dict:
 def undefined_names(book: BookAST, defined: Optional[dict] = None) -> list:
     """(rule id, Use, hint) for every name a rule `uses` that no rule defines."""
     defined = defined_names(book) if defined is None else defined
-    titles = {}
+    titles, keyword_of = {}, {}
     for p in walk(book.items):
         if isinstance(p.node, n.Rule):
-            for name in (p.node.title, *p.node.aliases, *p.node.keywords):
+            for name in (p.node.title, *p.node.aliases):
                 titles.setdefault(name_key(name), name)
+            for kw in p.node.keywords:
+                keyword_of.setdefault(name_key(kw), []).append(p.node.id)
     out = []
     for p in walk(book.items):
         r = p.node
@@ -511,6 +515,11 @@ def undefined_names(book: BookAST, defined: Optional[dict] = None) -> list:
                 words = set(key.split())
                 near = [k for k in titles if words and (set(k.split()) <= words or words <= set(k.split()))]
                 near += [k for k in difflib.get_close_matches(key, list(titles), n=3, cutoff=0.75) if k not in near]
-                hint = "nearest defined: " + ", ".join(repr(titles[k]) for k in near[:3]) if near else ""
-                out.append((r.id, use, hint))
+                hints = []
+                if keyword_of.get(key):
+                    rules = ", ".join(f"'{i}'" for i in keyword_of[key][:3])
+                    hints.append(f"a keyword of {rules}, but keywords do not define a name (an alias does)")
+                if near:
+                    hints.append("nearest defined: " + ", ".join(repr(titles[k]) for k in near[:3]))
+                out.append((r.id, use, "; ".join(hints)))
     return out

@@ -375,8 +375,7 @@ class TypePass:
     def e_Call(self, e, env):
         f = e.func
         kind = resolve_callee(f.name, env, self.syms).kind if isinstance(f, n.Name) else "value"
-        is_round = kind == "builtin" and f.name == "round"
-        args = [self.expr(a, env) for i, a in enumerate(e.args) if not (is_round and i == 1)]
+        args = [self.expr(a, env) for a in e.args]
         kw = {k: self.expr(a, env) for k, a in e.kwargs}
         if kind not in ("mechanic", "table", "builtin"):
             self.expr(f, env)

@@ -109,6 +109,7 @@ class Call(Expr):
     func: Expr
     args: tuple            # of Expr
     kwargs: tuple          # of (name, Expr)
+    mode: str = ""         # round's rounding mode (`round(x, up)`): a word of the language, not an argument
 
 
 @dataclass(frozen=True)

@@ -611,7 +611,12 @@ class _Builder:
                             if kwargs:
                                 self.error(arg, "a positional argument cannot follow a named one")
                             args.append(self.expr(arg))
-            return n.Call(sp, self.expr(c[0]), tuple(args), tuple(kwargs))
+            func = self.expr(c[0])
+            if isinstance(func, n.Name) and func.name == "round" and len(args) == 2 and not kwargs \
+                    and isinstance(args[1], n.Name):
+                # `round(x, up)`: the mode is a word, kept apart from the arguments (checked in checks.py)
+                return n.Call(sp, func, (args[0],), (), args[1].name)
+            return n.Call(sp, func, tuple(args), tuple(kwargs))
         if d == "attr":
             return n.Attr(sp, self.expr(c[0]), str(c[1]))
         if d == "index":

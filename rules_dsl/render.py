@@ -76,6 +76,7 @@ def expr_text(e) -> str:
         return f"{expr_text(e.elem)} for {e.var} in {expr_text(e.source)}{cond}"
     if isinstance(e, n.Call):
         parts = [expr_text(a) for a in e.args] + [f"{k}={expr_text(a)}" for k, a in e.kwargs]
+        parts += [e.mode] if e.mode else []
         return f"{_wrap(e.func, 9)}({', '.join(parts)})"
     if isinstance(e, n.Attr):
         return f"{_wrap(e.obj, 9)}.{e.name}"

@@ -8,8 +8,8 @@ only, then enums and dice themselves, then the built-ins.
 `resolve_book` walks every expression of a checked book (mechanics with their
 defaults, constants, checks, worked examples) and returns the resolution of
 each `Name` node, keyed by the node itself (frozen, with its span: one entry per
-occurrence).  Later stages read that map instead of re-deriving scopes; `round`'s
-mode, a bare name in the source, resolves to kind "round-mode".
+occurrence).  Later stages read that map instead of re-deriving scopes.  `round`'s
+mode is not a name: the parser keeps it in `Call.mode`.
 """
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from . import nodes as n
 
-KINDS = ("local", "const", "mechanic", "table", "member", "enum", "die", "builtin", "round-mode",
+KINDS = ("local", "const", "mechanic", "table", "member", "enum", "die", "builtin",
          "ambiguous", "unknown")
 
 
@@ -84,11 +84,6 @@ class _Walker:
             inner = scope | {e.var}
             self.expr(e.elem, inner)
             self.expr(e.cond, inner)
-        elif isinstance(e, n.Call) and isinstance(e.func, n.Name) and e.func.name == "round" \
-                and "round" not in scope and len(e.args) == 2 and isinstance(e.args[1], n.Name):
-            self.out[e.func] = resolve("round", scope, self.syms)
-            self.expr(e.args[0], scope)
-            self.out[e.args[1]] = Resolved("round-mode", e.args[1].name)
         elif isinstance(e, n.Call) and isinstance(e.func, n.Name):
             self.out[e.func] = resolve_callee(e.func.name, scope, self.syms)
             for a in e.args:

@@ -161,9 +161,32 @@ def test_cross_book_reference_resolves(demo_books):
     assert rules_dsl.load("t").rule("s").node.prose[0].refs[0].book == "demo"
 
 
+def test_rounds_mode_is_a_field_of_the_call_not_a_name(demo_books):
+    from rules_dsl import nodes as n
+    write_book(demo_books, "t", 'rule r "R" { mechanic f(a: 1..9) -> int = round(a / 2, up) + round(a / 2, down) }\n')
+    book = rules_dsl.load("t")
+    calls = [x for x in n.iter_nodes(book.compiled.ast.items) if isinstance(x, n.Call)]
+    assert [(len(c.args), c.mode) for c in calls] == [(1, "up"), (1, "down")]
+    assert not [x for x in book.compiled.syms.resolved if x.name in ("up", "down")]   # never resolved as names
+    assert book.mechanics["f"](a=3) == 2 + 1
+    from rules_dsl.render import expr_text
+    assert expr_text(calls[0]) == "round(a / 2, up)"
+
+
+@pytest.mark.parametrize("body,needle", [
+    ("mechanic f(a: 1..3) -> int = round(a / 2, sideways)", "'sideways' is not a rounding mode"),
+    ("mechanic f(a: 1..3) -> int = round(a / 2, 2)", "round() needs an explicit mode"),
+    ("mechanic f(round: 1..3) -> int = round", "'round' is a built-in function and cannot name a parameter"),
+    ("mechanic f(a: 1..3) -> int { let max = a  return max }", "'max' is a built-in function and cannot name a local"),
+])
+def test_round_modes_and_builtin_names_of_locals(demo_books, body, needle):
+    err = errors_of(demo_books, 'rule r "R" { ' + body + ' }\n')
+    assert needle in err.diagnostics[0].message, err.diagnostics[0].message
+
+
 def test_round_needs_an_explicit_mode(demo_books):
     err = errors_of(demo_books, 'rule r "R" { mechanic f(a: 1..3) -> int = round(a / 2, nearest) }\n')
-    assert "explicit mode" in err.diagnostics[0].message and "half_up" in err.diagnostics[0].hint
+    assert "'nearest' is not a rounding mode" in err.diagnostics[0].message and "half_up" in err.diagnostics[0].hint
 
 
 def test_table_cells_are_type_checked(demo_books):

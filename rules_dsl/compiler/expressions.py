@@ -273,13 +273,13 @@ class ExprCompiler:
         book = self.book
         callee = resolve_callee(e.func.name, scope, book.syms).kind if isinstance(e.func, n.Name) else "value"
         is_round = callee == "builtin" and e.func.name == "round"
-        args = [self.compile(a, scope) for a in (e.args[:1] if is_round else e.args)]
+        args = [self.compile(a, scope) for a in e.args]
         kwargs = [(k, self.compile(a, scope)) for k, a in e.kwargs]
         sp = e.span
         if callee in ("builtin", "mechanic", "table"):
             name = e.func.name
             if is_round:
-                mode = e.args[1].name
+                mode = e.mode
                 x = args[0]
                 fn = BUILTINS["round"][0]
 

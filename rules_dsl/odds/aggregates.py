@@ -84,8 +84,6 @@ def _free(e, bound=frozenset()) -> set:
             out |= _free(e.cond, inner)
         return out
     out = set()
-    if isinstance(e, n.Call) and isinstance(e.func, n.Name) and e.func.name == "round":
-        return _free(e.args[0], bound)     # round's second argument is a bare mode name
     for f in dataclasses.fields(e) if isinstance(e, n.Expr) else ():
         v = getattr(e, f.name)
         for x in (v if isinstance(v, tuple) else (v,)):
@@ -123,8 +121,6 @@ def _subst(e, m):
         inner = {k: v for k, v in m.items() if k != e.var}
         return dataclasses.replace(e, source=_subst(e.source, m), elem=_subst(e.elem, inner),
                                    cond=None if e.cond is None else _subst(e.cond, inner))
-    if isinstance(e, n.Call) and isinstance(e.func, n.Name) and e.func.name == "round":
-        return dataclasses.replace(e, args=(_subst(e.args[0], m),) + tuple(e.args[1:]))
     return _map_children(e, lambda x: _subst(x, m))
 
 
