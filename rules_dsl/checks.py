@@ -243,14 +243,10 @@ RESERVED_VALUES = ("true", "false", "absent")
 
 def check_reserved_names(book: BookAST, report: Reporter):
     """`true`, `false` and `absent` are values: a declaration of that name would be
-    shadowed silently (an enum member `absent` compared against the literal).  The
-    built-in functions' names cannot name a local either (declarations are refused
-    them where they are claimed): a built-in means the same everywhere."""
-    def bad(span, name, kind, local=False):
+    shadowed silently (an enum member `absent` compared against the literal)."""
+    def bad(span, name, kind):
         if name in RESERVED_VALUES:
             report(span, f"'{name}' is a value of the language and cannot name {kind}", "choose another name")
-        elif local and name in BUILTINS:
-            report(span, f"'{name}' is a built-in function and cannot name {kind}", "choose another name")
 
     for p in decls_of(book):
         d = p.node
@@ -260,15 +256,15 @@ def check_reserved_names(book: BookAST, report: Reporter):
         if isinstance(d, (n.Const, n.Enum, n.Table, n.Mechanic)):
             bad(d.span, d.name, f"a {type(d).__name__.lower()}")
         for pa in getattr(d, "params", ()):
-            bad(pa.span, pa.name, "a parameter", local=True)
+            bad(pa.span, pa.name, "a parameter")
         for s in getattr(d, "body", ()):
             if isinstance(s, (n.Let, n.Roll)):
-                bad(s.span, s.name, "a local name", local=True)
+                bad(s.span, s.name, "a local name")
         for b in getattr(d, "bindings", ()):
-            bad(b.span, b.name, "a check variable", local=True)
+            bad(b.span, b.name, "a check variable")
         for x in n.iter_nodes(d):
             if isinstance(x, n.Comprehension):
-                bad(x.span, x.var, "a comprehension variable", local=True)
+                bad(x.span, x.var, "a comprehension variable")
 
 
 # ----------------------------------------------------------------- references
@@ -428,6 +424,9 @@ class _ExprChecker:
         for _, a in e.kwargs:
             self.expr(a, scope)
         if kind in ("value", "local"):
+            if e.mode:   # `round(x, up)` where a local named round hides the built-in
+                self.report(e.span, f"round(..., {e.mode}) needs the built-in round, hidden here by a local 'round'",
+                            "rename the local")
             self.expr(e.func, scope)
             return
         name = e.func.name

@@ -39,9 +39,13 @@ _CHUNK = re.compile(r"\n[ \t]*\n")
 
 def parse_ref(body: str):
     """`book:rule|label` (the text between `[[` and `]]`) -> (book or None, rule,
-    label or None); None when malformed."""
+    label or None); None when malformed.  The label's spacing is normalised here,
+    once, so every renderer shows the same words (`[[x|  two  words ]]`)."""
     m = REF_BODY_RE.match(body.strip())
-    return (m.group(1), m.group(2), m.group(3)) if m else None
+    if not m:
+        return None
+    label = " ".join(m.group(3).split()) if m.group(3) is not None else None
+    return m.group(1), m.group(2), label or None
 
 
 # ------------------------------------------------------------------ the tree
