@@ -1,4 +1,4 @@
-"""The `rules` command: books, lookup, show, call, odds, check.
+"""The `rules` command: books, lookup, show, call, explain, odds, check.
 
 Start-up is kept lean: argparse and the index (SQLite) load for `lookup`; the
 compiler and lark load only for subcommands that need compiled books.  Every
@@ -54,6 +54,14 @@ def build_parser():
         if name == "call":
             s.add_argument("--seed", type=int)
         s.add_argument("--json", action="store_true")
+    s = sub.add_parser("explain", parents=[colour],
+                       help="call a mechanic and show its working, citing rules, lines and notes: BOOK:MECHANIC NAME=VALUE ...")
+    s.add_argument("ref")
+    s.add_argument("assignments", nargs="*", metavar="NAME=VALUE")
+    s.add_argument("--seed", type=int)
+    s.add_argument("--json", action="store_true")
+    s.add_argument("--no-locations", dest="locations", action="store_false",
+                   help="leave out each step's file:line")
     s = sub.add_parser("check", parents=[colour], help="compile books, run every example and check")
     s.add_argument("book", nargs="?")
     s.add_argument("--json", action="store_true")
@@ -93,7 +101,7 @@ def main(argv=None):
 
 def _run(args):
     command = {"books": cmd_books, "lookup": cmd_lookup, "show": cmd_show, "call": cmd_call,
-               "odds": cmd_odds, "check": cmd_check}[args.cmd]
+               "odds": cmd_odds, "check": cmd_check, "explain": cmd_explain}[args.cmd]
     try:
         return command(args) or 0
     except Exception as e:
@@ -385,6 +393,22 @@ def cmd_call(args):
         _out(line)
     if rolls:
         _out(out.style("rolls: " + ", ".join(f"{k}={show(v)}" for k, v in rolls.items()), "dim"))
+    return 0
+
+
+def cmd_explain(args):
+    from .values import show
+    book, _kind, mech = _resolve(args.ref, allow_tables=False)
+    ex = book.explain(mech.name, seed=args.seed, **_assignments(args.assignments))
+    if args.json:
+        _json(ex.as_json())
+        return 0
+    out = _output(args)
+    for line in ex.lines(width=out.width, locations=args.locations):
+        _out(line)
+    _out(out.style("result: ", "bold") + show(ex.result))
+    if ex.rolls:
+        _out(out.style("rolls: " + ", ".join(f"{k}={show(v)}" for k, v in ex.rolls.items()), "dim"))
     return 0
 
 

@@ -146,7 +146,7 @@ def _note_lines(st: Step, pad: str, out: list, width: int, seen: set):
         if (kind, text) in seen:
             continue
         seen.add((kind, text))
-        out.extend(textwrap.wrap(f"{kind} note: {_plain_prose(text)}", width=max(40, width - len(pad) - 4),
+        out.extend(textwrap.wrap(f"{kind} note: {_plain_prose(text)}", width=max(len(pad) + 44, width),
                                  initial_indent=pad + _IND + "* ", subsequent_indent=pad + _IND + "  ",
                                  break_on_hyphens=False))
 
@@ -263,7 +263,8 @@ class Where:
 
     def notes_for(self, decl: str) -> list:
         """The notes of `decl`'s rule that bear on it: of the kinds explanations cite, and
-        either naming `decl` in backticks or naming none of the book's declarations."""
+        either naming `decl` or naming none of the book's mechanics, tables or checks (a
+        name counts when it is in backticks or has an underscore, as identifiers do)."""
         if decl not in self._notes:
             rid, _ = self.rule_of(decl)
             r = self.rules.get(rid)
@@ -271,7 +272,10 @@ class Where:
             for note in (r.notes if r is not None else ()):
                 if note.kind not in NOTE_KINDS_EXPLAINED:
                     continue
-                named = {m for m in re.findall(r"`([A-Za-z_][A-Za-z0-9_]*)", note.text.text) if m in self.decls}
+                text = note.text.text
+                words = set(re.findall(r"`([A-Za-z_][A-Za-z0-9_]*)", text))
+                words |= {w for w in re.findall(r"\b[A-Za-z][A-Za-z0-9]*_[A-Za-z0-9_]+\b", text)}
+                named = words & self.decls
                 if not named or decl in named:
                     out.append((note.kind, note.text.text))
             self._notes[decl] = out
