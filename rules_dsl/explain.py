@@ -61,8 +61,9 @@ class Step:
     value: object = None
     has_value: bool = False
     children: list = field(default_factory=list)
-    notes: list = field(default_factory=list)      # of (kind, text)
+    notes: list = field(default_factory=list)      # of (kind, text, rule id)
     detail: dict = field(default_factory=dict)
+    args: Optional[dict] = None     # a call's bound arguments as values (not in the JSON)
 
     def set(self, value):
         self.value, self.has_value = value, True
@@ -80,7 +81,7 @@ class Step:
                 "value": to_json(self.value) if self.has_value else None,
                 "shown": show(self.value) if self.has_value else None,
                 "detail": {k: _json_detail(v) for k, v in self.detail.items()},
-                "notes": [{"kind": k, "text": t} for k, t in self.notes],
+                "notes": [{"kind": k, "text": t, "rule": r} for k, t, r in self.notes],
                 "children": [c.as_json() for c in self.children]}
 
 
@@ -142,11 +143,12 @@ def _plain_prose(text: str) -> str:
 
 
 def _note_lines(st: Step, pad: str, out: list, width: int, seen: set):
-    for kind, text in st.notes:
+    for kind, text, rule in st.notes:
         if (kind, text) in seen:
             continue
         seen.add((kind, text))
-        out.extend(textwrap.wrap(f"{kind} note: {_plain_prose(text)}", width=max(len(pad) + 44, width),
+        of = f" (of {rule})" if rule != st.rule else ""
+        out.extend(textwrap.wrap(f"{kind} note{of}: {_plain_prose(text)}", width=max(len(pad) + 44, width),
                                  initial_indent=pad + _IND + "* ", subsequent_indent=pad + _IND + "  ",
                                  break_on_hyphens=False))
 
@@ -242,7 +244,7 @@ class Where:
             self.base = os.path.realpath(str(books_dir()))
         except Exception:   # pragma: no cover - a book loaded from elsewhere
             self.base = ""
-        self._notes = {}
+        self._notes, self._by_name = {}, None
 
     def rule_of(self, decl: str):
         rid = self.compiled.syms.owner.get(decl) or ""
@@ -261,24 +263,32 @@ class Where:
                 f = os.path.relpath(real, self.base)
         return f"{f}:{span.line}"
 
+    def _named(self, note) -> set:
+        text = note.text.text
+        words = set(re.findall(r"`([A-Za-z_][A-Za-z0-9_]*)", text))
+        words |= set(re.findall(r"\b[A-Za-z][A-Za-z0-9]*_[A-Za-z0-9_]+\b", text))
+        return words & self.decls
+
     def notes_for(self, decl: str) -> list:
-        """The notes of `decl`'s rule that bear on it: of the kinds explanations cite, and
-        either naming `decl` or naming none of the book's mechanics, tables or checks (a
-        name counts when it is in backticks or has an underscore, as identifiers do)."""
+        """The notes that bear on `decl`, as (kind, text, rule id): of the kinds explanations
+        cite, those of its own rule that name `decl` or none of the book's mechanics,
+        tables and checks, and those of any rule that name `decl` (a name counts when it
+        is in backticks or has an underscore, as identifiers do)."""
+        if self._by_name is None:
+            self._by_name = {}
+            for rid, r in self.rules.items():
+                for note in r.notes:
+                    if note.kind in NOTE_KINDS_EXPLAINED:
+                        named = self._named(note)
+                        for d in named:
+                            self._by_name.setdefault(d, []).append((rid, note))
+                        if not named:
+                            self._by_name.setdefault(("rule", rid), []).append((rid, note))
         if decl not in self._notes:
             rid, _ = self.rule_of(decl)
-            r = self.rules.get(rid)
-            out = []
-            for note in (r.notes if r is not None else ()):
-                if note.kind not in NOTE_KINDS_EXPLAINED:
-                    continue
-                text = note.text.text
-                words = set(re.findall(r"`([A-Za-z_][A-Za-z0-9_]*)", text))
-                words |= {w for w in re.findall(r"\b[A-Za-z][A-Za-z0-9]*_[A-Za-z0-9_]+\b", text)}
-                named = words & self.decls
-                if not named or decl in named:
-                    out.append((note.kind, note.text.text))
-            self._notes[decl] = out
+            found = self._by_name.get(("rule", rid), []) + self._by_name.get(decl, [])
+            found.sort(key=lambda x: (x[0] != rid, x[1].span.file, x[1].span.line))
+            self._notes[decl] = [(note.kind, note.text.text, r) for r, note in found]
         return self._notes[decl]
 
 
@@ -433,9 +443,11 @@ class TracedMechanic:
 
     def invoke(self, bound: dict, ctx):
         tr, rule, title = ctx.tracer, self.rule, self.title
+        bound = {p.name: bound[p.name] for p in self.fn.params if p.name in bound} | bound   # parameter order
         args = ", ".join(f"{k}={show(v)}" for k, v in bound.items())
         call = tr.open(Step("call", rule, title, self.loc, f"{self.name}({args})", notes=list(self.notes),
-                            detail={"name": self.name, "arguments": {k: show(v) for k, v in bound.items()}}))
+                            detail={"name": self.name, "arguments": {k: show(v) for k, v in bound.items()}},
+                            args=dict(bound)))
         try:
             env = dict(bound)
             for kind, name, fn, loc, detail in self.steps:
