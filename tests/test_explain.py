@@ -184,7 +184,7 @@ def test_warhammer_nested_call_table_and_interpretation(books):
     book = books["warhammer-40k"]
     ex = book.explain("spots", initiative=3, distance=2)
     text = ex.text(locations=False)
-    assert text.splitlines()[0] == "Spotting Hidden Models (spotting-hidden-models): spots(distance=2, initiative=3)"
+    assert text.splitlines()[0] == "Spotting Hidden Models (spotting-hidden-models): spots(initiative=3, distance=2)"
     assert "interpretation note: 'Within a radius' includes a distance exactly equal to the Initiative." in text
     assert "require distance >= 0: holds" in text
     assert "spotting_radius(initiative=3)" in text and "=> spots gives true" in text
