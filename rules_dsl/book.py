@@ -148,7 +148,7 @@ class Book:
         return distribution(self.mechanic(mechanic), **kwargs)
 
     def explain(self, mechanic: str, *args, rolls=None, seed=None, **kwargs):
-        """Call a mechanic and show its working: an `rules_dsl.explain.Explanation`,
+        """Call a mechanic and show its working: an :class:`~rules_dsl.explain.Explanation`,
         a tree of steps (calls, lets, branches, table reads, rolls, requires) citing
         the rule, the source line and the notes behind each.  Its `result` is what
         the plain call gives with the same arguments, rolls and seed."""
@@ -157,7 +157,7 @@ class Book:
         return explain_call(self.compiled, mechanic, *args, rolls=rolls, seed=seed, **kwargs)
 
     def explain_example(self, rule_id: str, example) -> list:
-        """The working of each `>>>` line of one worked example (an `Explanation` each)."""
+        """The working of each ``>>>`` line of one worked example (an :class:`~rules_dsl.explain.Explanation` each)."""
         from .explain import explain_case
         return [explain_case(self.compiled, rule_id, case) for case in example.cases]
 

@@ -281,11 +281,13 @@ def test_roles_and_directive_from_markdown(tiny):
 
 def test_cli_and_api_pages(tiny):
     cli = page(tiny, "docs/cli")
-    for sub in ("books", "lookup", "show", "call", "check", "odds"):
+    for sub in ("books", "lookup", "show", "call", "check", "odds", "explain"):
         assert f"usage: rules {sub}" in cli
     api = page(tiny, "docs/api")
     assert 'id="rules_dsl.load"' in api and 'id="rules_dsl.book.Book"' in api
     assert 'id="rules_dsl.InputError"' in api
+    assert 'id="rules_dsl.book.Book.explain"' in api and 'id="rules_dsl.explain.Explanation"' in api
+    assert '"children"' in html.unescape(cli) and "show working" in cli
 
 
 BAD_BOOK = textwrap.dedent('''\
