@@ -53,6 +53,9 @@ def build_parser():
         s.add_argument("assignments", nargs="*", metavar="NAME=VALUE")
         if name == "call":
             s.add_argument("--seed", type=int)
+        else:
+            s.add_argument("--explain", action="store_true",
+                           help="name the branch of the mechanic's result each outcome comes from")
         s.add_argument("--json", action="store_true")
     s = sub.add_parser("explain", parents=[colour],
                        help="call a mechanic and show its working, citing rules, lines and notes: BOOK:MECHANIC NAME=VALUE ...")
@@ -417,11 +420,58 @@ def cmd_odds(args):
     if not mech.has_dice:
         _die(f"{book.id}:{mech.name} rolls no dice; use `rules call` for its value", 2)
     from .odds import distribution
+    if args.explain:
+        return _odds_explained(args, book, mech)
     dist = distribution(mech, **_assignments(args.assignments))
     if args.json:
         _json(dist.as_json())
         return 0
     _out(dist.table())
+    return 0
+
+
+def _odds_explained(args, book, mech):
+    """`rules odds --explain`: the distribution, and for each outcome the branches of
+    the mechanic's result (a chain of `if`s) it comes from, with their probabilities."""
+    from .explain import odds_by_branch
+    from .values import percent_text, show
+    found = odds_by_branch(mech, **_assignments(args.assignments))
+    if found is None:
+        from .odds import distribution
+        dist = distribution(mech, **_assignments(args.assignments))
+        note = (f"{book.id}:{mech.name}'s result is not a chain of branches (if ... then ... else ...), "
+                "so --explain has no branch to name; `rules explain` shows one evaluation's working")
+        if args.json:
+            _json(dict(dist.as_json(), branches=None, note=note))
+            return 0
+        _out(dist.table())
+        _out()
+        _out(note)
+        return 0
+    arms, rows, dist = found
+    rule = book.rule_of(mech.name) or ""
+    title = book.rule(rule).title if rule else ""
+
+    def frac(p):
+        return f"{p.numerator}/{p.denominator}" if p.denominator != 1 else str(p.numerator)
+    if args.json:
+        data = dist.as_json()
+        data["branches"] = [label for label, _ in arms]
+        for o, (_v, _p, parts) in zip(data["outcomes"], rows):
+            o["from"] = [{"branch": label, "probability": frac(q), "float": float(q)} for label, q in parts]
+        _json(data)
+        return 0
+    _out(dist.table())
+    _out()
+    _out(f"Where each result comes from: the branches of {mech.name}'s result ({title}, {rule}):")
+    from .render import expr_text
+    for i, (label, arm) in enumerate(arms, 1):
+        _out(f"  {i}. {label}: {expr_text(arm)}")
+    _out()
+    for value, _p, parts in rows:
+        shares = "; ".join(f"branch {[a for a, _ in arms].index(label) + 1} ({label}) {frac(q)} = {percent_text(q)}"
+                           for label, q in parts)
+        _out(f"  {show(value)}: {shares}")
     return 0
 
 

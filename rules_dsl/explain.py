@@ -552,3 +552,75 @@ def explain_case(compiled, rule_id: str, case: n.ExampleCase) -> Explanation:
         return Explanation(compiled.book_id, root, None, dict(roller.made), str(e).splitlines()[0])
     root.set(value)
     return Explanation(compiled.book_id, root, value, dict(roller.made))
+
+
+# ------------------------------------------------------------------ odds with reasons
+def branch_chain(node: n.Mechanic) -> list:
+    """The arms of a mechanic whose result is a chain of branches
+    (`if c1 then a1 else if c2 then a2 ... else an`): [(label, arm expression)], the
+    last labelled "otherwise"; empty when the result is not an `if`."""
+    e, arms = node.result, []
+    while isinstance(e, n.IfElse):
+        arms.append((f"{'else if' if arms else 'if'} {expr_text(e.cond)}", e.then))
+        e = e.orelse
+    if arms:
+        arms.append(("else", e))
+    return arms
+
+
+class _AnyResult:
+    describe = "anything"
+
+    @staticmethod
+    def convert(value):
+        return value
+
+
+def odds_by_branch(mechanic, **kwargs):
+    """The exact joint law of (branch taken, result) of a mechanic whose result is a
+    chain of branches: the odds engine run on a twin of the mechanic whose result is
+    `[arm number, arm value]`.  Returns (arms, rows): arms as `branch_chain` gives
+    them, rows [(value, probability, [(arm label, probability)])] in the plain
+    distribution's order; None when the result is not a chain of branches."""
+    import dataclasses
+
+    from .compiler.mechanics import MechanicFn
+    from .odds import distribution
+
+    arms = branch_chain(mechanic.node)
+    if not arms:
+        return None
+    node = mechanic.node
+    lits = []
+    for i, (_, arm) in enumerate(arms):
+        lits.append(n.ListLit(arm.span, (n.Literal(arm.span, i), arm)))
+    result = lits[-1]
+    e = node.result
+    conds = []
+    while isinstance(e, n.IfElse):
+        conds.append(e)
+        e = e.orelse
+    for cond_node, lit in zip(reversed(conds), reversed(lits[:-1])):
+        result = n.IfElse(cond_node.span, cond_node.cond, lit, result)
+    twin = MechanicFn(mechanic.book, dataclasses.replace(node, result=result))
+    twin.returns = _AnyResult()
+    joint = distribution(twin, **kwargs)
+    plain = distribution(mechanic, **kwargs)
+    rows = []
+    for value, p in plain.outcomes:
+        parts = []
+        for pair, q in joint.outcomes:
+            arm, v = pair
+            if _same_result(mechanic, v, value):
+                parts.append((arms[arm][0], q))
+        rows.append((value, p, parts))
+    return arms, rows, plain
+
+
+def _same_result(mechanic, v, value) -> bool:
+    from .examples import same
+    try:
+        v = mechanic.returns.convert(list(v) if isinstance(v, range) else v)
+    except ValueError:
+        return False
+    return same(v, value)

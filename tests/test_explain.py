@@ -269,3 +269,45 @@ def test_cli_explain_errors_are_one_line(args, words):
     p = cli("explain", *args)
     assert p.returncode == 2
     assert len(p.stderr.strip().splitlines()) == 1 and words in p.stderr, p.stderr
+
+
+# ------------------------------------------------------------------ odds with reasons
+def test_odds_by_branch_is_exact_and_adds_up(books):
+    from fractions import Fraction
+
+    from rules_dsl.explain import branch_chain, odds_by_branch
+    book = books["dust-tactics"]
+    arms, rows, plain = odds_by_branch(book.mechanics["initiative_winner"])
+    assert [label for label, _ in arms] == ["if army_a > army_b", "else if army_b > army_a",
+                                             "else if target_a > target_b", "else if target_b > target_a", "else"]
+    by_value = {str(v): (p, dict(parts)) for v, p, parts in rows}
+    p, parts = by_value["player_a_wins"]
+    assert p == Fraction(106, 243)
+    assert parts == {"if army_a > army_b": Fraction(242, 729), "else if target_a > target_b": Fraction(76, 729)}
+    assert by_value["roll_again"][1] == {"else": Fraction(31, 243)}
+    # for every dice mechanic of every book whose result is a chain of branches: the shares add up
+    for bid, b in books.items():
+        for name, m in b.mechanics.items():
+            if not m.has_dice or not branch_chain(m.node) or any(p.default is None for p in m.params):
+                continue
+            _, rows, plain = odds_by_branch(m)
+            assert [(v, p) for v, p, _ in rows] == plain.outcomes
+            for v, p, parts in rows:
+                assert parts and sum(q for _, q in parts) == p, (bid, name, v)
+    assert odds_by_branch(book.mechanics["attack_hits"], dice=2) is None
+
+
+def test_cli_odds_explain():
+    p = cli("odds", "warhammer-40k:caught_in_area", "status=hidden", "--explain")
+    assert p.returncode == 0, p.stderr
+    out = p.stdout
+    assert "Where each result comes from: the branches of caught_in_area's result" in out
+    assert "  2. else if die >= 4: hit" in out
+    assert "  hit: branch 2 (else if die >= 4) 1/2 = 50.00%" in out
+    assert "  not_hit: branch 3 (else) 1/2 = 50.00%" in out
+    j = json.loads(cli("odds", "warhammer-40k:caught_in_area", "status=hidden", "--explain", "--json").stdout)
+    assert j["branches"][0].startswith("if status == visible")
+    assert {o["value"]: [f["branch"] for f in o["from"]] for o in j["outcomes"]} == {
+        "hit": ["else if die >= 4"], "not_hit": ["else"]}
+    p = cli("odds", "dust-tactics:attack_hits", "dice=2", "--explain")
+    assert p.returncode == 0 and "is not a chain of branches" in p.stdout
