@@ -239,11 +239,7 @@ class Where:
         self.compiled = compiled
         self.rules = {p.node.id: p.node for p in rules_of(compiled.ast)}
         self.decls = set(compiled.mechanics) | set(compiled.tables) | set(compiled.checks)
-        try:
-            from .loader import books_dir
-            self.base = os.path.realpath(str(books_dir()))
-        except Exception:   # pragma: no cover - a book loaded from elsewhere
-            self.base = ""
+        self.base = _books_folder(compiled)
         self._notes, self._by_name = {}, None
 
     def rule_of(self, decl: str):
@@ -290,6 +286,18 @@ class Where:
             found.sort(key=lambda x: (x[0] != rid, x[1].span.file, x[1].span.line))
             self._notes[decl] = [(note.kind, note.text.text, r) for r, note in found]
         return self._notes[decl]
+
+
+def _books_folder(compiled) -> str:
+    """The folder a book's files are shown relative to: its books folder (the parent of
+    `book.rules`, or of the folder `book/` that holds a book of several files)."""
+    files = [os.path.realpath(str(f)) for f in getattr(compiled.ast, "files", ())]
+    if not files:
+        return ""
+    folder = os.path.dirname(os.path.commonpath(files)) if len(files) > 1 else os.path.dirname(files[0])
+    if len(files) == 1 and os.path.basename(folder) == compiled.book_id:
+        folder = os.path.dirname(folder)    # a folder book of one file
+    return folder
 
 
 class TracingCompiler(ExprCompiler):
