@@ -311,3 +311,12 @@ def test_cli_odds_explain():
         "hit": ["else if die >= 4"], "not_hit": ["else"]}
     p = cli("odds", "dust-tactics:attack_hits", "dice=2", "--explain")
     assert p.returncode == 0 and "is not a chain of branches" in p.stdout
+
+
+def test_a_library_book_is_located_in_its_own_books_folder(demo):
+    ex = demo.explain("needed", 5, 3)
+    assert ex.result == demo.mechanics["needed"](5, 3)
+    for st in ex.steps:
+        file, _, line = st.location.rpartition(":")
+        assert file == "demo.rules" and int(line) > 0, st.location
+    assert ex.lines()[0].endswith(f"[demo.rules:{demo.mechanics['needed'].node.span.line}]")
