@@ -401,8 +401,17 @@ def cmd_call(args):
 
 def cmd_explain(args):
     from .values import show
-    book, _kind, mech = _resolve(args.ref, allow_tables=False)
-    ex = book.explain(mech.name, seed=args.seed, **_assignments(args.assignments))
+    book, kind, fn = _resolve(args.ref, allow_tables=True)
+    kwargs = _assignments(args.assignments)
+    if kind == "table":
+        names = [p.name for p in fn.keys]
+        for k in kwargs:
+            if k not in names:
+                from .errors import NotFound
+                raise NotFound("key", k, names, where=f"table {book.id}:{fn.name} (keys: {', '.join(names)})")
+        if args.seed is not None:
+            _die(f"{book.id}:{fn.name} is a table; it rolls no dice, so --seed has no use")
+    ex = book.explain(fn.name, seed=args.seed, **kwargs)
     if args.json:
         _json(ex.as_json())
         return 0

@@ -38,7 +38,7 @@ from .render import dice_text, expr_text
 from .resolve import resolve_callee
 from .values import ABSENT, Record, show, to_json
 
-__all__ = ["Step", "Explanation", "explain_call", "explain_case", "NOTE_KINDS_EXPLAINED"]
+__all__ = ["Step", "Explanation", "explain_call", "explain_case", "explain_lookup", "NOTE_KINDS_EXPLAINED"]
 
 # The notes an explanation cites: our readings of the book (not `absent` notes,
 # which say what the source leaves out and decide no value).
@@ -542,6 +542,15 @@ def explain_call(compiled, name: str, *args, rolls=None, seed=None, rng=None, **
         raise NotFound("roll", sorted(unknown)[0], list(roller.made) + sorted(roll_names),
                        where=f"{compiled.book_id}:{name} (rolls made: {', '.join(roller.made) or 'none'})")
     return Explanation(compiled.book_id, holder.children[0], result, dict(roller.made))
+
+
+def explain_lookup(compiled, name: str, *args, **kwargs) -> Explanation:
+    """A table looked up by its keys, as one `lookup` step (the printed row, absent cells, notes)."""
+    where = _traced_store(compiled)["where"]
+    holder = Step("example", "", "", "", "")
+    ctx = TraceCtx(GivenRoller(), tracer=Tracer(holder))
+    value = _lookup(where, compiled.tables[name], list(args), kwargs, ctx)
+    return Explanation(compiled.book_id, holder.children[0], value, {})
 
 
 def explain_case(compiled, rule_id: str, case: n.ExampleCase) -> Explanation:

@@ -263,7 +263,9 @@ def test_cli_explain_text_json_and_same_as_call():
     (["null-strike:morale_check", "moral=4"], "unknown parameter 'moral'"),
     (["null-strike:morale_check", "morale"], "expected NAME=VALUE"),
     (["null-strike:morale_check", "morale=4", "die=9"], "not a face of d6"),
-    (["null-strike:opposed_chart"], "is a table"),
+    (["null-strike:dice"], "'dice' is a rule there"),
+    (["null-strike:opposed_chart", "yours=1", "opposed=1", "--seed", "3"], "it rolls no dice"),
+    (["null-strike:opposed_chart", "yours=1", "opponent=1"], "unknown key 'opponent'"),
 ])
 def test_cli_explain_errors_are_one_line(args, words):
     p = cli("explain", *args)
@@ -320,3 +322,15 @@ def test_a_library_book_is_located_in_its_own_books_folder(demo):
         file, _, line = st.location.rpartition(":")
         assert file == "demo.rules" and int(line) > 0, st.location
     assert ex.lines()[0].endswith(f"[demo.rules:{demo.mechanics['needed'].node.span.line}]")
+
+
+def test_explain_a_table_lookup(books):
+    book = books["warhammer-40k"]
+    ex = book.explain("bunker_hit_table", roll=1)
+    assert ex.result == book.tables["bunker_hit_table"](roll=1)
+    assert ex.root.step == "lookup" and ex.root.detail["absent"] == ["armour"]
+    assert ex.lines()[0].startswith("table bunker_hit_table (Bunker Hit Table (D6)) at roll=1:")
+    assert any(k == "clarification" and "Vision Slit" in t for k, t, _ in ex.root.notes)
+    _assert_located(book, ex, _rule_lines(book))
+    p = cli("explain", "warhammer-40k:bunker_hit_table", "roll=1", "--json")
+    assert p.returncode == 0 and json.loads(p.stdout)["explanation"]["step"] == "lookup"
