@@ -428,16 +428,15 @@ class TracedMechanic:
         comp = TracingCompiler(book, where, self.rule)
         scope = frozenset(p.name for p in node.params)
         steps = []
-        plain = iter(fn.steps)
         for s in node.body:
-            p = next(plain)
             loc = where.loc(s.span)
             if isinstance(s, n.Let):
                 steps.append(("let", s.name, comp.compile(s.value, scope), loc,
                               {"expression": expr_text(s.value)}))
                 scope = scope | {s.name}
-            elif isinstance(s, n.Roll):
-                steps.append(("roll", s.name, p.fn, loc, {"dice": dice_text(s.dice)}))
+            elif isinstance(s, n.Roll):     # its dice count compiled traced too (it may call mechanics)
+                steps.append(("roll", s.name, fn._compile_roll(s, scope, comp.compile), loc,
+                              {"dice": dice_text(s.dice)}))
                 scope = scope | {s.name}
             else:
                 steps.append(("require", s.message, comp.compile(s.cond, scope), loc,
@@ -467,11 +466,12 @@ class TracedMechanic:
                     finally:
                         tr.close()
                 elif kind == "roll":
-                    value = fn(env, ctx)
-                    tr.add(Step("roll", rule, title, loc, f"roll {name}: {detail['dice']}",
-                                detail=dict(detail, name=name, given=_is_given(ctx.roller, ctx.prefix + name)))
-                           ).set(value)
-                    env[name] = value
+                    st = tr.open(Step("roll", rule, title, loc, f"roll {name}: {detail['dice']}",
+                                      detail=dict(detail, name=name, given=_is_given(ctx.roller, ctx.prefix + name))))
+                    try:
+                        env[name] = st.set(fn(env, ctx))
+                    finally:
+                        tr.close()
                 else:
                     st = tr.open(Step("require", rule, title, loc, f"require {detail['condition']}", detail=dict(detail)))
                     try:
