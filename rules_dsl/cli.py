@@ -416,7 +416,7 @@ def cmd_explain(args):
         _json(ex.as_json())
         return 0
     out = _output(args)
-    for line in ex.lines(width=out.width, locations=args.locations):
+    for line in ex.lines(width=out.width, locations=args.locations, style=out.style):
         _out(line)
     _out(out.style("result: ", "bold") + show(ex.result))
     if ex.rolls:

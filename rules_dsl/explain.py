@@ -116,10 +116,11 @@ class Explanation:
                 "error": self.error, "rolls": {k: to_json(v) for k, v in self.rolls.items()},
                 "explanation": self.root.as_json()}
 
-    def lines(self, width: int = 100, locations: bool = True) -> list:
-        """The working as indented text, like a worked solution."""
+    def lines(self, width: int = 100, locations: bool = True, style=None) -> list:
+        """The working as indented text, like a worked solution.  `style(text, *styles)`
+        (as `terminal.Out.style`) marks rule titles bold and locations dim."""
         out = []
-        _lines(self.root, 0, out, width, locations, set())
+        _lines(self.root, 0, out, width, locations, set(), style or _plain)
         if self.error is not None:
             out.append(f"stopped: {self.error}")
         return out
@@ -153,16 +154,20 @@ def _note_lines(st: Step, pad: str, out: list, width: int, seen: set):
                                  break_on_hyphens=False))
 
 
-def _lines(st: Step, depth: int, out: list, width: int, locations: bool, seen: set):
+def _plain(text, *styles):
+    return text
+
+
+def _lines(st: Step, depth: int, out: list, width: int, locations: bool, seen: set, style=_plain):
     """One step and its children; a note is printed the first time it bears (`seen`)."""
     pad = _IND * depth
-    where = f"  [{st.location}]" if locations else ""
+    where = style(f"  [{st.location}]", "dim") if locations else ""
     if st.step in ("call", "example"):
         head = f"{st.title} ({st.rule})" if st.step == "call" else f"Example of {st.title} ({st.rule})"
-        out.append(f"{pad}{head}: {st.text}{where}")
+        out.append(f"{pad}{style(head, 'bold')}: {st.text}{where}")
         _note_lines(st, pad, out, width, seen)
         for c in st.children:
-            _lines(c, depth + 1, out, width, locations, seen)
+            _lines(c, depth + 1, out, width, locations, seen, style)
         if st.has_value and st.step == "call":
             out.append(f"{pad}{_IND}=> {st.detail.get('name', '')} gives {show(st.value)}")
         elif st.has_value:
@@ -194,7 +199,7 @@ def _lines(st: Step, depth: int, out: list, width: int, locations: bool, seen: s
     out.append(pad + line + where)
     _note_lines(st, pad, out, width, seen)
     for c in st.children:
-        _lines(c, depth + 1, out, width, locations, seen)
+        _lines(c, depth + 1, out, width, locations, seen, style)
 
 
 # ------------------------------------------------------------------ tracing

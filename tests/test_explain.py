@@ -334,3 +334,11 @@ def test_explain_a_table_lookup(books):
     _assert_located(book, ex, _rule_lines(book))
     p = cli("explain", "warhammer-40k:bunker_hit_table", "roll=1", "--json")
     assert p.returncode == 0 and json.loads(p.stdout)["explanation"]["step"] == "lookup"
+
+
+def test_cli_colour_only_when_asked():
+    plain = cli("explain", "warhammer-40k:spots", "initiative=3", "distance=2").stdout
+    coloured = cli("explain", "warhammer-40k:spots", "initiative=3", "distance=2", "--color").stdout
+    assert "\x1b[" not in plain
+    assert "\x1b[1mSpotting Hidden Models (spotting-hidden-models)\x1b[0m" in coloured
+    assert "\x1b[2m  [warhammer-40k.rules:" in coloured
