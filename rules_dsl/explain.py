@@ -185,6 +185,8 @@ def _lines(st: Step, depth: int, out: list, width: int, locations: bool, seen: s
         arm = st.detail.get("arm", "")
         taken = f"the {arm} branch" if st.detail.get("chained") else f"{arm} {st.detail.get('taken', '')}"
         line = f"if {st.detail['condition']}: {holds}{why}; takes {taken}"
+        if "holds" not in st.detail:            # the condition itself stopped the evaluation
+            line = f"if {st.detail['condition']}{why}: cannot be decided"
     elif st.step == "lookup":
         keys = ", ".join(f"{k}={v}" for k, v in st.detail.get("keys", {}).items())
         line = f"table {st.detail['table']} ({st.title}) at {keys}: {show(st.value)}"
