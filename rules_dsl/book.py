@@ -11,7 +11,7 @@ from typing import Optional
 
 from . import nodes as n
 from .compiler import CompiledBook, case_text
-from .errors import NotFound
+from .errors import InputError, NotFound
 from .examples import ExampleResult
 
 __all__ = ["Book", "RuleView", "Finding", "ExampleResult"]  # ExampleResult: what run_examples returns
@@ -149,6 +149,26 @@ class Book:
         """The exact distribution of a dice mechanic's result (see rules_dsl.odds)."""
         from .odds import distribution
         return distribution(self.mechanic(mechanic), **kwargs)
+
+    def explain(self, mechanic: str, *args, rolls=None, seed=None, **kwargs):
+        """Call a mechanic and show its working: an :class:`~rules_dsl.explain.Explanation`,
+        a tree of steps (calls, lets, branches, table reads, rolls, requires) citing
+        the rule, the source line and the notes behind each.  Its `result` is what
+        the plain call gives with the same arguments, rolls and seed.  A table's
+        name explains one lookup by its keys."""
+        from .explain import explain_call, explain_lookup
+        if mechanic in self.tables and mechanic not in self.mechanics:
+            if rolls or seed is not None:
+                raise InputError(mechanic, "seed" if seed is not None else "rolls", seed if seed is not None else rolls,
+                                 "nothing: a table rolls no dice")
+            return explain_lookup(self.compiled, mechanic, *args, **kwargs)
+        self.mechanic(mechanic)    # an unknown name: NotFound with suggestions
+        return explain_call(self.compiled, mechanic, *args, rolls=rolls, seed=seed, **kwargs)
+
+    def explain_example(self, rule_id: str, example) -> list:
+        """The working of each ``>>>`` line of one worked example (an :class:`~rules_dsl.explain.Explanation` each)."""
+        from .explain import explain_case
+        return [explain_case(self.compiled, rule_id, case) for case in example.cases]
 
     # -- checks and examples
     @property

@@ -1,4 +1,4 @@
-"""The `rules` command: books, lookup, show, call, odds, check.
+"""The `rules` command: books, lookup, show, call, explain, odds, check.
 
 Start-up is kept lean: argparse and the index (SQLite) load for `lookup`; the
 compiler and lark load only for subcommands that need compiled books.  Every
@@ -53,7 +53,18 @@ def build_parser():
         s.add_argument("assignments", nargs="*", metavar="NAME=VALUE")
         if name == "call":
             s.add_argument("--seed", type=int)
+        else:
+            s.add_argument("--explain", action="store_true",
+                           help="name the branch of the mechanic's result each outcome comes from")
         s.add_argument("--json", action="store_true")
+    s = sub.add_parser("explain", parents=[colour],
+                       help="call a mechanic and show its working, citing rules, lines and notes: BOOK:MECHANIC NAME=VALUE ...")
+    s.add_argument("ref")
+    s.add_argument("assignments", nargs="*", metavar="NAME=VALUE")
+    s.add_argument("--seed", type=int)
+    s.add_argument("--json", action="store_true")
+    s.add_argument("--no-locations", dest="locations", action="store_false",
+                   help="leave out each step's file:line")
     s = sub.add_parser("check", parents=[colour], help="compile books, run every example and check")
     s.add_argument("book", nargs="?")
     s.add_argument("--json", action="store_true")
@@ -93,7 +104,7 @@ def main(argv=None):
 
 def _run(args):
     command = {"books": cmd_books, "lookup": cmd_lookup, "show": cmd_show, "call": cmd_call,
-               "odds": cmd_odds, "check": cmd_check}[args.cmd]
+               "odds": cmd_odds, "check": cmd_check, "explain": cmd_explain}[args.cmd]
     try:
         return command(args) or 0
     except Exception as e:
@@ -388,16 +399,88 @@ def cmd_call(args):
     return 0
 
 
+def cmd_explain(args):
+    from .values import show
+    book, kind, fn = _resolve(args.ref, allow_tables=True)
+    kwargs = _assignments(args.assignments)
+    if kind == "table":
+        names = [p.name for p in fn.keys]
+        for k in kwargs:
+            if k not in names:
+                from .errors import NotFound
+                raise NotFound("key", k, names, where=f"table {book.id}:{fn.name} (keys: {', '.join(names)})")
+        if args.seed is not None:
+            _die(f"{book.id}:{fn.name} is a table; it rolls no dice, so --seed has no use")
+    ex = book.explain(fn.name, seed=args.seed, **kwargs)
+    if args.json:
+        _json(ex.as_json())
+        return 0
+    out = _output(args)
+    for line in ex.lines(width=out.width, locations=args.locations, style=out.style):
+        _out(line)
+    _out(out.style("result: ", "bold") + show(ex.result))
+    if ex.rolls:
+        _out(out.style("rolls: " + ", ".join(f"{k}={show(v)}" for k, v in ex.rolls.items()), "dim"))
+    return 0
+
+
 def cmd_odds(args):
     book, _kind, mech = _resolve(args.ref, allow_tables=False)
     if not mech.has_dice:
         _die(f"{book.id}:{mech.name} rolls no dice; use `rules call` for its value", 2)
     from .odds import distribution
+    if args.explain:
+        return _odds_explained(args, book, mech)
     dist = distribution(mech, **_assignments(args.assignments))
     if args.json:
         _json(dist.as_json())
         return 0
     _out(dist.table())
+    return 0
+
+
+def _odds_explained(args, book, mech):
+    """`rules odds --explain`: the distribution, and for each outcome the branches of
+    the mechanic's result (a chain of `if`s) it comes from, with their probabilities."""
+    from .explain import odds_by_branch
+    from .values import percent_text, show
+    found = odds_by_branch(mech, **_assignments(args.assignments))
+    if found is None:
+        from .odds import distribution
+        dist = distribution(mech, **_assignments(args.assignments))
+        note = (f"{book.id}:{mech.name}'s result is not a chain of branches (if ... then ... else ...), "
+                "so --explain has no branch to name; `rules explain` shows one evaluation's working")
+        if args.json:
+            _json(dict(dist.as_json(), branches=None, note=note))
+            return 0
+        _out(dist.table())
+        _out()
+        _out(note)
+        return 0
+    arms, rows, dist = found
+    rule = book.rule_of(mech.name) or ""
+    title = book.rule(rule).title if rule else ""
+
+    def frac(p):
+        return f"{p.numerator}/{p.denominator}" if p.denominator != 1 else str(p.numerator)
+    if args.json:
+        data = dist.as_json()
+        data["branches"] = [label for label, _ in arms]
+        for o, (_v, _p, parts) in zip(data["outcomes"], rows):
+            o["from"] = [{"branch": label, "probability": frac(q), "float": float(q)} for label, q in parts]
+        _json(data)
+        return 0
+    _out(dist.table())
+    _out()
+    _out(f"Where each result comes from: the branches of {mech.name}'s result ({title}, {rule}):")
+    from .render import expr_text
+    for i, (label, arm) in enumerate(arms, 1):
+        _out(f"  {i}. {label}: {expr_text(arm)}")
+    _out()
+    for value, _p, parts in rows:
+        shares = "; ".join(f"branch {[a for a, _ in arms].index(label) + 1} ({label}) {frac(q)} = {percent_text(q)}"
+                           for label, q in parts)
+        _out(f"  {show(value)}: {shares}")
     return 0
 
 

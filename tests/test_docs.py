@@ -282,11 +282,13 @@ def test_roles_and_directive_from_markdown(tiny):
 
 def test_cli_and_api_pages(tiny):
     cli = page(tiny, "docs/cli")
-    for sub in ("books", "lookup", "show", "call", "check", "odds"):
+    for sub in ("books", "lookup", "show", "call", "check", "odds", "explain"):
         assert f"usage: rules {sub}" in cli
     api = page(tiny, "docs/api")
     assert 'id="rules_dsl.load"' in api and 'id="rules_dsl.book.Book"' in api
     assert 'id="rules_dsl.InputError"' in api
+    assert 'id="rules_dsl.book.Book.explain"' in api and 'id="rules_dsl.explain.Explanation"' in api
+    assert '"children"' in html.unescape(cli) and "show working" in cli
 
 
 BAD_BOOK = textwrap.dedent('''\
@@ -393,3 +395,22 @@ def test_real_site_builds(tmp_path):
     assert refs > 0, "no cross-reference links at all"
     if _odds_available():
         assert any("rules-odds" in p.read_text(encoding="utf-8") for p in (out / "docs" / "books").rglob("*.html"))
+
+
+def test_show_working_under_each_example_line(tiny):
+    """Each `>>>` line of a worked example has a "show working" fold under it: the
+    explanation's text (rule titles, lines, notes), escaped like all book text."""
+    xss = page(tiny, "docs/books/xss/esc")
+    tricks = xss[xss.index('id="xss:dice-tricks"'):]
+    fold = tricks[tricks.index('<details class="rules-working">'):]
+    fold = html.unescape(fold[:fold.index("</details>")])
+    assert "<summary>show working</summary>" in fold
+    assert "Dice Tricks (dice-tricks): two_dice()" in fold
+    assert "roll a (d6): 3 (given)" in fold and "=> two_dice gives 7" in fold
+    # the fold follows the example's `>>>` line and comes before its next block
+    assert tricks.index("two_dice") < tricks.index('<details class="rules-working">')
+    evil = xss[xss.index('id="xss:evil"'):xss.index('id="xss:dice-tricks"')]
+    assert '<details class="rules-working">' in evil
+    assert "table labels" in evil and "&lt;script&gt;alert(4)" in evil
+    demo = page(tiny, "docs/books/demo/basics")
+    assert demo.count('<details class="rules-working">') >= 2

@@ -364,3 +364,19 @@ def test_records_compare_by_fields():
     assert same(Record({"a": 1}), Record({"a": 1}))
     assert not same(Record({"a": 1}), Record({"a": True}))
     assert literal(Record({"a": "x", "b": ABSENT})) == '(a: "x", b: absent)'
+
+
+def test_expected_errors_are_explained_up_to_the_error(demo_books):
+    """An example line that expects an error: its working stops there, with the message."""
+    book = book_with(demo_books, '''
+        >>> gated(4)
+        Error: four is not allowed
+        >>> needed(5, 3)
+        4
+    ''')
+    (rule_id, example), = book.example_cases()
+    gated, needed = book.explain_example(rule_id, example)
+    assert gated.error is not None and "four is not allowed" in gated.error
+    assert gated.lines()[-1].startswith("stopped:") and "four is not allowed" in gated.lines()[-1]
+    assert any(s.step == "require" and s.value is False for s in gated.steps)
+    assert needed.error is None and needed.result == 4

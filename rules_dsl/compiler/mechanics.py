@@ -153,12 +153,17 @@ class MechanicFn:
                                             f"allowed: {self.checks[p.name].describe}"))
         return diags
 
-    def _compile_roll(self, s: n.Roll, scope):
+    def _compile_roll(self, s: n.Roll, scope, compile=None):
+        """The closure of a roll statement; `compile(expr, scope)` compiles its dice count
+        and faces (default: the plain compiler; explanations pass their own)."""
         spec, book = s.dice, self.book
         die = book.dice[spec.die]
-        count = compile_expr(book, spec.count, scope) if spec.count is not None else None
-        on = compile_expr(book, spec.on, scope) if spec.on is not None else None
-        then = compile_expr(book, spec.then, scope) if spec.then is not None else None
+        if compile is None:
+            def compile(e, sc):
+                return compile_expr(book, e, sc)
+        count = compile(spec.count, scope) if spec.count is not None else None
+        on = compile(spec.on, scope) if spec.on is not None else None
+        then = compile(spec.then, scope) if spec.then is not None else None
         name, sp = s.name, s.span
 
         def n_dice(env, ctx):

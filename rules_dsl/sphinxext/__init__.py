@@ -70,6 +70,11 @@ def setup(app):
     app.add_config_value("rules_books_dir", "docs/books", "env", types=[str])
     app.add_config_value("rules_fail_on_error", True, "", types=[bool])
     app.add_config_value("rules_nav_maxdepth", 4, "html", types=[int])
+    from .render_rules import (depart_working_html, depart_working_other, visit_working_html,
+                               visit_working_other, working)
+    other = (visit_working_other, depart_working_other)
+    app.add_node(working, html=(visit_working_html, depart_working_html), latex=other, text=other, man=other,
+                 texinfo=other)
     app.add_domain(domain.RulesDomain)
     app.add_directive_to_domain("rules", "book", directives.BookDirective)
     app.add_directive_to_domain("rules", "section", directives.SectionDirective)

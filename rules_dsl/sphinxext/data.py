@@ -141,6 +141,25 @@ def _decl_model(book, d, odds):
     return None
 
 
+WORKING_WIDTH = 92
+
+
+def _workings(book, rule_id, ex) -> list:
+    """Each `>>>` line's working ("show working" under it on the page): a list of
+    (line of the example text after which the fold goes, the working's text lines)."""
+    if not hasattr(book, "explain_example"):
+        return []
+    text_lines = ex.text.rstrip("\n").split("\n")
+    starts = [c.span.line - ex.first_line for c in ex.cases]
+    out = []
+    for i, explanation in enumerate(book.explain_example(rule_id, ex)):
+        end = starts[i + 1] if i + 1 < len(starts) else len(text_lines)
+        while end > starts[i] + 1 and not text_lines[end - 1].strip():
+            end -= 1                       # the fold goes under the case's last non-blank line
+        out.append((end, explanation.lines(width=WORKING_WIDTH)))
+    return out
+
+
 def build_model(book, derived: dict) -> dict:
     """The whole render model of one compiled book (plain data only)."""
     odds = (derived["odds"], derived["odds_errors"]) if derived.get("odds") is not None else None
@@ -169,6 +188,7 @@ def build_model(book, derived: dict) -> dict:
             "notes": [(note.kind, note.text.text) for note in r.notes],
             "decls": decls, "findings": findings_by_rule.get(r.id, []),
             "examples": [(ex.title, ex.text) for ex in r.examples],
+            "workings": [_workings(book, r.id, ex) for ex in r.examples],
             "summary": summary_of([p.text for p in r.prose], title_of),
         }
 

@@ -52,8 +52,9 @@ def rule_node(ctx: Ctx, r: dict) -> nodes.section:
         sec.extend(decl_nodes(ctx, d, book))
     for f in r["findings"]:
         sec += finding_node(f)
-    for i, (title, text) in enumerate(r["examples"]):
-        sec.extend(example_nodes(title, text, i, len(r["examples"])))
+    workings = r.get("workings") or [None] * len(r["examples"])
+    for i, ((title, text), working) in enumerate(zip(r["examples"], workings)):
+        sec.extend(example_nodes(title, text, i, len(r["examples"]), working))
     return sec
 
 
@@ -163,11 +164,57 @@ def finding_node(f):
     return adm
 
 
-def example_nodes(title, text, index, count):
+class working(nodes.General, nodes.Element):
+    """A "show working" fold: `<details>` in HTML (fixed tags; its children are
+    ordinary escaped nodes), its children alone in other formats."""
+
+
+WORKING_SUMMARY = "show working"
+
+
+def visit_working_html(self, node):
+    self.body.append('<details class="rules-working"><summary>' + WORKING_SUMMARY + "</summary>\n")
+
+
+def depart_working_html(self, node):
+    self.body.append("</details>\n")
+
+
+def visit_working_other(self, node):
+    pass
+
+
+def depart_working_other(self, node):
+    pass
+
+
+def working_node(lines) -> working:
+    fold = working(classes=["rules-working"])
+    code = "\n".join(lines)
+    block = nodes.literal_block(code, code, classes=["rules-working-text"])
+    block["language"] = "text"          # no highlighting: it is prose in the rules' notation
+    fold += block
+    return fold
+
+
+def example_nodes(title, text, index, count, workings=None):
+    """The example's title and its text in doctest blocks, with a "show working" fold
+    under each `>>>` line (`workings`: (text line after which it goes, its lines))."""
     label = "Example" + (f" {index + 1}" if count > 1 and not title else "")
     rub = nodes.rubric(classes=["rules-example-title"])
     rub += nodes.Text(f"{label}: {title}" if title else label)
     rub += nodes.inline(" checked at build time", " checked at build time", classes=["rules-checked"])
-    code = text.rstrip("\n")
-    block = nodes.doctest_block(code, code, classes=["rules-example"])
-    return [rub, block]
+    lines = text.rstrip("\n").split("\n")
+    out, start = [rub], 0
+    for end, working_lines in (workings or []):
+        if end <= start:
+            continue
+        code = "\n".join(lines[start:end]).strip("\n")
+        if code:
+            out.append(nodes.doctest_block(code, code, classes=["rules-example"]))
+        out.append(working_node(working_lines))
+        start = end
+    code = "\n".join(lines[start:]).strip("\n")
+    if code or start == 0:
+        out.append(nodes.doctest_block(code, code, classes=["rules-example"]))
+    return out
