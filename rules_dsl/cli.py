@@ -56,6 +56,9 @@ def build_parser():
         else:
             s.add_argument("--explain", action="store_true",
                            help="name the branch of the mechanic's result each outcome comes from")
+            s.add_argument("--vs", nargs="+", metavar="NAME=VALUE",
+                           help="a second distribution beside the first: the same inputs with these changed "
+                                "(e.g. --vs fusion=true)")
         s.add_argument("--json", action="store_true")
     s = sub.add_parser("explain", parents=[colour],
                        help="call a mechanic and show its working, citing rules, lines and notes: BOOK:MECHANIC NAME=VALUE ...")
@@ -429,9 +432,19 @@ def cmd_odds(args):
     if not mech.has_dice:
         _die(f"{book.id}:{mech.name} rolls no dice; use `rules call` for its value", 2)
     from .odds import distribution
+    if args.explain and args.vs:
+        _die("--explain and --vs do not combine: ask for each on its own", 2)
     if args.explain:
         return _odds_explained(args, book, mech)
     dist = distribution(mech, **_assignments(args.assignments))
+    if args.vs:
+        other = distribution(mech, **{**_assignments(args.assignments), **_assignments(args.vs)})
+        if args.json:
+            _json({"a": dist.as_json(), "b": other.as_json()})
+            return 0
+        from .odds import side_by_side
+        _out(side_by_side(dist, other))
+        return 0
     if args.json:
         _json(dist.as_json())
         return 0

@@ -792,3 +792,18 @@ def test_every_builtin_on_stand_ins(tmp_path, monkeypatch):
         check(mech)
     missing = set(builtins.BUILTINS) - _NOT_DICE_ARGS - got_standin
     assert not missing, f"these builtins never received a stand-in: {sorted(missing)}"
+
+
+def test_side_by_side_shows_both_laws_and_their_difference(demo):
+    from rules_dsl.odds import side_by_side
+    a = distribution(demo.mechanics["sustained"], n=2)
+    b = distribution(demo.mechanics["sustained"], n=3)
+    text = side_by_side(a, b)
+    assert text.splitlines()[1] == "B: the same with n=3"
+    rows = {line.split()[0]: line.split() for line in text.splitlines()[5:] if line and line[0].isdigit()}
+    assert set(rows) == {"0", "1", "2", "3"}                      # every result either side can give
+    assert rows["3"][1] == "0%" and rows["3"][2] == "0%"          # A never gives 3: shown as 0, not left out
+    for v, cells in rows.items():
+        pa, pb = a.probability(int(v)), b.probability(int(v))
+        assert cells[-1] == ("0" if pa == pb else f"{float(pb - pa) * 100:+.2f}")
+    assert "mean: A" in text and ", B 5/3" in text

@@ -102,9 +102,9 @@ The package, one module per part
 from __future__ import annotations
 
 from .engine import MAX_EVALUATIONS, distribution
-from .result import TAIL_EPS, Distribution, NoDice, OrMore, TooLarge
+from .result import TAIL_EPS, Distribution, NoDice, OrMore, TooLarge, side_by_side
 
-__all__ = ["distribution", "page_odds", "Distribution", "OrMore", "NoDice", "TooLarge",
+__all__ = ["distribution", "page_odds", "side_by_side", "Distribution", "OrMore", "NoDice", "TooLarge",
            "MAX_EVALUATIONS", "TAIL_EPS"]
 
 for _cls in (Distribution, NoDice, OrMore, TooLarge):     # shown (and pickled) at their public path

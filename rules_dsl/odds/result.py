@@ -145,6 +145,55 @@ class Distribution:
         return "\n".join(lines)
 
 
+def side_by_side(left: Distribution, right: Distribution) -> str:
+    """Two distributions of one mechanic as one table: a row per result either can
+    give, each side's chance (and, for numbers, its chance of at least that), and
+    the difference -- "what does the keyword change?"."""
+    def numeric_key(v):
+        if isinstance(v, OrMore):
+            return (1 if v.up else -1, v.n)
+        return (0, v)
+    values = list(dict.fromkeys([v for v, _ in left.outcomes] + [v for v, _ in right.outcomes]))
+    numeric = left.mean is not None and right.mean is not None
+    if numeric:
+        values.sort(key=numeric_key)
+
+    def law(d):
+        probs = {v: p for v, p in d.outcomes}
+        out, above = {}, ZERO
+        for v in reversed(values):
+            above += probs.get(v, ZERO)
+            out[v] = (probs.get(v, ZERO), above)
+        return out
+    a, b = law(left), law(right)
+    head = ["result", "A %"] + (["A at least"] if numeric else []) + ["B %"] + (["B at least"] if numeric else []) \
+        + ["B - A (points)"]
+    rows = []
+    for v in values:
+        (pa, ga), (pb, gb) = a[v], b[v]
+        diff = float(pb - pa) * 100
+        rows.append([show(v), _pct(pa)] + ([_pct(ga)] if numeric else []) + [_pct(pb)] + ([_pct(gb)] if numeric else [])
+                    + [f"{diff:+.2f}" if pb != pa else "0"])
+    w = [max(len(head[i]), *(len(r[i]) for r in rows)) for i in range(len(head))]
+
+    def line(cells):
+        return "  ".join(f"{c:<{w[i]}}" if i == 0 else f"{c:>{w[i]}}" for i, c in enumerate(cells))
+    changed = ", ".join(f"{k}={show(v)}" for k, v in right.inputs.items()
+                        if k not in left.inputs or not _same_value(left.inputs[k], v))
+    same_mechanic = left.mechanic is right.mechanic
+    b_title = f"the same with {changed}" if same_mechanic and changed else right.title()
+    lines = [f"A: {left.title()}", f"B: {b_title}", "", line(head), line(["-" * x for x in w])]
+    lines += [line(r) for r in rows]
+    lines.append("")
+
+    def mean(d):
+        m = d.mean
+        return "-" if m is None else (str(m.numerator) if m.denominator == 1 else f"{m.numerator}/{m.denominator}"
+                                      f" (about {_approx(m)})")
+    lines.append(f"mean: A {mean(left)}, B {mean(right)}")
+    return "\n".join(lines)
+
+
 def _json_value(v):
     if isinstance(v, OrMore):
         return v.as_json()
