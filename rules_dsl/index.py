@@ -70,6 +70,32 @@ def _trigram_query(q: str) -> str:
 
 #: how many distinct names the trigram prefilter hands to difflib, best bm25 first
 FUZZY_CANDIDATES = 300
+#: words longer than this get no deletion keys (their typos share trigrams)
+MAX_DELETE_WORD = 14
+
+
+def _deletions(word: str) -> set:
+    """`word` and the strings left by deleting one character (two for words of
+    five or more): any name a typo of a short word still shares no trigram with
+    (a swap, a dropped or a wrong letter: "aromr" and "armour" both give "armr")
+    shares one of these with it."""
+    out = {word}
+    frontier = {word}
+    for _ in range(2 if len(word) >= 5 else 1):
+        frontier = {w[:i] + w[i + 1:] for w in frontier for i in range(len(w)) if len(w) > 2}
+        out |= frontier
+    return out
+
+
+def _delete_keys(norm: str) -> set:
+    """The deletion keys of a normalised name: of each word of two or more
+    characters and of the name without its spaces."""
+    words = [w for w in norm.split() if len(w) >= 2] + [norm.replace(" ", "")]
+    keys = set()
+    for w in words:
+        if 2 <= len(w) <= MAX_DELETE_WORD:
+            keys |= _deletions(w)
+    return keys
 
 
 def _score_name(q: str, nn: str, sm, one_word: bool) -> float:
@@ -143,6 +169,11 @@ class Index:
                                      ('"' + q + '"',)).fetchall())
             found.update(con.execute("SELECT rowid, norm FROM tri WHERE tri MATCH ? ORDER BY rank LIMIT ?",
                                      (_trigram_query(q), FUZZY_CANDIDATES)).fetchall())
+            keys = sorted(_delete_keys(q))
+            if keys:
+                marks = ",".join("?" * len(keys))
+                found.update(con.execute(f"SELECT DISTINCT terms.id, terms.norm FROM dels JOIN terms ON terms.id = dels.term "
+                                         f"WHERE dels.key IN ({marks})", keys).fetchall())
         else:
             found.update(con.execute("SELECT id, norm FROM terms WHERE norm LIKE ? OR norm LIKE ? OR norm LIKE ?",
                                      (f"{q} %", f"% {q}", f"% {q} %")).fetchall())
@@ -201,20 +232,17 @@ class Index:
         return out
 
     def near_titles(self, query: str, n: int = 5):
-        """Titles close to `query` (difflib, cutoff 0.5) among the titles the trigram
-        prefilter finds for it."""
+        """Titles close to `query` (difflib, cutoff 0.5) among the names
+        `_candidates` finds for it."""
         from difflib import get_close_matches
         q = _norm(query)
-        if len(q) < 3:
-            return []
-        tids = [t for t, _ in self.con.execute("SELECT rowid, norm FROM tri WHERE tri MATCH ? ORDER BY rank LIMIT ?",
-                                               (_trigram_query(q), FUZZY_CANDIDATES))]
+        tids = list(self._candidates(q)) if q else []
         if not tids:
             return []
         marks = ",".join("?" * len(tids))
         titles = [r[0] for r in self.con.execute(
             f"SELECT DISTINCT rules.title FROM names JOIN rules ON rules.rowid = names.rowid_ "
-            f"WHERE names.penalty = 0 AND names.term IN ({marks}) ORDER BY rules.title", tids)]
+            f"WHERE names.term IN ({marks}) ORDER BY rules.title", tids)]
         lowered = {t.lower(): t for t in titles}
         return [lowered[t] for t in get_close_matches(query.lower(), list(lowered), n=n, cutoff=0.5)]
 
@@ -345,6 +373,7 @@ def build(path: str, fingerprint: str):
         CREATE TABLE rules(book TEXT, rule TEXT, title TEXT, aliases TEXT, data TEXT);
         CREATE TABLE terms(id INTEGER PRIMARY KEY, norm TEXT UNIQUE);
         CREATE TABLE names(term INTEGER, rowid_ INTEGER, book TEXT, penalty INTEGER);
+        CREATE TABLE dels(key TEXT, term INTEGER, PRIMARY KEY (key, term)) WITHOUT ROWID;
         CREATE VIRTUAL TABLE fts USING fts5(book UNINDEXED, rule UNINDEXED, title, aliases, text, notes,
                                             tokenize = 'porter unicode61');
     """)
@@ -355,6 +384,7 @@ def build(path: str, fingerprint: str):
         if tid is None:
             tid = terms[norm] = len(terms) + 1
             con.execute("INSERT INTO terms VALUES (?, ?)", (tid, norm))
+            con.executemany("INSERT OR IGNORE INTO dels VALUES (?, ?)", ((k, tid) for k in _delete_keys(norm)))
         return tid
 
     for bid, entry in entries.items():
