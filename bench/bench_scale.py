@@ -163,6 +163,10 @@ def bench_site(books: Path, tmp: Path, base_env, slow_runs):
     t = time.perf_counter()
     p = build(project, out, books, cache, "-j", "auto", timeout=7200)
     res["site_full"] = time.perf_counter() - t
+    import resource
+    # the largest resident set of any child process waited for so far (the sphinx main
+    # process of the full build; -j workers are forked from it and smaller)
+    res["site_peak_mb"] = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
     if p.returncode != 0:
         print("site build failed:", (p.stdout + p.stderr)[-1500:])
         res["site_ok"] = False
@@ -247,6 +251,8 @@ def main(argv=None):
         line("site, rebuild after editing one rule", [sec(r["site_edit"]) if "site_edit" in r else "" for r in rows])
         line("site size (without doctrees)", [f"{r['site_size'] / 1e6:.0f} MB" if "site_size" in r else ""
                                               for r in rows])
+        line("peak memory of a full build (largest process)",
+             [f"{r['site_peak_mb']:.0f} MB" if "site_peak_mb" in r else "" for r in rows])
         line("largest page", [f"{r['site_largest'][0]} {r['site_largest'][1] / 1e3:.0f} KB"
                               if "site_largest" in r else "" for r in rows])
     print(f"\nmedians: lookups of {args.runs} runs, compile/site of {args.slow_runs}; "
