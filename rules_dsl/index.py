@@ -2,12 +2,21 @@
 
 A SQLite database (FTS5 for full text) in the cache folder, built from the
 compiled books and stamped with `cachekeys.key` over every rulebook file's
-stamp (path, size, mtime, ctime, inode) and the code that built it.  The fast path only stats the sources and
-queries SQLite, so answering a lookup never imports lark or the compiler; any
-change to a source or to the code rebuilds the index on the next call.
+stamp (path, size, mtime, ctime, inode) and the code that built it.  The fast
+path only stats the sources (the `.rules` files where books can be: no walk of
+the whole tree) and queries SQLite, so answering a lookup never imports lark or
+the compiler; any change to a source or to the code rebuilds the index on the
+next call.  Rebuilding compiles only the books whose files changed (or whose
+cross-referenced books changed): each book's part of the index is cached on its
+own (`book_entries`), and the books to compile are compiled in parallel.
 
 Ranking: exact title or alias (100/95), then typo-tolerant title and alias
 matches (50..90), then full text over prose, keywords and notes (up to 40).
+Typo-tolerant matching never scans the names in Python: SQLite hands over the
+candidates (the distinct names containing the query, the names sharing the most
+trigrams with it through an FTS5 trigram index, and the names sharing a
+deletion key with it: `_delete_keys`), and difflib scores only those, with the
+same scores as a scan of every name would give.
 """
 from __future__ import annotations
 
