@@ -10,7 +10,8 @@ rulebooks/ (copy k of book `b` is `b` for k = 0, else `b-k`, with its
 ids) in a temporary folder, points RULES_DSL_BOOKS and RULES_DSL_CACHE at it,
 and reports, each as the median of several cold processes:
 
-* `rules lookup supression` (a typo) and `rules lookup Suppression`, index warm;
+* `rules lookup supression` (a typo) and `rules lookup Suppression`, index warm,
+  the sizes interleaved run by run with `python -c pass`;
 * the first `rules books` from an empty cache (parse, check, compile every book, build the index);
 * `rules books` again after editing one book (only that book should recompile);
 * with `--site`: full build, rebuild with no change, rebuild after editing one
@@ -134,23 +135,30 @@ def bench_size(n, runs, slow_runs, site, base_env, tmp: Path):
     row["edited"] = which
     env["RULES_DSL_CACHE"] = str(tmp / f"cache-{n}-{slow_runs - 1}")
 
-    # cold lookups, index warm; interleaved with the bare interpreter
-    run(rules + ["lookup", "Suppression"], env)
-    base, typo, exact = [], [], []
-    for _ in range(runs):
-        base.append(run([sys.executable, "-c", "pass"], env)[0])
-        dt, p = run(rules + ["lookup", "supression"], env)
-        if p.returncode != 0:
-            sys.exit(f"rules lookup supression failed at N={n}: {p.stderr.strip()[:300]}")
-        typo.append(dt)
-        exact.append(run(rules + ["lookup", "Suppression"], env)[0])
-    row["base"] = statistics.median(base)
-    row["typo"] = statistics.median(typo)
-    row["exact"] = statistics.median(exact)
-
+    row["env"] = env
     if site:
         row.update(bench_site(books, tmp / f"site-{n}", base_env, slow_runs))
     return row
+
+
+def bench_lookups(rows, runs):
+    """Cold lookups, every index warm, interleaved across the sizes and with the
+    bare interpreter, so that each size sees the same machine noise."""
+    rules = [sys.executable, "-m", "rules_dsl"]
+    for r in rows:
+        run(rules + ["lookup", "Suppression"], r["env"])
+    times = {(r["N"], what): [] for r in rows for what in ("base", "typo", "exact")}
+    for _ in range(runs):
+        for r in rows:
+            times[(r["N"], "base")].append(run([sys.executable, "-c", "pass"], r["env"])[0])
+            dt, p = run(rules + ["lookup", "supression"], r["env"])
+            if p.returncode != 0:
+                sys.exit(f"rules lookup supression failed at N={r['N']}: {p.stderr.strip()[:300]}")
+            times[(r["N"], "typo")].append(dt)
+            times[(r["N"], "exact")].append(run(rules + ["lookup", "Suppression"], r["env"])[0])
+    for r in rows:
+        for what in ("base", "typo", "exact"):
+            r[what] = statistics.median(times[(r["N"], what)])
 
 
 def bench_site(books: Path, tmp: Path, base_env, slow_runs):
@@ -220,6 +228,7 @@ def main(argv=None):
             row = bench_size(n, args.runs, args.slow_runs, args.site, env, tmp)
             rows.append(row)
             print(f"N={n}: {row}", file=sys.stderr)
+        bench_lookups(rows, args.runs)
     finally:
         if args.keep:
             print(f"kept {tmp}")
