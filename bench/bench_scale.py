@@ -227,7 +227,7 @@ def main(argv=None):
         for n in sizes:
             row = bench_size(n, args.runs, args.slow_runs, args.site, env, tmp)
             rows.append(row)
-            print(f"N={n}: {row}", file=sys.stderr)
+            print(f"N={n}: " + str({k: v for k, v in row.items() if k != "env"}), file=sys.stderr)
         bench_lookups(rows, args.runs)
     finally:
         if args.keep:
