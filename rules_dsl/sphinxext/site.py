@@ -238,6 +238,16 @@ def build_finished(app, exc):
         _write_if_changed(Path(app.outdir) / "index.html", _redirect(app.builder.get_target_uri(app.config.root_doc)))
 
 
+def one_page_index(app, pagename, templatename, context, doctree):
+    """With `html_split_index`, Sphinx still writes the whole general index on one
+    page (`genindex-all`), which grows with the library past what a phone should
+    load: render it as the letter overview instead (the letters' pages hold the
+    entries)."""
+    if pagename == "genindex-all" and app.config.html_split_index:
+        return "genindex-split.html"
+    return None
+
+
 def _redirect(target: str) -> str:
     from html import escape
     t = escape(target, quote=True)
