@@ -193,6 +193,9 @@ def bench_site(books: Path, tmp: Path, base_env, slow_runs):
     pages = [p for p in out.rglob("*.html")]
     big = max(pages, key=lambda p: p.stat().st_size)
     res["site_largest"] = (big.relative_to(out).as_posix(), big.stat().st_size)
+    res["site_pages"] = len(pages)
+    res["site_median_page"] = statistics.median(p.stat().st_size for p in pages)
+    res["site_over_500k"] = sorted(p.relative_to(out).as_posix() for p in pages if p.stat().st_size > 500_000)
     res["site_size"] = sum(p.stat().st_size for p in out.rglob("*") if p.is_file() and ".doctrees" not in p.parts)
     res["site_doctrees_inside"] = (out / ".doctrees").exists()
     return res
@@ -262,6 +265,10 @@ def main(argv=None):
                                               for r in rows])
         line("peak memory of a full build (largest process)",
              [f"{r['site_peak_mb']:.0f} MB" if "site_peak_mb" in r else "" for r in rows])
+        line("HTML pages (median size)", [f"{r['site_pages']} ({r['site_median_page'] / 1e3:.0f} KB)"
+                                          if "site_pages" in r else "" for r in rows])
+        line("pages over 500 KB", [", ".join(r["site_over_500k"]) or "none" if "site_pages" in r else ""
+                                   for r in rows])
         line("largest page", [f"{r['site_largest'][0]} {r['site_largest'][1] / 1e3:.0f} KB"
                               if "site_largest" in r else "" for r in rows])
     print(f"\nmedians: lookups of {args.runs} runs, compile/site of {args.slow_runs}; "
