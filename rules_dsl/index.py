@@ -347,14 +347,20 @@ def book_entries(library) -> dict:
         except Exception:
             pass   # absent or damaged: compiled again
         todo.append(bid)
+    fresh = None
     jobs = _jobs(len(todo))
     if jobs > 1:
         from concurrent.futures import ProcessPoolExecutor
-        with ProcessPoolExecutor(max_workers=jobs) as pool:
-            futures = {bid: pool.submit(_entry_job, str(library.books_dir), str(library.cache_dir), bid)
-                       for bid in todo}
-            fresh = {bid: fut.result() for bid, fut in futures.items()}
-    else:
+        try:
+            pool = ProcessPoolExecutor(max_workers=jobs)
+        except (OSError, ImportError, NotImplementedError):   # no process pools here: one process it is
+            pool = None
+        if pool is not None:
+            with pool:
+                futures = {bid: pool.submit(_entry_job, str(library.books_dir), str(library.cache_dir), bid)
+                           for bid in todo}
+                fresh = {bid: fut.result() for bid, fut in futures.items()}
+    if fresh is None:
         fresh = {bid: book_entry(library, bid) for bid in todo}
     for bid, entry in fresh.items():
         entry["deps"] = {d: dep_keys.get(d) for d in entry["deps"]}
