@@ -2,7 +2,9 @@
 
 Build (warnings are errors, nitpicky; worked examples run as part of it):
 
-    python -m sphinx -W --keep-going -n -b html . _build/html
+    python -m sphinx -W --keep-going -n -b html -d _build/doctrees -j auto . _build/html
+
+(doctrees outside the published folder; `-j auto` reads pages on every core).
 
 The source folder is the repository root, but only docs/ is read as pages
 (README, notes and the rulebooks themselves are not pages).  The book pages
@@ -59,6 +61,7 @@ html_theme = "furo"
 html_title = "Rulebooks as code"
 html_static_path = []
 html_copy_source = False
+html_split_index = True      # the general index: a page per letter, not one page for the whole library
 html_show_sourcelink = False
 html_theme_options = {
     "navigation_with_keys": True,

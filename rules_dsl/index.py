@@ -2,12 +2,21 @@
 
 A SQLite database (FTS5 for full text) in the cache folder, built from the
 compiled books and stamped with `cachekeys.key` over every rulebook file's
-stamp (path, size, mtime, ctime, inode) and the code that built it.  The fast path only stats the sources and
-queries SQLite, so answering a lookup never imports lark or the compiler; any
-change to a source or to the code rebuilds the index on the next call.
+stamp (path, size, mtime, ctime, inode) and the code that built it.  The fast
+path only stats the sources (the `.rules` files where books can be: no walk of
+the whole tree) and queries SQLite, so answering a lookup never imports lark or
+the compiler; any change to a source or to the code rebuilds the index on the
+next call.  Rebuilding compiles only the books whose files changed (or whose
+cross-referenced books changed): each book's part of the index is cached on its
+own (`book_entries`), and the books to compile are compiled in parallel.
 
 Ranking: exact title or alias (100/95), then typo-tolerant title and alias
 matches (50..90), then full text over prose, keywords and notes (up to 40).
+Typo-tolerant matching never scans the names in Python: SQLite hands over the
+candidates (the distinct names containing the query, the names sharing the most
+trigrams with it through an FTS5 trigram index, and the names sharing a
+deletion key with it: `_delete_keys`), and difflib scores only those, with the
+same scores as a scan of every name would give.
 """
 from __future__ import annotations
 
@@ -20,7 +29,7 @@ import zlib
 
 from . import cachekeys, paths
 
-SCHEMA = 4
+SCHEMA = 5
 
 
 def _index_path() -> str:
@@ -31,20 +40,103 @@ def _index_path() -> str:
 def _source_fingerprint() -> str:
     """`cachekeys.key` of every source's stamp (path, size, mtime, ctime, inode: an
     edit that keeps the size and puts the mtime back still changes the ctime, which
-    no user can set) and of the code that builds the index."""
+    no user can set) and of the code that builds the index.
+
+    Only where books can be is looked at: the books folder's `.rules` files and
+    the `.rules` files directly inside its folders (`Library.book_files`), each
+    stamped itself: an in-place edit of a file inside a folder book changes
+    that file's stamp, never the folder's mtime, so folder mtimes are not relied on."""
     d = paths.books_dir()
     parts = [f"schema={SCHEMA}", os.path.realpath(d)]
-    if os.path.isdir(d):
-        for root, dirs, files in os.walk(d):
-            dirs.sort()
-            for f in sorted(files):
-                if f.endswith(".rules"):
-                    parts.append(cachekeys.stamp(os.path.join(root, f)))
+    try:
+        with os.scandir(d) as it:
+            entries = sorted(it, key=lambda e: e.name)
+    except OSError:
+        entries = []
+    for e in entries:
+        if e.name.endswith(".rules") and e.is_file():
+            parts.append(cachekeys.stamp(e.path))
+        elif e.is_dir() and not e.name.startswith("."):
+            try:
+                with os.scandir(e.path) as it:
+                    inner = sorted(f.path for f in it if f.name.endswith(".rules") and f.is_file())
+            except OSError:
+                continue
+            parts.extend(cachekeys.stamp(f) for f in inner)
     return cachekeys.key(*parts, code=cachekeys.code_fingerprint("index"))
 
 
 def _norm(s: str) -> str:
     return re.sub(r"[^a-z0-9]+", " ", s.lower()).strip()
+
+
+def _trigram_query(q: str) -> str:
+    """An FTS5 trigram query matching any trigram of `q` (words shorter than three
+    characters have none)."""
+    grams = {q[i:i + 3] for i in range(len(q) - 2)}
+    return " OR ".join(f'"{g}"' for g in sorted(grams))
+
+
+#: how many distinct names the trigram prefilter hands to difflib, best bm25 first
+FUZZY_CANDIDATES = 300
+#: words longer than this get no deletion keys (their typos share trigrams)
+MAX_DELETE_WORD = 14
+
+
+def _deletions(word: str) -> set:
+    """`word` and the strings left by deleting one character (two for words of
+    five or more): any name a typo of a short word still shares no trigram with
+    (a swap, a dropped or a wrong letter: "aromr" and "armour" both give "armr")
+    shares one of these with it."""
+    out = {word}
+    frontier = {word}
+    for _ in range(2 if len(word) >= 5 else 1):
+        frontier = {w[:i] + w[i + 1:] for w in frontier for i in range(len(w)) if len(w) > 2}
+        out |= frontier
+    return out
+
+
+def _delete_keys(norm: str) -> set:
+    """The deletion keys of a normalised name: of each word of two or more
+    characters and of the name without its spaces."""
+    words = [w for w in norm.split() if len(w) >= 2] + [norm.replace(" ", "")]
+    keys = set()
+    for w in words:
+        if 2 <= len(w) <= MAX_DELETE_WORD:
+            keys |= _deletions(w)
+    return keys
+
+
+def _score_name(q: str, nn: str, sm, one_word: bool) -> float:
+    """The title/alias score of one normalised name `nn` for the query `q` (before
+    the alias penalty): exact 100, a word or a prefix 80, a word prefix 70, a
+    similar name 50..90, a typo of one word of a longer name 45; 0 if none."""
+    lq = len(q)
+    if nn == q:
+        return 100
+    words = nn.split()
+    if q in words or (lq >= 4 and nn.startswith(q)):
+        return 80
+    if lq >= 4 and f" {q}" in f" {nn}":
+        return 70
+    best = 0
+    # typo-tolerant: a similarity ratio >= 0.75 needs lengths within a factor 0.6
+    ln = len(nn)
+    if 0.6 * lq <= ln <= lq / 0.6:
+        sm.set_seq1(nn)
+        if sm.quick_ratio() >= 0.75:
+            r = sm.ratio()
+            if r >= 0.75:
+                best = 50 + 40 * (r - 0.75) / 0.25
+    # a typo of one word of a longer title (e.g. "supresion" -> "Suppressive Fire")
+    if one_word and best < 45:
+        for w in words:
+            if len(w) >= 5 and 0.66 * lq <= len(w) <= lq / 0.66:
+                sm.set_seq1(w)
+                if sm.quick_ratio() >= 0.8 and sm.ratio() >= 0.8:
+                    best = 45
+                    break
+    return best
 
 
 class Index:
@@ -73,10 +165,28 @@ class Index:
             raise NotFound("rule", rule, ids, where=book)
         return self._record(row[0], 100)
 
-    def _names(self, book):
-        """(rowid, normalised name, penalty) for every title (0) and alias (5)."""
-        sql = "SELECT rowid_, norm, penalty FROM names" + (" WHERE book=?" if book else "")
-        return self.con.execute(sql, (book,) if book else ()).fetchall()
+    def _candidates(self, q: str) -> dict:
+        """{term id: normalised name} of every distinct title or alias that can score
+        for `q`, found by SQLite (never a scan of the names in Python): the name
+        itself, every name containing `q` (the trigram index; for a query under
+        three characters a LIKE over the names, in C), and the names sharing the
+        most trigrams with `q` (bm25 over the trigram index, `FUZZY_CANDIDATES`)."""
+        con = self.con
+        found = dict(con.execute("SELECT id, norm FROM terms WHERE norm = ?", (q,)).fetchall())
+        if len(q) >= 3:
+            found.update(con.execute("SELECT rowid, norm FROM tri WHERE tri MATCH ?",
+                                     ('"' + q + '"',)).fetchall())
+            found.update(con.execute("SELECT rowid, norm FROM tri WHERE tri MATCH ? ORDER BY rank LIMIT ?",
+                                     (_trigram_query(q), FUZZY_CANDIDATES)).fetchall())
+            keys = sorted(_delete_keys(q))
+            if keys:
+                marks = ",".join("?" * len(keys))
+                found.update(con.execute(f"SELECT DISTINCT terms.id, terms.norm FROM dels JOIN terms ON terms.id = dels.term "
+                                         f"WHERE dels.key IN ({marks})", keys).fetchall())
+        else:
+            found.update(con.execute("SELECT id, norm FROM terms WHERE norm LIKE ? OR norm LIKE ? OR norm LIKE ?",
+                                     (f"{q} %", f"% {q}", f"% {q} %")).fetchall())
+        return found
 
     def lookup(self, query: str, book: str = None, limit: int = 5):
         q = _norm(query)
@@ -91,34 +201,18 @@ class Index:
         from difflib import SequenceMatcher
         sm = SequenceMatcher(autojunk=False)
         sm.set_seq2(q)
-        lq = len(q)
         one_word = len(q) >= 5 and " " not in q
-        for rowid, nn, penalty in self._names(book):
-            if nn == q:
-                offer(rowid, 100 - penalty)
-                continue
-            words = nn.split()
-            if q in words or (lq >= 4 and nn.startswith(q)):
-                offer(rowid, 80 - penalty)
-                continue
-            if lq >= 4 and f" {q}" in f" {nn}":
-                offer(rowid, 70 - penalty)
-                continue
-            # typo-tolerant: a similarity ratio >= 0.75 needs lengths within a factor 0.6
-            ln = len(nn)
-            if 0.6 * lq <= ln <= lq / 0.6:
-                sm.set_seq1(nn)
-                if sm.quick_ratio() >= 0.75:
-                    r = sm.ratio()
-                    if r >= 0.75:
-                        offer(rowid, 50 + 40 * (r - 0.75) / 0.25 - penalty)
-            # a typo of one word of a longer title (e.g. "supresion" -> "Suppressive Fire")
-            if one_word:
-                for w in words:
-                    if len(w) >= 5 and 0.66 * lq <= len(w) <= lq / 0.66:
-                        sm.set_seq1(w)
-                        if sm.quick_ratio() >= 0.8 and sm.ratio() >= 0.8:
-                            offer(rowid, 45 - penalty)
+        term_scores = {}
+        for tid, nn in self._candidates(q).items():
+            s = _score_name(q, nn, sm, one_word)
+            if s > 0:
+                term_scores[tid] = s
+        if term_scores:
+            marks = ",".join("?" * len(term_scores))
+            sql = f"SELECT term, rowid_, penalty FROM names WHERE term IN ({marks})" + (" AND book=?" if book else "")
+            params = list(term_scores) + ([book] if book else [])
+            for tid, rowid, penalty in self.con.execute(sql, params):
+                offer(rowid, term_scores[tid] - penalty)
         for rowid, rank in self._fulltext(q, book, limit * 4):
             offer(rowid, 40 * rank)
         ranked = sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))[:limit]
@@ -147,8 +241,17 @@ class Index:
         return out
 
     def near_titles(self, query: str, n: int = 5):
+        """Titles close to `query` (difflib, cutoff 0.5) among the names
+        `_candidates` finds for it."""
         from difflib import get_close_matches
-        titles = [r[0] for r in self.con.execute("SELECT DISTINCT title FROM rules")]
+        q = _norm(query)
+        tids = list(self._candidates(q)) if q else []
+        if not tids:
+            return []
+        marks = ",".join("?" * len(tids))
+        titles = [r[0] for r in self.con.execute(
+            f"SELECT DISTINCT rules.title FROM names JOIN rules ON rules.rowid = names.rowid_ "
+            f"WHERE names.term IN ({marks}) ORDER BY rules.title", tids)]
         lowered = {t.lower(): t for t in titles}
         return [lowered[t] for t in get_close_matches(query.lower(), list(lowered), n=n, cutoff=0.5)]
 
@@ -173,45 +276,153 @@ def _rule_record(book, r) -> dict:
     }
 
 
-def build(path: str, fingerprint: str):
-    from .errors import RulebookError
-    from .loader import book_ids, load
+def _book_key(files) -> str:
+    """A book's content key: every file's path and bytes, and the index code."""
+    parts = []
+    for f in files:
+        parts += [str(f), f.read_bytes()]
+    return cachekeys.key(*parts, code=cachekeys.code_fingerprint("index"))
 
+
+def _ids_key(ids) -> str:
+    return cachekeys.key(*ids, code="ids")
+
+
+def book_entry(library, bid: str) -> dict:
+    """Compile one book and turn it into what the index holds of it:
+    ``{"info", "records", "deps", "error"}``.  `deps` names every other book
+    whose rule ids its cross-references were checked against (``*``: the list
+    of books), so the entry is reused only while they are unchanged."""
+    from .errors import RulebookError
+
+    consulted = set()
+    try:
+        book = library.compile_book(bid, consulted=consulted)
+    except RulebookError as e:
+        return {"info": None, "records": [], "deps": sorted(consulted), "error": e.first_line()}
+    info = {"id": bid, "title": book.title, "edition": book.edition, "rules": len(book.rules),
+            "mechanics": len(book.mechanics), "examples": sum(len(r.examples) for r in book.rules),
+            "tables": len(book.tables), "findings": len(book.findings)}
+    return {"info": info, "records": [_rule_record(book, r) for r in book.rules],
+            "deps": sorted(consulted), "error": None}
+
+
+def _entry_job(books_dir: str, cache_dir: str, bid: str) -> dict:
+    """`book_entry` in a worker process."""
+    from .loader import Library
+    return book_entry(Library(books_dir, cache_dir), bid)
+
+
+def _jobs(n: int) -> int:
+    env = os.environ.get("RULES_DSL_JOBS", "")
+    jobs = int(env) if env.isdigit() and int(env) > 0 else (os.cpu_count() or 1)
+    return max(1, min(jobs, n))
+
+
+def book_entries(library) -> dict:
+    """{book id: entry} for every book of `library`.  Each book's entry is cached
+    on its own (`<cache>/index-books/`, keyed by the book's files, the index code
+    and the books its cross-references consulted), so an edit to one book
+    recompiles that book only.  Books to compile are compiled in parallel
+    (`RULES_DSL_JOBS` processes, default one per core)."""
+    import pickle
+
+    ids = library.book_ids()
+    keys = {bid: _book_key(library.book_files(bid)) for bid in ids}
+    dep_keys = dict(keys, **{"*": _ids_key(ids)})
+    store = library.cache_dir / "index-books"
+    folder = os.path.realpath(library.books_dir)
+
+    def entry_path(bid):
+        return store / f"{cachekeys.slot(folder, bid)}-{keys[bid][:32]}.pickle"
+
+    entries, todo = {}, []
+    for bid in ids:
+        try:
+            with open(entry_path(bid), "rb") as f:
+                entry = pickle.load(f)
+            if all(dep_keys.get(d) == k for d, k in entry["deps"].items()):
+                entries[bid] = entry
+                continue
+        except Exception:
+            pass   # absent or damaged: compiled again
+        todo.append(bid)
+    fresh = None
+    jobs = _jobs(len(todo))
+    if jobs > 1:
+        from concurrent.futures import ProcessPoolExecutor
+        try:
+            pool = ProcessPoolExecutor(max_workers=jobs)
+        except (OSError, ImportError, NotImplementedError):   # no process pools here: one process it is
+            pool = None
+        if pool is not None:
+            with pool:
+                futures = {bid: pool.submit(_entry_job, str(library.books_dir), str(library.cache_dir), bid)
+                           for bid in todo}
+                fresh = {bid: fut.result() for bid, fut in futures.items()}
+    if fresh is None:
+        fresh = {bid: book_entry(library, bid) for bid in todo}
+    for bid, entry in fresh.items():
+        entry["deps"] = {d: dep_keys.get(d) for d in entry["deps"]}
+        entries[bid] = entry
+        path = entry_path(bid)
+        if paths.write_pickle(path, entry):
+            cachekeys.replace_entry(str(path), root=str(library.cache_dir))
+    return {bid: entries[bid] for bid in ids}
+
+
+def build(path: str, fingerprint: str):
+    from .loader import DEFAULT
+
+    entries = book_entries(DEFAULT)
     tmp = f"{path}.{os.getpid()}.tmp"
     os.makedirs(os.path.dirname(path), exist_ok=True)
     if os.path.exists(tmp):
         os.unlink(tmp)
     con = sqlite3.connect(tmp)
     con.executescript("""
+        PRAGMA journal_mode = OFF;
+        PRAGMA synchronous = OFF;
         CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT);
         CREATE TABLE books(id TEXT PRIMARY KEY, data TEXT);
         CREATE TABLE rules(book TEXT, rule TEXT, title TEXT, aliases TEXT, data TEXT);
-        CREATE INDEX rules_ref ON rules(book, rule);
-        CREATE TABLE names(rowid_ INTEGER, book TEXT, norm TEXT, penalty INTEGER);
+        CREATE TABLE terms(id INTEGER PRIMARY KEY, norm TEXT UNIQUE);
+        CREATE TABLE names(term INTEGER, rowid_ INTEGER, book TEXT, penalty INTEGER);
+        CREATE TABLE dels(key TEXT, term INTEGER, PRIMARY KEY (key, term)) WITHOUT ROWID;
         CREATE VIRTUAL TABLE fts USING fts5(book UNINDEXED, rule UNINDEXED, title, aliases, text, notes,
                                             tokenize = 'porter unicode61');
     """)
-    for bid in book_ids():
-        try:
-            book = load(bid)
-        except RulebookError as e:
-            sys.stderr.write(f"rules: book '{bid}' does not compile and is left out of the index: {e.first_line()}\n")
+    terms = {}
+
+    def term(norm):
+        tid = terms.get(norm)
+        if tid is None:
+            tid = terms[norm] = len(terms) + 1
+            con.execute("INSERT INTO terms VALUES (?, ?)", (tid, norm))
+            con.executemany("INSERT OR IGNORE INTO dels VALUES (?, ?)", ((k, tid) for k in _delete_keys(norm)))
+        return tid
+
+    for bid, entry in entries.items():
+        if entry["error"] is not None:
+            sys.stderr.write(f"rules: book '{bid}' does not compile and is left out of the index: {entry['error']}\n")
             continue
-        con.execute("INSERT INTO books VALUES (?, ?)", (bid, json.dumps({
-            "id": bid, "title": book.title, "edition": book.edition, "rules": len(book.rules),
-            "mechanics": len(book.mechanics), "examples": sum(len(r.examples) for r in book.rules),
-            "tables": len(book.tables), "findings": len(book.findings)})))
-        for r in book.rules:
-            rec = _rule_record(book, r)
+        con.execute("INSERT INTO books VALUES (?, ?)", (bid, json.dumps(entry["info"])))
+        for rec in entry["records"]:
             cur = con.execute("INSERT INTO rules VALUES (?, ?, ?, ?, ?)",
-                              (bid, r.id, r.title, json.dumps(list(r.aliases)), json.dumps(rec)))
-            con.execute("INSERT INTO names VALUES (?, ?, ?, 0)", (cur.lastrowid, bid, _norm(r.title)))
-            for alias in r.aliases:
-                con.execute("INSERT INTO names VALUES (?, ?, ?, 5)", (cur.lastrowid, bid, _norm(alias)))
+                              (bid, rec["rule"], rec["title"], json.dumps(rec["aliases"]), json.dumps(rec)))
+            con.execute("INSERT INTO names VALUES (?, ?, ?, 0)", (term(_norm(rec["title"])), cur.lastrowid, bid))
+            for alias in rec["aliases"]:
+                con.execute("INSERT INTO names VALUES (?, ?, ?, 5)", (term(_norm(alias)), cur.lastrowid, bid))
             notes = " ".join(x["text"] for x in rec["notes"])
             con.execute("INSERT INTO fts(rowid, book, rule, title, aliases, text, notes) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                        (cur.lastrowid, bid, r.id, r.title, " ".join(list(r.aliases) + list(r.keywords)),
-                         r.text + "\n" + " ".join(rec["mechanics"]), notes))
+                        (cur.lastrowid, bid, rec["rule"], rec["title"], " ".join(rec["aliases"] + rec["keywords"]),
+                         rec["text"] + "\n" + " ".join(rec["mechanics"]), notes))
+    con.executescript("""
+        CREATE INDEX rules_ref ON rules(book, rule);
+        CREATE INDEX names_term ON names(term);
+        CREATE VIRTUAL TABLE tri USING fts5(norm, content = 'terms', content_rowid = 'id', tokenize = 'trigram');
+        INSERT INTO tri(rowid, norm) SELECT id, norm FROM terms;
+    """)
     con.execute("INSERT INTO meta VALUES ('fingerprint', ?)", (fingerprint,))
     con.commit()
     con.close()

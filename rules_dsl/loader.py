@@ -185,22 +185,31 @@ class Library:
             return {p.node.id for p in walk(ast.items) if isinstance(p.node, (n.Rule, n.Section))}
         return ids
 
-    def _compile(self, ast, texts, early=()):
+    def _compile(self, ast, texts, early=(), consulted=None):
         from .book import Book
         from .checks import check_book
         from .compiler import CompiledBook
 
+        other_ids = self._other_ids()
+        if consulted is not None:       # record which other books the references were checked against
+            lookup = other_ids
+
+            def other_ids(other):
+                consulted.add(other)
+                return lookup(other)
         try:
-            syms = check_book(ast, texts, self._other_ids())
+            syms = check_book(ast, texts, other_ids)
         except RulebookError as e:   # the tree builder's problems and the semantic ones, in one report
             raise RulebookError(sorted(list(early) + e.diagnostics, key=lambda d: (d.file, d.line, d.column))) from None
         if early:
             raise RulebookError(list(early))
         return Book(ast, CompiledBook(ast, syms, texts))
 
-    def compile_book(self, book_id: str, use_cache: bool = True):
-        """Parse, check and compile a book afresh (no in-memory reuse)."""
-        return self._compile(*self.parse_book(book_id, use_cache, partial=True))
+    def compile_book(self, book_id: str, use_cache: bool = True, consulted: set | None = None):
+        """Parse, check and compile a book afresh (no in-memory reuse).  A set
+        `consulted` receives the ids of the other books its cross-references
+        were checked against (``*`` for the list of books)."""
+        return self._compile(*self.parse_book(book_id, use_cache, partial=True), consulted=consulted)
 
     # ------------------------------------------------------------ loading
     def load(self, book_id: str, use_cache: bool = True):

@@ -7,6 +7,6 @@ bash scripts/install.sh
 rules check
 rules books
 if [ -f conf.py ]; then
-  python3 -m sphinx -q -W --keep-going -n -b html . _build/html
+  python3 -m sphinx -q -W --keep-going -n -b html -d _build/doctrees -j auto . _build/html
   echo "website: $(pwd)/_build/html/index.html"
 fi

@@ -245,12 +245,18 @@ def test_books_glossary_cross_index_and_inventory(tiny):
     home = page(tiny, "docs/index")
     assert "Escaping &lt;b&gt;test&lt;/b&gt;" in home
     assert 'href="books/demo/index.html#demo"' in home
-    glossary = page(tiny, "docs/glossary")
+    glossary = page(tiny, "docs/books/_glossary/c") + page(tiny, "docs/books/_glossary/s")   # a page per letter
     assert 'id="term-chart"' in glossary and 'id="term-script"' in glossary
-    xindex = page(tiny, "docs/cross-index")
+    assert "_glossary/c.html" in page(tiny, "docs/glossary")
+    xindex = page(tiny, "docs/books/_cross-index/d")
     assert 'id="xindex-dice"' in xindex           # "Dice" (demo) and "Dice Tricks" (xss)
     assert "#xss:dice-tricks" in xindex and "#demo:dice-rolls" in xindex
     assert (tiny / "index.html").is_file()        # redirect to docs/index.html
+    # the general index: a page per letter; no page holds all of it
+    letters = [p for p in tiny.glob("genindex-*.html") if p.name != "genindex-all.html"]
+    assert letters and all('class="indextable"' in p.read_text(encoding="utf-8") for p in letters)
+    assert 'class="indextable"' not in (tiny / "genindex-all.html").read_text(encoding="utf-8")
+    assert not (tiny / ".doctrees").exists()     # doctrees outside the published folder
     from sphinx.util.inventory import InventoryFile
     with open(tiny / "objects.inv", "rb") as f:
         inv = InventoryFile.load(f, "", lambda base, uri: uri)
@@ -363,7 +369,8 @@ def test_parallel_read_builds_the_same_site(tmp_path, tiny):
     books = _books(tmp_path, {"xss": XSS_BOOK})
     out = tmp_path / "out"
     _ok(build(project, out, books, tmp_path / "cache", "-j", "2"))
-    for doc in ("docs/books/demo/basics", "docs/books/xss/esc", "docs/glossary", "docs/cross-index"):
+    for doc in ("docs/books/demo/basics", "docs/books/xss/esc", "docs/glossary", "docs/cross-index",
+                "docs/books/_glossary/c", "docs/books/_cross-index/d"):
         a, b = page(tiny, doc), page(out, doc)
         strip = lambda s: re.sub(r'(\?v=[0-9a-f]+|<script[^>]*documentation_options[^>]*>)', "", s)
         assert strip(a) == strip(b), doc

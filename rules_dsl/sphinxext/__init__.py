@@ -91,6 +91,7 @@ def setup(app):
     app.connect("doctree-read", domain.collect_refs)
     app.connect("build-finished", site.build_finished)
     app.connect("html-page-context", _cap_navigation, priority=400)
+    app.connect("html-page-context", site.one_page_index)
     app.add_css_file("rules_dsl.css")
     app.add_js_file("rules_dsl.js", loading_method="defer")
     return {

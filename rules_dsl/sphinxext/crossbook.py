@@ -101,3 +101,42 @@ def glossary(models: dict) -> list:
 def books_table(models: dict) -> list:
     return [{"id": bid, "title": m["title"], "edition": m["edition"], "counts": m["counts"]}
             for bid, m in sorted(models.items())]
+
+
+#: how many rule links one glossary or cross-index page holds at most (a page of
+#: 600 links is about 250 KB of HTML, well under the 500 KB a phone should load)
+LINKS_PER_PAGE = 600
+
+
+def _letters(text: str) -> str:
+    return re.sub(r"[^a-z0-9]", "", text.lower())
+
+
+def split_pages(entries: list, key, weight, budget: int = LINKS_PER_PAGE) -> list:
+    """[(slug, entries)]: `entries` (already in reading order) grouped by the
+    first letter of `key(entry)`; a group with more than `budget` links
+    (`weight(entry)` each) is split by its first two letters, and so on (at
+    most four), so no page grows past the budget however big the library.
+    Names without a letter or digit go under ``other``."""
+    def split(items, depth):
+        groups = {}
+        for e in items:
+            k = _letters(key(e))
+            groups.setdefault(k[:depth] if k else "other", []).append(e)
+        out = []
+        for slug, es in sorted(groups.items(), key=lambda kv: (kv[0] == "other", kv[0])):
+            if (slug != "other" and depth < 4 and sum(weight(e) for e in es) > budget
+                    and len({_letters(key(e))[:depth + 1] for e in es}) > 1):
+                out.extend(split(es, depth + 1))
+            else:
+                out.append((slug, es))
+        return out
+    return split(entries, 1)
+
+
+def glossary_pages(entries: list) -> list:
+    return split_pages(entries, key=lambda e: e["key"], weight=lambda e: len(e["rules"]))
+
+
+def xindex_pages(entries: list) -> list:
+    return split_pages(entries, key=lambda e: e["label"], weight=lambda e: sum(len(r) for r in e["books"].values()))

@@ -115,21 +115,40 @@ class BooksDirective(_RulesDirective):
 
 
 class GlossaryDirective(_RulesDirective):
+    """Without an argument: the list of the glossary's pages (one per letter or
+    prefix); with one (a page's slug, on the generated pages): that page."""
     required_arguments = 0
+    optional_arguments = 1
 
     def run(self):
         site = self.site()
-        self.depend({("global", "glossary", "")})
-        return render_pages.glossary_nodes(self.ctx(), site.glossary, self.state.document, self.lineno)
+        if not self.arguments:
+            self.depend({("global", "glossary", "")})
+            return render_pages.pages_toc(self.env.docname, [site.docname_glossary(s) for s in site.glossary_pages])
+        slug = self.arguments[0].strip()
+        if slug not in site.glossary_pages:
+            return self.warn(f"no glossary page {slug!r}")
+        self.depend({("global", "glossary", slug)})
+        return render_pages.glossary_nodes(self.ctx(), site.glossary_pages[slug], self.state.document, self.lineno)
 
 
 class CrossIndexDirective(_RulesDirective):
+    """Like `GlossaryDirective`, for the cross index."""
     required_arguments = 0
+    optional_arguments = 1
 
     def run(self):
         site = self.site()
-        self.depend({("global", "xindex", "")})
-        return render_pages.crossindex_nodes(self.ctx(), site.xindex, sorted(site.models))
+        if not self.arguments:
+            self.depend({("global", "xindex", "")})
+            if not site.xindex_pages:
+                return render_pages.crossindex_nodes(self.ctx(), [], sorted(site.models))
+            return render_pages.pages_toc(self.env.docname, [site.docname_xindex(s) for s in site.xindex_pages])
+        slug = self.arguments[0].strip()
+        if slug not in site.xindex_pages:
+            return self.warn(f"no cross-index page {slug!r}")
+        self.depend({("global", "xindex", slug)})
+        return render_pages.crossindex_nodes(self.ctx(), site.xindex_pages[slug], sorted(site.models))
 
 
 class CliDirective(SphinxDirective):

@@ -139,6 +139,28 @@ def books_table(ctx, rows):
     return [table_node(headers, body, classes=["rules-books"], widths=[4, 4, 1, 1, 1, 1, 1])]
 
 
+def pages_toc(docname, docs):
+    """A visible toctree of generated pages (the glossary's and the cross index's letters)."""
+    toc = addnodes.toctree()
+    toc["parent"] = docname
+    toc["entries"] = [(None, doc) for doc in docs]
+    toc["includefiles"] = list(docs)
+    toc["maxdepth"] = 1
+    toc["caption"] = None
+    toc["glob"] = False
+    toc["hidden"] = False
+    toc["includehidden"] = False
+    toc["numbered"] = 0
+    toc["titlesonly"] = True
+    wrapper = nodes.compound(classes=["toctree-wrapper", "rules-letters"])
+    wrapper += toc
+    return [wrapper]
+
+
+#: the cross index is a table with a column per book up to this many books, a list beyond
+XINDEX_TABLE_BOOKS = 8
+
+
 def glossary_nodes(ctx, entries, document, lineno):
     from sphinx.domains.std import make_glossary_term
     gloss = addnodes.glossary()
@@ -199,4 +221,26 @@ def crossindex_nodes(ctx, groups, books):
                 p += more
             row.append(p)
         rows.append(row)
-    return [table_node(headers, rows, classes=["rules-xindex"], widths=[2] + [3] * len(books))]
+    if len(books) <= XINDEX_TABLE_BOOKS:
+        return [table_node(headers, rows, classes=["rules-xindex"], widths=[2] + [3] * len(books))]
+    dl = nodes.definition_list(classes=["rules-xindex"])     # many books: a term, then a line per book
+    for row in rows:
+        item = nodes.definition_list_item()
+        term = nodes.term("", "", *row[0].children)
+        term["ids"] = list(row[0]["ids"])
+        term["classes"] = ["rules-xindex-term"]
+        item += term
+        defn = nodes.definition()
+        bl = nodes.bullet_list()
+        for b, p in zip(books, row[1:]):
+            if len(p):
+                li = nodes.list_item()
+                line = nodes.paragraph()
+                line += nodes.emphasis(ctx.book_title(b) + ": ", ctx.book_title(b) + ": ")
+                line.extend(p.children)
+                li += line
+                bl += li
+        defn += bl
+        item += defn
+        dl += item
+    return [dl]

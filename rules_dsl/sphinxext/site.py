@@ -60,6 +60,9 @@ class Site:
         cache.save()
         self.glossary = crossbook.glossary(self.models)
         self.xindex = crossbook.cross_index(self.models)
+        # the glossary and the cross index: one page per letter (or prefix), none over the link budget
+        self.glossary_pages = dict(crossbook.glossary_pages(self.glossary))
+        self.xindex_pages = dict(crossbook.xindex_pages(self.xindex))
         self.books = crossbook.books_table(self.models)
         self.unit_hashes = self._unit_hashes()
 
@@ -72,6 +75,12 @@ class Site:
 
     def docname_section(self, bid: str, sid: str) -> str:
         return f"{self.books_rel}/{bid}/{self.section_file(sid)}"
+
+    def docname_glossary(self, slug: str) -> str:
+        return f"{self.books_rel}/_glossary/{slug}"
+
+    def docname_xindex(self, slug: str) -> str:
+        return f"{self.books_rel}/_cross-index/{slug}"
 
     def fp_path(self, unit) -> Path:
         kind, book, ident = unit
@@ -98,8 +107,13 @@ class Site:
             for rid, r in m["rules"].items():
                 out[("rule", bid, rid)] = keys.digest((r, titles[bid], code))
         out[("global", "books", "")] = keys.digest((self.books, code))
-        out[("global", "glossary", "")] = keys.digest((self.glossary, titles, code))
-        out[("global", "xindex", "")] = keys.digest((self.xindex, titles, code))
+        out[("global", "glossary", "")] = keys.digest((list(self.glossary_pages), code))
+        out[("global", "xindex", "")] = keys.digest((list(self.xindex_pages), code))
+        for slug, entries in self.glossary_pages.items():
+            books = sorted({b for e in entries for b, _, _ in e["rules"]})
+            out[("global", "glossary", slug)] = keys.digest((entries, {b: titles[b] for b in books}, code))
+        for slug, entries in self.xindex_pages.items():
+            out[("global", "xindex", slug)] = keys.digest((entries, titles, code))
         return out
 
     def write_fingerprints(self):
@@ -124,6 +138,12 @@ class Site:
             for sid in m["top_sections"]:
                 wanted[self.srcdir / f"{self.docname_section(bid, sid)}.md"] = (
                     f"{STUB_MARK}\n\n```{{rules:section}} {bid}:{sid}\n```\n")
+        for slug in self.glossary_pages:
+            wanted[self.srcdir / f"{self.docname_glossary(slug)}.md"] = (
+                f"{STUB_MARK}\n\n# Glossary: {slug.capitalize()}\n\n```{{rules:glossary}} {slug}\n```\n")
+        for slug in self.xindex_pages:
+            wanted[self.srcdir / f"{self.docname_xindex(slug)}.md"] = (
+                f"{STUB_MARK}\n\n# Across the books: {slug.capitalize()}\n\n```{{rules:crossindex}} {slug}\n```\n")
         for path, text in wanted.items():
             _write_if_changed(path, text)
         if self.gen_dir.is_dir():
@@ -216,6 +236,16 @@ def build_finished(app, exc):
             logger.info("rules_dsl: %d failing example(s) or book error(s); the build fails", len(bad))
     if app.builder.format == "html" and app.config.root_doc != "index":
         _write_if_changed(Path(app.outdir) / "index.html", _redirect(app.builder.get_target_uri(app.config.root_doc)))
+
+
+def one_page_index(app, pagename, templatename, context, doctree):
+    """With `html_split_index`, Sphinx still writes the whole general index on one
+    page (`genindex-all`), which grows with the library past what a phone should
+    load: render it as the letter overview instead (the letters' pages hold the
+    entries)."""
+    if pagename == "genindex-all" and app.config.html_split_index:
+        return "genindex-split.html"
+    return None
 
 
 def _redirect(target: str) -> str:

@@ -27,8 +27,11 @@ def make_project(dest: Path, repo: Path = REPO) -> Path:
 
 
 def build_command(project: Path, out: Path, *extra, builder="html"):
-    return [sys.executable, "-m", "sphinx", "-W", "--keep-going", "-n", "-b", builder, *extra,
-            str(project), str(out)]
+    """The documented command; the doctrees go beside the output (`<out>.doctrees`),
+    never inside the published folder."""
+    out = Path(out)
+    return [sys.executable, "-m", "sphinx", "-W", "--keep-going", "-n", "-b", builder,
+            "-d", str(out.with_name(out.name + ".doctrees")), *extra, str(project), str(out)]
 
 
 def build(project: Path, out: Path, books: Path, cache: Path, *extra, timeout=600, builder="html"):

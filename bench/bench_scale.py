@@ -1,0 +1,279 @@
+"""Benchmark a library of N books (run by hand, not a test).
+
+    python bench/bench_scale.py                 # N = 5, 25, 100
+    python bench/bench_scale.py -n 5 -n 25      # some sizes only
+    python bench/bench_scale.py --site          # also the website (slow: minutes per size)
+
+For each N it generates a library of N books from the real books in
+rulebooks/ (copy k of book `b` is `b` for k = 0, else `b-k`, with its
+`book <id>` header and any `[[b:rule]]` reference rewritten to the copy's
+ids) in a temporary folder, points RULES_DSL_BOOKS and RULES_DSL_CACHE at it,
+and reports, each as the median of several cold processes:
+
+* `rules lookup supression` (a typo) and `rules lookup Suppression`, index warm,
+  the sizes interleaved run by run with `python -c pass`;
+* the first `rules books` from an empty cache (parse, check, compile every book, build the index);
+* `rules books` again after editing one book (only that book should recompile);
+* with `--site`: full build, rebuild with no change, rebuild after editing one
+  rule's prose, and the largest generated page.
+
+How it runs the code: `python -m rules_dsl ...` with PYTHONPATH set to this
+checkout (never the installed console script, which may belong to another
+checkout).  Ratios are against `python -c pass` measured in the same run,
+interleaved with the timed commands: the machine is shared, so read the ratios
+rather than the milliseconds.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+ID_RE = r"[a-z0-9][a-z0-9-]*"
+
+
+def real_books(src: Path):
+    return sorted(p.stem if p.is_file() else p.name for p in src.iterdir()
+                  if (p.suffix == ".rules" and p.is_file()) or (p.is_dir() and any(p.glob("*.rules"))))
+
+
+def copy_id(book: str, k: int) -> str:
+    return book if k == 0 else f"{book}-{k}"
+
+
+def rewrite(text: str, k: int, ids) -> str:
+    """Copy k of a book's text: its `book <id>` header and cross-book references."""
+    if k == 0:
+        return text
+    text = re.sub(rf"^book\s+({ID_RE})(\s*\{{)", lambda m: f"book {copy_id(m.group(1), k)}{m.group(2)}",
+                  text, count=1, flags=re.M)
+    return re.sub(rf"\[\[({ID_RE}):", lambda m: f"[[{copy_id(m.group(1), k)}:" if m.group(1) in ids else m.group(0),
+                  text)
+
+
+def make_library(n: int, dest: Path, src: Path = REPO / "rulebooks") -> Path:
+    """A books folder of `n` books: copies of the real ones (n rounded up to whole rounds)."""
+    ids = real_books(src)
+    dest.mkdir(parents=True, exist_ok=True)
+    made = 0
+    k = 0
+    while made < n:
+        for b in ids:
+            if made >= n:
+                break
+            new = copy_id(b, k)
+            if (src / f"{b}.rules").is_file():
+                (dest / f"{new}.rules").write_text(rewrite((src / f"{b}.rules").read_text("utf-8"), k, ids), "utf-8")
+            else:
+                (dest / new).mkdir()
+                for f in sorted((src / b).glob("*.rules")):
+                    (dest / new / f.name).write_text(rewrite(f.read_text("utf-8"), k, ids), "utf-8")
+            made += 1
+        k += 1
+    return dest
+
+
+def run(cmd, env, cwd=None):
+    t = time.perf_counter()
+    p = subprocess.run(cmd, env=env, cwd=cwd, capture_output=True, text=True, check=False)
+    return time.perf_counter() - t, p
+
+
+def ms(s):
+    return f"{s * 1000:.0f} ms"
+
+
+def sec(s):
+    return f"{s:.1f} s"
+
+
+def edit_one_book(books: Path) -> str:
+    """Append a comment to one file of the first folder book (or a single-file
+    book): an in-place edit that leaves the folder's mtime alone."""
+    for p in sorted(books.iterdir()):
+        if p.is_dir():
+            f = sorted(p.glob("*.rules"))[-1]
+            break
+    else:
+        f = sorted(books.glob("*.rules"))[0]
+    with open(f, "a", encoding="utf-8") as fh:
+        fh.write(f"\n# edited by bench_scale at {time.time()}\n")
+    return f.parent.name if f.parent != books else f.stem
+
+
+def bench_size(n, runs, slow_runs, site, base_env, tmp: Path):
+    books = make_library(n, tmp / f"books-{n}")
+    n_files = len(list(books.rglob("*.rules")))
+    env = dict(base_env, RULES_DSL_BOOKS=str(books))
+    rules = [sys.executable, "-m", "rules_dsl"]
+    row = {"N": n, "files": n_files}
+
+    # first `rules books` from cold (empty cache), and after editing one book
+    cold, edited = [], []
+    for i in range(slow_runs):
+        cache = tmp / f"cache-{n}-{i}"
+        e = dict(env, RULES_DSL_CACHE=str(cache))
+        dt, p = run(rules + ["books"], e)
+        if p.returncode != 0:
+            sys.exit(f"rules books failed at N={n}: {p.stderr.strip()[:300]}")
+        cold.append(dt)
+        which = edit_one_book(books)
+        dt, p = run(rules + ["books"], e)
+        edited.append(dt)
+        if i < slow_runs - 1:
+            shutil.rmtree(cache, ignore_errors=True)
+    row["books_cold"] = statistics.median(cold)
+    row["books_edit"] = statistics.median(edited)
+    row["edited"] = which
+    env["RULES_DSL_CACHE"] = str(tmp / f"cache-{n}-{slow_runs - 1}")
+
+    row["env"] = env
+    if site:
+        row.update(bench_site(books, tmp / f"site-{n}", base_env, slow_runs))
+    return row
+
+
+def bench_lookups(rows, runs):
+    """Cold lookups, every index warm, interleaved across the sizes and with the
+    bare interpreter, so that each size sees the same machine noise."""
+    rules = [sys.executable, "-m", "rules_dsl"]
+    for r in rows:
+        run(rules + ["lookup", "Suppression"], r["env"])
+    times = {(r["N"], what): [] for r in rows for what in ("base", "typo", "exact")}
+    for _ in range(runs):
+        for r in rows:
+            times[(r["N"], "base")].append(run([sys.executable, "-c", "pass"], r["env"])[0])
+            dt, p = run(rules + ["lookup", "supression"], r["env"])
+            if p.returncode != 0:
+                sys.exit(f"rules lookup supression failed at N={r['N']}: {p.stderr.strip()[:300]}")
+            times[(r["N"], "typo")].append(dt)
+            times[(r["N"], "exact")].append(run(rules + ["lookup", "Suppression"], r["env"])[0])
+    for r in rows:
+        for what in ("base", "typo", "exact"):
+            r[what] = statistics.median(times[(r["N"], what)])
+
+
+def bench_site(books: Path, tmp: Path, base_env, slow_runs):
+    sys.path.insert(0, str(REPO))
+    from rules_dsl.sphinxext.testing import build, make_project
+    project = make_project(tmp / "project")
+    out, cache = tmp / "out", tmp / "cache"
+    res = {}
+    os.environ.update({k: v for k, v in base_env.items() if k == "PYTHONPATH"})
+    t = time.perf_counter()
+    p = build(project, out, books, cache, "-j", "auto", timeout=7200)
+    res["site_full"] = time.perf_counter() - t
+    import resource
+    # the largest resident set of any child process waited for so far (the sphinx main
+    # process of the full build; -j workers are forked from it and smaller)
+    res["site_peak_mb"] = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    if p.returncode != 0:
+        print("site build failed:", (p.stdout + p.stderr)[-1500:])
+        res["site_ok"] = False
+        return res
+    nochange, oneedit = [], []
+    for _ in range(slow_runs):
+        t = time.perf_counter()
+        build(project, out, books, cache, "-j", "auto", timeout=7200)
+        nochange.append(time.perf_counter() - t)
+        edit_prose(books)
+        t = time.perf_counter()
+        build(project, out, books, cache, "-j", "auto", timeout=7200)
+        oneedit.append(time.perf_counter() - t)
+    res["site_nochange"] = statistics.median(nochange)
+    res["site_edit"] = statistics.median(oneedit)
+    pages = [p for p in out.rglob("*.html")]
+    big = max(pages, key=lambda p: p.stat().st_size)
+    res["site_largest"] = (big.relative_to(out).as_posix(), big.stat().st_size)
+    res["site_pages"] = len(pages)
+    res["site_median_page"] = statistics.median(p.stat().st_size for p in pages)
+    res["site_over_500k"] = sorted(p.relative_to(out).as_posix() for p in pages if p.stat().st_size > 500_000)
+    res["site_size"] = sum(p.stat().st_size for p in out.rglob("*") if p.is_file() and ".doctrees" not in p.parts)
+    res["site_doctrees_inside"] = (out / ".doctrees").exists()
+    return res
+
+
+def edit_prose(books: Path):
+    """Add a word to the first prose string of the first single-file book."""
+    f = sorted(books.glob("*.rules"))[0]
+    text = f.read_text("utf-8")
+    i = text.index('"""', text.index("rule "))
+    j = text.index('"""', i + 3)
+    f.write_text(text[:j] + " Edited." + text[j:], "utf-8")
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("-n", type=int, action="append", help="library size (repeatable; default 5, 25, 100)")
+    ap.add_argument("--runs", type=int, default=11, help="runs per lookup timing (default 11)")
+    ap.add_argument("--slow-runs", type=int, default=3, help="runs per compile / site timing (default 3)")
+    ap.add_argument("--site", action="store_true", help="also build the website at each size")
+    ap.add_argument("--keep", action="store_true", help="keep the scratch folder")
+    args = ap.parse_args(argv)
+    sizes = args.n or [5, 25, 100]
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(REPO) + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    env.pop("RULES_DEBUG", None)
+    tmp = Path(tempfile.mkdtemp(prefix="bench-scale-"))
+    print(f"code: {REPO} (python -m rules_dsl, PYTHONPATH); python {sys.version.split()[0]}; "
+          f"{os.cpu_count()} cores; lookup runs {args.runs}, compile/site runs {args.slow_runs}")
+    rows = []
+    try:
+        for n in sizes:
+            row = bench_size(n, args.runs, args.slow_runs, args.site, env, tmp)
+            rows.append(row)
+            print(f"N={n}: " + str({k: v for k, v in row.items() if k != "env"}), file=sys.stderr)
+        bench_lookups(rows, args.runs)
+    finally:
+        if args.keep:
+            print(f"kept {tmp}")
+        else:
+            shutil.rmtree(tmp, ignore_errors=True)
+    first = rows[0]
+    hdr = "| what | " + " | ".join(f"{r['N']} books ({r['files']} files)" for r in rows) + " |"
+    print()
+    print(hdr)
+    print("|---" * (len(rows) + 1) + "|")
+
+    def line(label, cells):
+        print(f"| {label} | " + " | ".join(cells) + " |")
+
+    line("`python -c pass`", [ms(r["base"]) for r in rows])
+    line("`rules lookup supression` (cold process)",
+         [f"{ms(r['typo'])} ({r['typo'] / r['base']:.1f}x pass, {r['typo'] / first['typo']:.2f}x N={first['N']})"
+          for r in rows])
+    line("`rules lookup Suppression` (cold process)",
+         [f"{ms(r['exact'])} ({r['exact'] / r['base']:.1f}x pass, {r['exact'] / first['exact']:.2f}x N={first['N']})"
+          for r in rows])
+    line("first `rules books` (compile all + index)",
+         [f"{sec(r['books_cold'])} ({r['books_cold'] / r['N'] * 1000:.0f} ms/book)" for r in rows])
+    line("`rules books` after editing one book",
+         [f"{sec(r['books_edit'])}" for r in rows])
+    if args.site:
+        line("site, full build (`-j auto`)", [sec(r["site_full"]) if "site_full" in r else "" for r in rows])
+        line("site, rebuild with no change", [sec(r["site_nochange"]) if "site_nochange" in r else "" for r in rows])
+        line("site, rebuild after editing one rule", [sec(r["site_edit"]) if "site_edit" in r else "" for r in rows])
+        line("site size (without doctrees)", [f"{r['site_size'] / 1e6:.0f} MB" if "site_size" in r else ""
+                                              for r in rows])
+        line("peak memory of a full build (largest process)",
+             [f"{r['site_peak_mb']:.0f} MB" if "site_peak_mb" in r else "" for r in rows])
+        line("HTML pages (median size)", [f"{r['site_pages']} ({r['site_median_page'] / 1e3:.0f} KB)"
+                                          if "site_pages" in r else "" for r in rows])
+        line("pages over 500 KB", [", ".join(r["site_over_500k"]) or "none" if "site_pages" in r else ""
+                                   for r in rows])
+        line("largest page", [f"{r['site_largest'][0]} {r['site_largest'][1] / 1e3:.0f} KB"
+                              if "site_largest" in r else "" for r in rows])
+    print(f"\nmedians: lookups of {args.runs} runs, compile/site of {args.slow_runs}; "
+          "`python -m rules_dsl` with PYTHONPATH=this checkout")
+
+
+if __name__ == "__main__":
+    main()

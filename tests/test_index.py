@@ -1,0 +1,155 @@
+"""The lookup index at scale: its ranking against a recorded baseline, its
+freshness check, and per-book caching (an edit recompiles that book only)."""
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import REPO, write_book
+
+BASELINE = Path(__file__).with_name("lookup_baseline.json")
+
+
+@pytest.fixture
+def real_books(tmp_path, monkeypatch):
+    monkeypatch.setenv("RULES_DSL_BOOKS", str(REPO / "rulebooks"))
+    monkeypatch.setenv("RULES_DSL_CACHE", str(tmp_path / "cache"))
+    from rules_dsl import index
+    return index.ensure_index()
+
+
+def test_ranking_keeps_the_recorded_top_results(real_books):
+    """tests/lookup_baseline.json holds the top three of the difflib-over-every-name
+    ranking for queries a player types (typos included), recorded before the
+    trigram and deletion-key prefilters: the same first result, with the same
+    score, for every query, and the same top three."""
+    baseline = json.loads(BASELINE.read_text())
+    assert len(baseline) >= 30
+    for case in baseline:
+        got = real_books.lookup(case["query"], limit=3)
+        assert [f"{r['book']}:{r['rule']}" for r in got] == case["top"], case["query"]
+        assert [r["score"] for r in got] == case["scores"], case["query"]
+
+
+@pytest.mark.parametrize("query, rule", [
+    ("aromr", "armour"),          # shares no trigram with "armour": found by the deletion keys
+    ("stts", "stats"),
+    ("du gin", "dig-in"),        # the spaceless name: "dugin" / "digin"
+    ("supresion", "suppression"),
+])
+def test_typos_without_shared_trigrams_are_found(real_books, query, rule):
+    assert rule in [r["rule"] for r in real_books.lookup(query, limit=3)]
+
+
+def test_near_titles_from_the_prefiltered_candidates(real_books):
+    assert "Armour" in real_books.near_titles("aromur")
+    assert real_books.near_titles("") == []
+
+
+def test_deletion_keys_link_a_swap_and_a_dropped_letter():
+    from rules_dsl.index import _delete_keys
+    assert _delete_keys("armour") & _delete_keys("aromr")
+    assert "armr" in _delete_keys("armour")
+    assert _delete_keys("dig in") & _delete_keys("du gin")
+
+
+def folder_book(books: Path, book_id: str, title: str) -> Path:
+    """A folder book: its header in 00-book.rules, a rule in 10-rules.rules."""
+    folder = books / book_id
+    folder.mkdir()
+    write_book(folder, "00-book", "", header=f'book {book_id} {{\n  title "F"\n  dice d6\n}}\n')
+    rules = folder / "10-rules.rules"
+    rules.write_text(f'rule first-rule "{title}" {{\n  """Some prose."""\n}}\n')
+    return rules
+
+
+def test_an_in_place_edit_inside_a_folder_book_is_seen(demo_books):
+    """The freshness check stats each file of a folder book: editing a file in
+    place (which leaves the folder's mtime alone) still rebuilds the index."""
+    from rules_dsl import index
+    rules = folder_book(demo_books, "folder", "Old Title")
+    idx = index.ensure_index()
+    assert idx.lookup("Old Title")[0]["rule"] == "first-rule"
+    folder_mtime = os.stat(rules.parent).st_mtime_ns
+    with open(rules, "r+", encoding="utf-8") as f:      # in place: same inode, folder untouched
+        text = f.read().replace("Old Title", "New Heading")
+        f.seek(0)
+        f.write(text)
+        f.truncate()
+    assert os.stat(rules.parent).st_mtime_ns == folder_mtime
+    idx = index.ensure_index()
+    assert idx.lookup("New Heading")[0]["title"] == "New Heading"
+    assert all(r["title"] != "Old Title" for r in idx.lookup("Old Title"))
+
+
+def test_editing_one_book_recompiles_only_that_book(demo_books, monkeypatch):
+    from rules_dsl import index
+    monkeypatch.setenv("RULES_DSL_JOBS", "1")
+    folder_book(demo_books, "folder", "Folder Rule")
+    write_book(demo_books, "other", 'rule other-rule "Other Rule" {\n  """Prose."""\n}\n')
+    compiled = []
+    real = index.book_entry
+    monkeypatch.setattr(index, "book_entry", lambda lib, bid: compiled.append(bid) or real(lib, bid))
+    index.ensure_index()
+    assert sorted(compiled) == ["demo", "folder", "other"]
+    compiled.clear()
+    index.ensure_index()
+    assert compiled == []                      # nothing changed: not even the index is rebuilt
+    other = demo_books / "other.rules"
+    other.write_text(other.read_text().replace("Other Rule", "Other Rule Renamed"))
+    idx = index.ensure_index()
+    assert compiled == ["other"]
+    assert idx.lookup("Other Rule Renamed")[0]["score"] == 100
+    assert {b["id"] for b in idx.books()} == {"demo", "folder", "other"}
+
+
+def test_a_book_is_recompiled_when_a_book_it_refers_to_changes(demo_books, monkeypatch, capsys):
+    """Per-book entries record which other books their references were checked
+    against: removing the target rule makes the referring book fail again."""
+    from rules_dsl import index
+    monkeypatch.setenv("RULES_DSL_JOBS", "1")
+    target = write_book(demo_books, "target", 'rule aim "Aim" {\n  """Prose."""\n}\n')
+    write_book(demo_books, "referrer", 'rule r "Referrer" {\n  """See [[target:aim]]."""\n}\n')
+    compiled = []
+    real = index.book_entry
+    monkeypatch.setattr(index, "book_entry", lambda lib, bid: compiled.append(bid) or real(lib, bid))
+    idx = index.ensure_index()
+    assert "referrer" in {b["id"] for b in idx.books()}
+    compiled.clear()
+    target.write_text(target.read_text().replace("rule aim", "rule aim-renamed"))
+    idx = index.ensure_index()
+    assert sorted(compiled) == ["referrer", "target"]
+    assert "referrer" not in {b["id"] for b in idx.books()}
+    assert "book 'referrer' does not compile" in capsys.readouterr().err
+
+
+def test_parallel_build_gives_the_same_index(demo_books, monkeypatch, tmp_path):
+    from rules_dsl import index
+    folder_book(demo_books, "folder", "Folder Rule")
+    write_book(demo_books, "other", 'rule other-rule "Other Rule" {\n  """Prose."""\n}\n')
+    monkeypatch.setenv("RULES_DSL_JOBS", "2")
+    par = [(r["book"], r["rule"], r["score"]) for r in index.ensure_index().lookup("rule", limit=10)]
+    monkeypatch.setenv("RULES_DSL_JOBS", "1")
+    monkeypatch.setenv("RULES_DSL_CACHE", str(tmp_path / "cache2"))
+    ser = [(r["book"], r["rule"], r["score"]) for r in index.ensure_index().lookup("rule", limit=10)]
+    assert par == ser and par
+
+
+def test_the_benchmark_library_copies_books_with_new_ids(tmp_path):
+    sys.path.insert(0, str(REPO / "bench"))
+    try:
+        from bench_scale import make_library
+    finally:
+        sys.path.pop(0)
+    import rules_dsl
+    books = make_library(7, tmp_path / "lib")
+    lib = rules_dsl.Library(books, cache=tmp_path / "cache")
+    ids = lib.book_ids()
+    assert len(ids) == 7 and len(set(ids)) == 7
+    copy = next(i for i in ids if i.endswith("-1"))
+    ast, _ = lib.parse_book(copy)
+    assert ast.id == copy and ast.header.id == copy
