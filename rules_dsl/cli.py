@@ -58,6 +58,8 @@ def build_parser():
     s.add_argument("book", nargs="?")
     s.add_argument("--json", action="store_true")
     s.add_argument("--strict", action="store_true", help="also fail when a check reports findings")
+    s = sub.add_parser("lsp", help="serve the Language Server Protocol over stdin/stdout, for editors")
+    s.add_argument("--stdio", action="store_true", help="accepted for editors that pass it; stdio is the only transport")
     return p
 
 
@@ -93,7 +95,7 @@ def main(argv=None):
 
 def _run(args):
     command = {"books": cmd_books, "lookup": cmd_lookup, "show": cmd_show, "call": cmd_call,
-               "odds": cmd_odds, "check": cmd_check}[args.cmd]
+               "odds": cmd_odds, "check": cmd_check, "lsp": cmd_lsp}[args.cmd]
     try:
         return command(args) or 0
     except Exception as e:
@@ -449,6 +451,14 @@ def cmd_check(args):
     if args.json:
         _json(report)
     return 1 if failed else 0
+
+
+def cmd_lsp(args):
+    try:
+        from .lsp import main as serve   # pygls is imported by this command only
+    except ImportError as e:
+        _die(f"rules lsp needs pygls ({e}); install it with: pip install pygls==1.3.1 lsprotocol==2023.0.1", 2)
+    return serve()
 
 
 if __name__ == "__main__":  # pragma: no cover
