@@ -1,0 +1,523 @@
+"""`rules lsp` driven through the protocol: a real JSON-RPC client over the stdio of
+`python -m rules_dsl lsp`, one server for the module, on a books folder of its own
+(the demo book, and `skirmish`, a book in a folder of two files that refers to it).
+
+Every request waits for its answer and every diagnostics check for the server's
+`publishDiagnostics` notification (the time limit only guards against a hang).
+"""
+from __future__ import annotations
+
+import json
+import os
+import queue
+import shutil
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("pygls")
+
+from conftest import DEMO, REPO  # noqa: E402
+
+HERE = Path(__file__).resolve().parent
+HANG = 120   # seconds: a server that has not answered by then is stuck
+
+
+class Client:
+    """Just enough of an LSP client: framed JSON-RPC over a subprocess's pipes."""
+
+    def __init__(self, books: Path, cache: Path):
+        env = dict(os.environ, RULES_DSL_BOOKS=str(books), RULES_DSL_CACHE=str(cache))
+        self.proc = subprocess.Popen([sys.executable, "-m", "rules_dsl", "lsp"], cwd=REPO, env=env,
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        self.next_id = 0
+        self.responses: dict = {}
+        self.inbox: queue.Queue = queue.Queue()
+        self.diagnostics: dict = {}         # uri -> the latest published list
+        self.cond = threading.Condition()
+        self.opened: set = set()
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self):
+        out = self.proc.stdout
+        while True:
+            headers = {}
+            while True:
+                line = out.readline()
+                if not line:
+                    with self.cond:
+                        self.responses["closed"] = True
+                        self.cond.notify_all()
+                    return
+                line = line.decode("ascii").strip()
+                if not line:
+                    break
+                k, _, v = line.partition(":")
+                headers[k.lower()] = v.strip()
+            msg = json.loads(out.read(int(headers["content-length"])))
+            with self.cond:
+                if "id" in msg and ("result" in msg or "error" in msg):
+                    self.responses[msg["id"]] = msg
+                elif msg.get("method") == "textDocument/publishDiagnostics":
+                    p = msg["params"]
+                    self.diagnostics.setdefault(p["uri"], []).append(p["diagnostics"])
+                self.cond.notify_all()
+
+    def _send(self, msg):
+        body = json.dumps(msg).encode("utf-8")
+        self.proc.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+        self.proc.stdin.flush()
+
+    def notify(self, method, params):
+        self._send({"jsonrpc": "2.0", "method": method, "params": params})
+
+    def request(self, method, params):
+        self.next_id += 1
+        rid = self.next_id
+        self._send({"jsonrpc": "2.0", "id": rid, "method": method, "params": params})
+        with self.cond:
+            ok = self.cond.wait_for(lambda: rid in self.responses or "closed" in self.responses, HANG)
+        assert ok and rid in self.responses, f"no answer to {method}; server stderr: {self.stderr()}"
+        msg = self.responses.pop(rid)
+        assert "error" not in msg, msg["error"]
+        return msg["result"]
+
+    def wait_diagnostics(self, uri, count_before):
+        """The first diagnostics published for `uri` after `count_before` publications."""
+        with self.cond:
+            ok = self.cond.wait_for(lambda: len(self.diagnostics.get(uri, [])) > count_before
+                                    or "closed" in self.responses, HANG)
+        assert ok and len(self.diagnostics.get(uri, [])) > count_before, f"no diagnostics; {self.stderr()}"
+        return self.diagnostics[uri][count_before]
+
+    def published(self, uri):
+        with self.cond:
+            return len(self.diagnostics.get(uri, []))
+
+    def stderr(self):
+        if self.proc.poll() is None:
+            return "(server running)"
+        return self.proc.stderr.read().decode("utf-8", "replace")[-3000:]
+
+    # the document calls
+    def open(self, path: Path, text: str | None = None):
+        uri = path.resolve().as_uri()
+        before = self.published(uri)
+        self.opened.add(uri)
+        self.notify("textDocument/didOpen", {"textDocument": {
+            "uri": uri, "languageId": "rules", "version": 1,
+            "text": path.read_text(encoding="utf-8") if text is None else text}})
+        return self.wait_diagnostics(uri, before)
+
+    def change(self, path: Path, text: str, version: int):
+        uri = path.resolve().as_uri()
+        if uri not in self.opened:   # each test may run alone
+            return self.open(path, text)
+        before = self.published(uri)
+        self.notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": version},
+                                               "contentChanges": [{"text": text}]})
+        return self.wait_diagnostics(uri, before)
+
+    def close(self, path: Path):
+        self.opened.discard(path.resolve().as_uri())
+        self.notify("textDocument/didClose", {"textDocument": {"uri": path.resolve().as_uri()}})
+
+    def at(self, method, path: Path, line: int, character: int, **extra):
+        return self.request(method, {"textDocument": {"uri": path.resolve().as_uri()},
+                                     "position": {"line": line, "character": character}, **extra})
+
+
+@pytest.fixture(scope="module")
+def books(tmp_path_factory):
+    root = tmp_path_factory.mktemp("lsp")
+    folder = root / "books"
+    shutil.copytree(HERE / "lsp_books", folder)
+    shutil.copy(DEMO, folder / "demo.rules")
+    return folder
+
+
+@pytest.fixture(scope="module")
+def client(books):
+    c = Client(books, books.parent / "cache")
+    init = c.request("initialize", {"processId": os.getpid(), "rootUri": books.as_uri(), "capabilities": {}})
+    c.initialize_result = init
+    c.notify("initialized", {})
+    yield c
+    try:
+        c.request("shutdown", None)
+        c.notify("exit", None)
+        c.proc.wait(timeout=HANG)
+    finally:
+        if c.proc.poll() is None:
+            c.proc.kill()
+        c.proc.stdin.close()
+        c.proc.stdout.close()
+        c.proc.stderr.close()
+
+
+def find(text: str, needle: str, nth: int = 0):
+    """(line, character) of the nth occurrence of `needle`, 0-based as LSP counts."""
+    i = -1
+    for _ in range(nth + 1):
+        i = text.index(needle, i + 1)
+    line = text.count("\n", 0, i)
+    return line, i - (text.rfind("\n", 0, i) + 1)
+
+
+def line_of(loc):
+    return loc["range"]["start"]["line"]
+
+
+# ----------------------------------------------------------------- capabilities
+def test_initialize_announces_every_feature(client):
+    caps = client.initialize_result["capabilities"]
+    for cap in ("hoverProvider", "definitionProvider", "referencesProvider", "completionProvider",
+                "documentSymbolProvider", "foldingRangeProvider", "textDocumentSync"):
+        assert caps.get(cap), cap
+    assert "[" in caps["completionProvider"]["triggerCharacters"]
+
+
+# ----------------------------------------------------------------- diagnostics
+def test_a_clean_book_has_no_errors(client, books):
+    diags = client.open(books / "skirmish" / "10-combat.rules")
+    assert [d for d in diags if d["severity"] == 1] == []
+
+
+def test_diagnostics_as_you_type_several_per_file_with_hints(client, books):
+    path = books / "skirmish" / "10-combat.rules"
+    good = path.read_text(encoding="utf-8")
+    bad = (good.replace("return die + bonus >= skill", "return die + bonsu >= skill")
+               .replace("[[wounding]]", "[[wonding]]"))
+    diags = client.change(path, bad, 2)
+    messages = [d["message"] for d in diags]
+    assert len(diags) >= 2, messages
+    undefined = next(d for d in diags if "bonsu" in d["message"])
+    assert "did you mean 'bonus'" in undefined["message"]
+    line, char = find(bad, "bonsu")
+    assert undefined["range"]["start"] == {"line": line, "character": char}
+    assert undefined["severity"] == 1 and undefined["source"] == "rules"
+    ref = next(d for d in diags if "wonding" in d["message"])
+    assert "wounding" in ref["message"]   # the did-you-mean names the real rule
+    # the same messages as `rules check` gives for the same text
+    from rules_dsl.errors import RulebookError
+    from rules_dsl.loader import Library
+    from rules_dsl.workspace import Workspace
+    ws = Workspace(books, books.parent / "cache-check")
+    ws.open(path, bad)
+    st = ws.analyse(path)
+    assert sorted(d.message for d in st.diagnostics[str(path.resolve())]) == \
+        sorted(m.split("\nhint: ")[0] for m in messages)
+    # and `rules check`'s own library, on a copy of the book with the edited text saved
+    copy = books.parent / "copy"
+    shutil.copytree(books, copy, dirs_exist_ok=True)
+    (copy / "skirmish" / "10-combat.rules").write_text(bad, encoding="utf-8")
+    with pytest.raises(RulebookError) as e:
+        Library(copy, books.parent / "cache-check").compile_book("skirmish")
+    assert sorted(d.message for d in e.value.diagnostics) == sorted(m.split("\nhint: ")[0] for m in messages)
+    # fixed again: the errors go away
+    diags = client.change(path, good, 3)
+    assert [d for d in diags if d["severity"] == 1] == []
+
+
+def test_syntax_errors_several_per_file_and_a_missing_brace(client, books):
+    path = books / "skirmish" / "10-combat.rules"
+    good = path.read_text(encoding="utf-8")
+    bad = good.replace("let bonus = if", "let bonus = iff", 1).replace('rule wounding "Wounding" {',
+                                                                       'rule Wounding "Wounding" {')
+    diags = client.change(path, bad, 10)
+    assert len(diags) >= 2, diags
+    assert any("kebab-case" in d["message"] for d in diags)
+    diags = client.change(path, good.rstrip().rstrip("}"), 11)
+    assert any("end of file" in d["message"] and "'}' missing" in d["message"] for d in diags), diags
+    diags = client.change(path, good, 12)
+    assert [d for d in diags if d["severity"] == 1] == []
+
+
+def test_a_failing_example_is_a_diagnostic_on_its_line(client, books):
+    path = books / "skirmish" / "10-combat.rules"
+    good = path.read_text(encoding="utf-8")
+    bad = good.replace(">>> to_hit(4, standing, die=4)\n    true", ">>> to_hit(4, standing, die=4)\n    false")
+    assert bad != good
+    diags = client.change(path, bad, 20)
+    fail = [d for d in diags if "example fails" in d["message"]]
+    assert len(fail) == 1 and "expected false, got true" in fail[0]["message"]
+    assert fail[0]["range"]["start"]["line"] == find(bad, "to_hit(4, standing")[0]
+    client.change(path, good, 21)
+
+
+def test_errors_in_another_file_of_the_book_are_published_for_that_file(client, books):
+    book_file = books / "skirmish" / "00-book.rules"
+    combat = books / "skirmish" / "10-combat.rules"
+    combat_uri = combat.resolve().as_uri()
+    before = client.published(combat_uri)
+    client.open(book_file, book_file.read_text(encoding="utf-8").replace("enum stance { standing, prone }",
+                                                                          "enum stance { standing, lying }"))
+    diags = client.wait_diagnostics(combat_uri, before)   # `prone` is now unknown in the other file
+    assert any("prone" in d["message"] for d in diags), diags
+    before = client.published(combat_uri)
+    client.change(book_file, book_file.read_text(encoding="utf-8"), 2)
+    assert [d for d in client.wait_diagnostics(combat_uri, before) if d["severity"] == 1] == []
+
+
+def test_findings_are_information_on_open(client, books):
+    diags = client.open(books / "demo.rules")
+    infos = [d for d in diags if d["severity"] == 3]
+    assert any("disagreement" in d["message"] for d in infos), diags
+    assert not [d for d in diags if d["severity"] == 1]
+
+
+HALF_TYPED = [
+    "",
+    "book",
+    "section combat \"Combat\" {\n  rule shooting \"Shooting\" {\n    mechanic to_hit(",
+    "section combat \"Combat\" {\n  rule shooting \"Sh",
+    "section combat {{{{ ]] [[ \"\"\" ",
+    "section combat \"Combat\" {\n  rule x \"X\" {\n  \"\"\"[[\"\"\"\n  mechanic f() -> int = 1 +\n}}",
+    "\x00\ufeff\u202e",
+    "section s \"S\" {\n" + "(" * 500 + "\n}",
+]
+
+
+@pytest.mark.parametrize("text", HALF_TYPED)
+def test_half_typed_documents_never_crash_the_server(client, books, text):
+    path = books / "skirmish" / "20-draft.rules"   # a new file of the book, never saved
+    diags = client.open(path, text)
+    assert all(d["severity"] == 1 and d["message"] for d in diags)
+    assert diags or not text.strip()
+    assert not any("internal error" in d["message"] for d in diags), diags
+    # every feature still answers (with nothing, or the last version that parsed)
+    for method in ("textDocument/hover", "textDocument/definition", "textDocument/completion"):
+        client.at(method, path, 1, 3)
+    client.request("textDocument/documentSymbol", {"textDocument": {"uri": path.resolve().as_uri()}})
+    client.request("textDocument/foldingRange", {"textDocument": {"uri": path.resolve().as_uri()}})
+    client.close(path)
+    assert client.proc.poll() is None
+
+
+def test_a_broken_document_keeps_its_last_outline(client, books):
+    path = books / "skirmish" / "10-combat.rules"
+    good = path.read_text(encoding="utf-8")
+    client.change(path, good, 30)
+    diags = client.change(path, good.replace("mechanic wounds(", "mechanic wounds(("), 31)
+    assert any(d["severity"] == 1 for d in diags)
+    syms = client.request("textDocument/documentSymbol", {"textDocument": {"uri": path.resolve().as_uri()}})
+    assert [s["name"] for s in syms] == ["combat"]
+    client.change(path, good, 32)
+
+
+# ----------------------------------------------------------------- hover
+def test_hover_on_a_reference_shows_the_rule_title_and_prose(client, books):
+    path = books / "skirmish" / "10-combat.rules"
+    text = path.read_text(encoding="utf-8")
+    line, char = find(text, "[[wounding]]")
+    hover = client.at("textDocument/hover", path, line, char + 4)
+    value = hover["contents"]["value"]
+    assert "**Wounding**" in value and "skirmish:wounding" in value
+    assert "Compare strength and toughness" in value
+
+
+def test_hover_on_a_cross_book_reference(client, books):
+    path = books / "skirmish" / "00-book.rules"
+    text = path.read_text(encoding="utf-8")
+    line, char = find(text, "[[demo:dice-rolls]]")
+    value = client.at("textDocument/hover", path, line, char + 9)["contents"]["value"]
+    assert "**Dice**" in value and "demo:dice-rolls" in value and "Rolls." in value
+
+
+def test_hover_on_a_mechanic_shows_signature_doc_and_ranges(client, books):
+    path = books / "demo.rules"
+    text = path.read_text(encoding="utf-8")
+    line, char = find(text, "needed(5, 3)")
+    value = client.at("textDocument/hover", path, line, char + 2)["contents"]["value"]
+    assert "mechanic needed(yours: 1..10, opposed: 1..10, penalty: 0..5 = 0) -> 2..6 | chart_entry" in value
+    assert "doc" in value and "- `penalty`: 0..5" in value
+
+
+def test_hover_on_a_table_and_an_enum_member(client, books):
+    path = books / "skirmish" / "10-combat.rules"
+    text = path.read_text(encoding="utf-8")
+    line, char = find(text, "wound_chart(strength")
+    value = client.at("textDocument/hover", path, line, char + 1)["contents"]["value"]
+    assert "table wound_chart(strength: 1..2, toughness: 1..2) -> 2..6" in value and "To wound" in value
+    line, char = find(text, "prone then")
+    value = client.at("textDocument/hover", path, line, char + 1)["contents"]["value"]
+    assert "member of enum `stance`" in value and "standing, prone" in value
+
+
+def test_hover_on_nothing_is_empty(client, books):
+    path = books / "demo.rules"
+    text = path.read_text(encoding="utf-8")
+    line, char = find(text, "Intro prose")
+    assert client.at("textDocument/hover", path, line, char + 2) is None
+
+
+# ----------------------------------------------------------------- definition
+def test_definition_of_references_across_files_and_books(client, books):
+    combat = books / "skirmish" / "10-combat.rules"
+    text = combat.read_text(encoding="utf-8")
+    line, char = find(text, "[[dice]]")
+    [loc] = client.at("textDocument/definition", combat, line, char + 3)
+    assert loc["uri"] == (books / "skirmish" / "00-book.rules").resolve().as_uri()
+    assert line_of(loc) == find((books / "skirmish" / "00-book.rules").read_text(), "rule dice")[0]
+    book_file = books / "skirmish" / "00-book.rules"
+    btext = book_file.read_text(encoding="utf-8")
+    line, char = find(btext, "[[demo:dice-rolls]]")
+    [loc] = client.at("textDocument/definition", book_file, line, char + 10)
+    assert loc["uri"] == (books / "demo.rules").resolve().as_uri()
+    dline, dchar = find((books / "demo.rules").read_text(), "dice-rolls \"Dice\"")
+    assert loc["range"]["start"] == {"line": dline, "character": dchar}
+
+
+def test_definition_of_mechanics_tables_enums_members_and_constants(client, books):
+    combat = books / "skirmish" / "10-combat.rules"
+    book_file = books / "skirmish" / "00-book.rules"
+    text, btext = combat.read_text(encoding="utf-8"), book_file.read_text(encoding="utf-8")
+    cases = [
+        (find(text, "wound_chart(strength, toughness)"), combat, find(text, "wound_chart(strength: 1")),
+        (find(text, "to_hit(4"), combat, find(text, "to_hit(skill")),
+        (find(text, "stance)"), book_file, find(btext, "stance {")),
+        (find(text, "prone then"), book_file, find(btext, "prone }")),
+        (find(text, "bonus >="), combat, find(text, "bonus = if")),
+        (find(text, "skill\n"), combat, find(text, "skill: 2..6")),
+    ]
+    for (line, char), where, target in cases:
+        [loc] = client.at("textDocument/definition", combat, line, char + 1)
+        assert loc["uri"] == where.resolve().as_uri(), (line, char)
+        assert loc["range"]["start"] == {"line": target[0], "character": target[1]}, (line, char)
+
+
+def test_definition_of_a_constant(client, books):
+    demo = books / "demo.rules"
+    text = demo.read_text(encoding="utf-8")
+    edited = text.replace('enum outcome {', 'const max_hits = 10 "most dice"\n    enum outcome {').replace(
+        "hits: 0..10) -> list of outcome {", "hits: 0..10) -> list of outcome {\n      require hits <= max_hits \"too many\"")
+    diags = client.change(demo, edited, 2)
+    assert not [d for d in diags if d["severity"] == 1], diags
+    line, char = find(edited, "max_hits \"too")
+    [loc] = client.at("textDocument/definition", demo, line, char + 1)
+    assert loc["range"]["start"] == dict(zip(("line", "character"), find(edited, "max_hits = 10")))
+    value = client.at("textDocument/hover", demo, line, char + 1)["contents"]["value"]
+    assert "const max_hits = 10" in value and "most dice" in value
+    client.change(demo, text, 3)
+
+
+def test_unsaved_text_is_used_in_place_of_the_file(client, books):
+    """A mechanic that exists only in the editor's buffer is known to the rest of the book."""
+    book_file = books / "skirmish" / "00-book.rules"
+    combat = books / "skirmish" / "10-combat.rules"
+    btext = book_file.read_text(encoding="utf-8")
+    unsaved = btext.replace('enum stance', 'mechanic cover(x: 0..2) -> int = x + 1\n    enum stance')
+    client.open(book_file, unsaved)
+    ctext = combat.read_text(encoding="utf-8").replace("return die + bonus >=", "return die + bonus + cover(0) >=")
+    diags = client.change(combat, ctext, 40)
+    assert not [d for d in diags if d["severity"] == 1], diags
+    line, char = find(ctext, "cover(0)")
+    [loc] = client.at("textDocument/definition", combat, line, char + 1)
+    assert loc["uri"] == book_file.resolve().as_uri()
+    assert line_of(loc) == find(unsaved, "mechanic cover")[0]
+    client.change(combat, combat.read_text(encoding="utf-8"), 41)
+    client.change(book_file, btext, 42)
+
+
+# ----------------------------------------------------------------- references
+def test_references_of_a_mechanic_and_of_a_rule(client, books):
+    demo = books / "demo.rules"
+    text = demo.read_text(encoding="utf-8")
+    line, char = find(text, "needed(yours")
+    refs = client.at("textDocument/references", demo, line, char + 1, context={"includeDeclaration": True})
+    lines = sorted(line_of(r) for r in refs)
+    expected = sorted({find(text, "needed(yours")[0], find(text, "needed(y, o)")[0]}
+                      | {find(text, ">>> needed", k)[0] for k in range(3)})
+    assert lines == expected
+    refs = client.at("textDocument/references", demo, line, char + 1, context={"includeDeclaration": False})
+    assert find(text, "needed(yours")[0] not in [line_of(r) for r in refs]
+    combat = books / "skirmish" / "10-combat.rules"
+    ctext = combat.read_text(encoding="utf-8")
+    line, char = find(ctext, "rule shooting")
+    refs = client.at("textDocument/references", combat, line, char + 6, context={"includeDeclaration": True})
+    assert sorted(line_of(r) for r in refs) == [line, find(ctext, "[[shooting|")[0]]
+
+
+def test_references_of_an_enum_member_across_files(client, books):
+    book_file = books / "skirmish" / "00-book.rules"
+    btext = book_file.read_text(encoding="utf-8")
+    line, char = find(btext, "standing")
+    refs = client.at("textDocument/references", book_file, line, char + 1, context={"includeDeclaration": True})
+    uris = {r["uri"] for r in refs}
+    assert uris == {book_file.resolve().as_uri(), (books / "skirmish" / "10-combat.rules").resolve().as_uri()}
+    assert len(refs) == 2
+
+
+# ----------------------------------------------------------------- completion
+def labels(result):
+    items = result["items"] if isinstance(result, dict) else result
+    return {i["label"]: i for i in items}
+
+
+def test_completion_of_rule_ids_inside_brackets(client, books):
+    combat = books / "skirmish" / "10-combat.rules"
+    text = combat.read_text(encoding="utf-8")
+    edited = text.replace("then to wound ([[wounding]])", "then to wound ([[wounding]]) and [[")
+    client.change(combat, edited, 50)
+    line, char = find(edited, "and [[")
+    items = labels(client.at("textDocument/completion", combat, line, char + 6))
+    assert {"dice", "shooting", "wounding", "basics", "combat", "demo:"} <= set(items)
+    assert items["wounding"]["detail"] == "Wounding"
+    edited2 = edited.replace("and [[", "and [[demo:")
+    client.change(combat, edited2, 51)
+    items = labels(client.at("textDocument/completion", combat, line, char + 11))
+    assert {"dice-rolls", "opposed-stat-rolls"} <= set(items) and "wounding" not in items
+    client.change(combat, text, 52)
+
+
+def test_completion_of_names_and_keywords(client, books):
+    combat = books / "skirmish" / "10-combat.rules"
+    text = combat.read_text(encoding="utf-8")
+    line, char = find(text, "return die >= wound_chart")
+    items = labels(client.at("textDocument/completion", combat, line, char))   # start of `return`
+    for name in ("to_hit", "wound_chart", "stance", "prone", "max_range", "return", "roll", "let", "count"):
+        assert name in items, name
+    assert items["wound_chart"]["kind"] == 22 and items["to_hit"]["kind"] == 3 and items["prone"]["kind"] == 20
+    assert items["return"]["kind"] == 14
+    # inside a mechanic its parameters and rolls too; a prefix narrows the list
+    line, char = find(text, "wound_chart(strength, toughness)")
+    items = labels(client.at("textDocument/completion", combat, line, char + 3))
+    assert "wound_chart" in items and "wounds" in items and "to_hit" not in items
+    items = labels(client.at("textDocument/completion", combat, line, char))
+    assert {"strength", "toughness", "distance", "die"} <= set(items)
+
+
+# ----------------------------------------------------------------- outline
+def test_document_symbols_sections_rules_and_mechanics(client, books):
+    combat = books / "skirmish" / "10-combat.rules"
+    text = combat.read_text(encoding="utf-8")
+    syms = client.request("textDocument/documentSymbol", {"textDocument": {"uri": combat.resolve().as_uri()}})
+    [section] = syms
+    assert section["name"] == "combat" and section["detail"] == "Combat" and section["kind"] == 3
+    assert [r["name"] for r in section["children"]] == ["shooting", "wounding"]
+    wounding = section["children"][1]
+    assert [(c["name"], c["kind"]) for c in wounding["children"]] == [("wound_chart", 23), ("wounds", 12)]
+    assert wounding["selectionRange"]["start"] == dict(zip(("line", "character"), find(text, "wounding \"Wounding")))
+    assert wounding["range"]["end"]["line"] == len(text.rstrip().split("\n")) - 2
+
+
+def test_folding_by_section_and_rule(client, books):
+    combat = books / "skirmish" / "10-combat.rules"
+    text = combat.read_text(encoding="utf-8")
+    ranges = client.request("textDocument/foldingRange", {"textDocument": {"uri": combat.resolve().as_uri()}})
+    got = sorted((r["startLine"], r["endLine"]) for r in ranges)
+    last = len(text.rstrip().split("\n")) - 1
+    assert got == [(0, last), (1, find(text, "rule wounding")[0] - 1), (find(text, "rule wounding")[0], last - 1)]
+
+
+# ----------------------------------------------------------------- the command
+def test_other_commands_do_not_import_pygls(demo_books):
+    code = ("import sys\nfrom rules_dsl import cli\n"
+            "try:\n    cli.main(['books', '--json'])\nexcept SystemExit:\n    pass\n"
+            "sys.stderr.write('PYGLS' if 'pygls' in sys.modules else 'NO-PYGLS')\n")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO)
+    assert r.stderr.endswith("NO-PYGLS"), r.stderr
+    assert '"demo"' in r.stdout
