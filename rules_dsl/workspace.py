@@ -208,9 +208,10 @@ class Workspace:
         self._parsed[path] = (text,) + out
         return out
 
-    def analyse(self, path, run_examples: bool = True, findings: bool = False) -> BookState:
+    def analyse(self, path, run_examples: bool = True, findings: bool = False, check: bool = True) -> BookState:
         """Parse and check the book of `path` with the open documents' texts; every
-        diagnostic of every file of the book, keyed by path (files without any: [])."""
+        diagnostic of every file of the book, keyed by path (files without any: []).
+        Without `check`, only parse and index the names (syntax errors only)."""
         from .model import assemble
 
         lib, book_id, files = self.locate(path)
@@ -232,7 +233,7 @@ class Workspace:
                 early.extend(diags)
         state = BookState(book_id, lib.books_dir, files, texts, trees)
         found = []
-        if syntax:
+        if syntax or not check:
             found = syntax + early
         else:
             try:
@@ -296,7 +297,7 @@ class Workspace:
         st = self.states.get((str(lib.books_dir), book_id))
         if st is not None and st.files == files and all(st.texts.get(f) == self.text_of(f) for f in files):
             return st
-        return self.analyse(path, run_examples=False)
+        return self.analyse(path, check=False)
 
     # ------------------------------------------------------------ what is at a place
     def _line(self, state, path, line) -> str:
