@@ -521,3 +521,54 @@ def test_other_commands_do_not_import_pygls(demo_books):
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO)
     assert r.stderr.endswith("NO-PYGLS"), r.stderr
     assert '"demo"' in r.stdout
+
+
+# ----------------------------------------------------------------- the VS Code extension
+def test_vscode_extension_declares_the_language_grammar_and_server():
+    folder = REPO / "editors" / "vscode"
+    pkg = json.loads((folder / "package.json").read_text(encoding="utf-8"))
+    [lang] = pkg["contributes"]["languages"]
+    assert lang["id"] == "rules" and lang["extensions"] == [".rules"]
+    [grammar] = pkg["contributes"]["grammars"]
+    assert grammar["language"] == "rules" and (folder / grammar["path"]).is_file()
+    assert (folder / pkg["main"]).is_file() and (folder / lang["configuration"]).is_file()
+    props = pkg["contributes"]["configuration"]["properties"]
+    assert props["rules.server.command"]["default"] == "rules" and props["rules.server.args"]["default"] == ["lsp"]
+    assert "onLanguage:rules" in pkg["activationEvents"]
+    assert "vscode-languageclient" in pkg["dependencies"]
+
+
+def _grammar_patterns(node):
+    if isinstance(node, dict):
+        for k, v in node.items():
+            if k in ("match", "begin", "end"):
+                yield v
+            else:
+                yield from _grammar_patterns(v)
+    elif isinstance(node, list):
+        for v in node:
+            yield from _grammar_patterns(v)
+
+
+def test_textmate_grammar_compiles_and_knows_every_keyword():
+    import re
+
+    from rules_dsl.workspace import KEYWORDS
+
+    grammar = json.loads((REPO / "editors" / "vscode" / "syntaxes" / "rules.tmLanguage.json").read_text(encoding="utf-8"))
+    assert grammar["scopeName"] == "source.rules"
+    patterns = list(_grammar_patterns(grammar["repository"]))
+    for p in patterns:
+        re.compile(p)
+    for name in grammar["patterns"]:
+        assert name["include"].lstrip("#") in grammar["repository"]
+    words = [re.compile(p["match"]) for key in ("keyword", "constant")
+             for p in grammar["repository"][key].get("patterns", [grammar["repository"][key]])]
+    for kw in KEYWORDS:
+        assert any(w.fullmatch(kw) for w in words), kw
+    # and the grammar's keywords are the parser's: each one is a keyword of grammar.lark
+    lark_text = (REPO / "rules_dsl" / "grammar.lark").read_text(encoding="utf-8")
+    for kw in KEYWORDS:
+        assert f'"{kw}"' in lark_text or kw in ("int", "bool", "text", "number"), kw
+    ref = re.compile(grammar["repository"]["reference"]["match"])
+    assert ref.search("see [[demo:dice-rolls|the dice]] here").group(1, 2) == ("demo", "dice-rolls")
