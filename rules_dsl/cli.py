@@ -58,6 +58,8 @@ def build_parser():
     s.add_argument("book", nargs="?")
     s.add_argument("--json", action="store_true")
     s.add_argument("--strict", action="store_true", help="also fail when a check reports findings")
+    s.add_argument("--watch", action="store_true",
+                   help="check again whenever a source is saved and print only what changed (Ctrl-C stops)")
     s = sub.add_parser("lsp", help="serve the Language Server Protocol over stdin/stdout, for editors")
     s.add_argument("--stdio", action="store_true", help="accepted for editors that pass it; stdio is the only transport")
     return p
@@ -412,6 +414,13 @@ def cmd_check(args):
     if args.book and args.book not in book_ids():
         from .errors import NotFound
         raise NotFound("book", args.book, book_ids())
+    if args.watch:
+        from .loader import DEFAULT
+        from .watch import watch
+        try:
+            return watch(DEFAULT, ids, lambda line: (_out(line), sys.stdout.flush()))
+        except KeyboardInterrupt:
+            return 0
     report = {"books": [], "examples": {"passed": 0, "failed": 0}, "findings": [], "errors": [], "warnings": []}
     failed = False
     for bid in ids:
