@@ -451,13 +451,12 @@ class Workspace:
                 return []
             if include_declaration:
                 out.append(name_loc(tst.texts.get(p.node.span.file, ""), p.node.span.file, p.node.span, p.node.id))
-            for f in st.files:
-                text = st.texts.get(f, "")
-                for i, l in enumerate(text.split("\n")):
+            from .prose import parse_ref
+            for book_id, f in self._all_files(st):
+                for i, l in enumerate(self.text_of(f).split("\n")):
                     for m in _REF.finditer(l):
-                        from .prose import parse_ref
                         r = parse_ref(m.group(1))
-                        if r and r[1] == rule and (r[0] or st.book_id) == tst.book_id:
+                        if r and r[1] == rule and (r[0] or book_id) == tst.book_id:
                             out.append(Loc(f, i + 1, m.start() + 1, i + 1, m.end() + 1))
             return out
         res = what[1]
@@ -487,6 +486,19 @@ class Workspace:
                 seen.add((loc.path, loc.line, loc.column))
                 uniq.append(loc)
         return uniq
+
+    def _all_files(self, st):
+        """(book id, path) of every file of this book and of the other books beside it."""
+        out = [(st.book_id, f) for f in st.files]
+        lib = self._library(st.books_dir)
+        for b in lib.book_ids():
+            if b == st.book_id:
+                continue
+            try:
+                out.extend((b, str(f.resolve())) for f in lib.book_files(b))
+            except Exception:
+                continue
+        return out
 
     # ------------------------------------------------------------ hover
     def hover(self, path, line: int, col: int) -> Optional[str]:

@@ -441,6 +441,17 @@ def test_references_of_a_mechanic_and_of_a_rule(client, books):
     assert sorted(line_of(r) for r in refs) == [line, find(ctext, "[[shooting|")[0]]
 
 
+def test_references_of_a_rule_from_other_books(client, books):
+    demo = books / "demo.rules"
+    text = demo.read_text(encoding="utf-8")
+    line, char = find(text, "rule dice-rolls")
+    refs = client.at("textDocument/references", demo, line, char + 7, context={"includeDeclaration": False})
+    book_file = books / "skirmish" / "00-book.rules"
+    assert [(r["uri"], line_of(r)) for r in refs] == [   # this book's first, then the others'
+        (demo.resolve().as_uri(), find(text, "[[dice-rolls]]")[0]),
+        (book_file.resolve().as_uri(), find(book_file.read_text(encoding="utf-8"), "[[demo:dice-rolls]]")[0])]
+
+
 def test_references_of_an_enum_member_across_files(client, books):
     book_file = books / "skirmish" / "00-book.rules"
     btext = book_file.read_text(encoding="utf-8")
