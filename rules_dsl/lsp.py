@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import os
 import re
 import sys
 import traceback
@@ -135,7 +136,17 @@ def create_server(books=None, cache=None) -> RulesLanguageServer:
 
     @ls.feature(t.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(ls: RulesLanguageServer, params: t.DidCloseTextDocumentParams):
-        ls.books.close(_path(params.text_document.uri))
+        uri = params.text_document.uri
+        ls.books.close(_path(uri))
+        ls.pending.pop(uri, None)
+        if os.path.isfile(_path(uri)):
+            _publish_safely(ls, uri)    # the file on disk again, for this file and the rest of its book
+        else:                           # a new file closed without saving: it is no longer part of the book
+            ls.publish_diagnostics(uri, [])
+            for other in list(ls.books.overlays):
+                if os.path.dirname(other) == os.path.dirname(_path(uri)):
+                    _publish_safely(ls, from_fs_path(other))
+                    break
 
     @ls.feature(t.TEXT_DOCUMENT_HOVER)
     @_safe

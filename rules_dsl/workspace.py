@@ -189,6 +189,10 @@ class Workspace:
             files = []
         if p not in files:
             files = sorted(files + [p])
+        if len(files) > 1 or (files and files[0].parent.name == book_id and files[0].stem != book_id):
+            # a folder book: its open documents not yet saved are files of it too
+            extra = [Path(o) for o in self.overlays if Path(o).parent == files[0].parent and o.endswith(".rules")]
+            files = sorted(set(files) | set(extra))
         return lib, book_id, [str(f) for f in files]
 
     def _parse(self, path: str, text: str):

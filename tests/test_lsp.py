@@ -122,8 +122,13 @@ class Client:
         return self.wait_diagnostics(uri, before)
 
     def close(self, path: Path):
-        self.opened.discard(path.resolve().as_uri())
-        self.notify("textDocument/didClose", {"textDocument": {"uri": path.resolve().as_uri()}})
+        """Close a document; the diagnostics the server then publishes for it (from the
+        file on disk, or none for a file that was never saved)."""
+        uri = path.resolve().as_uri()
+        self.opened.discard(uri)
+        before = self.published(uri)
+        self.notify("textDocument/didClose", {"textDocument": {"uri": uri}})
+        return self.wait_diagnostics(uri, before)
 
     def at(self, method, path: Path, line: int, character: int, **extra):
         return self.request(method, {"textDocument": {"uri": path.resolve().as_uri()},
@@ -295,6 +300,16 @@ def test_half_typed_documents_never_crash_the_server(client, books, text):
     client.request("textDocument/foldingRange", {"textDocument": {"uri": path.resolve().as_uri()}})
     client.close(path)
     assert client.proc.poll() is None
+
+
+def test_a_new_unsaved_file_is_part_of_its_folder_book(client, books):
+    draft = books / "skirmish" / "30-new.rules"
+    diags = client.open(draft, 'section extras "Extras" {\n  rule dice "Dice again" {\n    """Twice."""\n  }\n}\n')
+    dup = [d for d in diags if "duplicate id 'dice'" in d["message"]]
+    assert len(dup) == 1 and dup[0]["range"]["start"]["line"] == 1
+    [related] = dup[0]["relatedInformation"]
+    assert related["location"]["uri"] == (books / "skirmish" / "00-book.rules").resolve().as_uri()
+    assert client.close(draft) == []   # closed unsaved: no longer part of the book
 
 
 def test_a_broken_document_keeps_its_last_outline(client, books):
