@@ -98,9 +98,13 @@ def to_lsp_diagnostic(d, text: str) -> t.Diagnostic:
 
 def publish(ls: RulesLanguageServer, uri: str, findings: bool = False):
     state = ls.books.analyse(_path(uri), run_examples=True, findings=findings)
+    open_docs = ls.workspace.text_documents
     for path in sorted(state.diagnostics):
         text = state.texts.get(path) or ls.books.text_of(path)
-        ls.publish_diagnostics(from_fs_path(path), [to_lsp_diagnostic(d, text) for d in state.diagnostics[path]])
+        file_uri = from_fs_path(path)
+        doc = open_docs.get(file_uri)      # the version checked, for an open document
+        ls.publish_diagnostics(file_uri, [to_lsp_diagnostic(d, text) for d in state.diagnostics[path]],
+                               version=doc.version if doc is not None else None)
 
 
 def _publish_safely(ls, uri, findings=False):
