@@ -63,17 +63,26 @@ def _path(uri: str) -> str:
     return to_fs_path(uri) or uri
 
 
-def _col(pos: t.Position) -> int:
-    return pos.character + 1
+def _lines(ls, path: str) -> list:
+    return ls.books.text_of(path).splitlines(True)
 
 
-def _range(loc) -> t.Range:
-    return t.Range(t.Position(max(loc.line - 1, 0), max(loc.column - 1, 0)),
-                   t.Position(max(loc.end_line - 1, 0), max(loc.end_column - 1, 0)))
+def _place(ls, params):
+    """(path, line, column) of a request's position: 1-based, the column in characters
+    (the client counts UTF-16 units, as LSP says, unless it asked for another encoding)."""
+    path = _path(params.text_document.uri)
+    pos = ls.workspace.position_codec.position_from_client_units(_lines(ls, path), params.position)
+    return path, pos.line + 1, pos.character + 1
 
 
-def _location(loc) -> t.Location:
-    return t.Location(from_fs_path(loc.path), _range(loc))
+def _range(loc, ls=None) -> t.Range:
+    rng = t.Range(t.Position(max(loc.line - 1, 0), max(loc.column - 1, 0)),
+                  t.Position(max(loc.end_line - 1, 0), max(loc.end_column - 1, 0)))
+    return ls.workspace.position_codec.range_to_client_units(_lines(ls, loc.path), rng) if ls is not None else rng
+
+
+def _location(ls, loc) -> t.Location:
+    return t.Location(from_fs_path(loc.path), _range(loc, ls))
 
 
 def _diag_range(d, text: str) -> t.Range:
@@ -86,13 +95,16 @@ def _diag_range(d, text: str) -> t.Range:
     return t.Range(t.Position(line, col), t.Position(line, end))
 
 
-def to_lsp_diagnostic(d, text: str) -> t.Diagnostic:
+def to_lsp_diagnostic(d, text: str, codec=None) -> t.Diagnostic:
     message = d.message + (f"\nhint: {d.hint}" if d.hint else "")
     related = [t.DiagnosticRelatedInformation(
         t.Location(from_fs_path(r.file), t.Range(t.Position(max(r.line - 1, 0), max(r.column - 1, 0)),
                                                 t.Position(max(r.line - 1, 0), max(r.column, 0)))), r.message)
         for r in d.related if r.file and not r.file.startswith("<")]
-    return t.Diagnostic(_diag_range(d, text), message, severity=SEVERITY.get(d.severity, t.DiagnosticSeverity.Error),
+    rng = _diag_range(d, text)
+    if codec is not None:
+        rng = codec.range_to_client_units(text.splitlines(True), rng)
+    return t.Diagnostic(rng, message, severity=SEVERITY.get(d.severity, t.DiagnosticSeverity.Error),
                         source="rules", related_information=related or None)
 
 
@@ -103,7 +115,8 @@ def publish(ls: RulesLanguageServer, uri: str, findings: bool = False):
         text = state.texts.get(path) or ls.books.text_of(path)
         file_uri = from_fs_path(path)
         doc = open_docs.get(file_uri)      # the version checked, for an open document
-        ls.publish_diagnostics(file_uri, [to_lsp_diagnostic(d, text) for d in state.diagnostics[path]],
+        ls.publish_diagnostics(file_uri, [to_lsp_diagnostic(d, text, ls.workspace.position_codec)
+                                          for d in state.diagnostics[path]],
                                version=doc.version if doc is not None else None)
 
 
@@ -155,7 +168,7 @@ def create_server(books=None, cache=None) -> RulesLanguageServer:
     @ls.feature(t.TEXT_DOCUMENT_HOVER)
     @_safe
     def hover(ls: RulesLanguageServer, params: t.HoverParams):
-        text = ls.books.hover(_path(params.text_document.uri), params.position.line + 1, _col(params.position))
+        text = ls.books.hover(*_place(ls, params))
         if not text:
             return None
         return t.Hover(t.MarkupContent(t.MarkupKind.Markdown, text))
@@ -163,20 +176,19 @@ def create_server(books=None, cache=None) -> RulesLanguageServer:
     @ls.feature(t.TEXT_DOCUMENT_DEFINITION)
     @_safe
     def definition(ls: RulesLanguageServer, params: t.DefinitionParams):
-        locs = ls.books.definition(_path(params.text_document.uri), params.position.line + 1, _col(params.position))
-        return [_location(x) for x in locs] or None
+        locs = ls.books.definition(*_place(ls, params))
+        return [_location(ls, x) for x in locs] or None
 
     @ls.feature(t.TEXT_DOCUMENT_REFERENCES)
     @_safe
     def references(ls: RulesLanguageServer, params: t.ReferenceParams):
-        locs = ls.books.references(_path(params.text_document.uri), params.position.line + 1, _col(params.position),
-                                   params.context.include_declaration if params.context else True)
-        return [_location(x) for x in locs] or None
+        locs = ls.books.references(*_place(ls, params), params.context.include_declaration if params.context else True)
+        return [_location(ls, x) for x in locs] or None
 
     @ls.feature(t.TEXT_DOCUMENT_COMPLETION, t.CompletionOptions(trigger_characters=["[", ":"]))
     @_safe
     def completion(ls: RulesLanguageServer, params: t.CompletionParams):
-        items = ls.books.complete(_path(params.text_document.uri), params.position.line + 1, _col(params.position))
+        items = ls.books.complete(*_place(ls, params))
         return t.CompletionList(False, [t.CompletionItem(c.label, kind=COMPLETION_KIND.get(c.kind),
                                                          detail=c.detail or None) for c in items])
 
@@ -184,8 +196,8 @@ def create_server(books=None, cache=None) -> RulesLanguageServer:
     @_safe
     def document_symbol(ls: RulesLanguageServer, params: t.DocumentSymbolParams):
         def convert(s):
-            return t.DocumentSymbol(s.name, SYMBOL_KIND.get(s.kind, t.SymbolKind.Object), _range(s.range),
-                                    _range(s.selection), detail=s.detail or None,
+            return t.DocumentSymbol(s.name, SYMBOL_KIND.get(s.kind, t.SymbolKind.Object), _range(s.range, ls),
+                                    _range(s.selection, ls), detail=s.detail or None,
                                     children=[convert(c) for c in s.children])
         return [convert(s) for s in ls.books.symbols(_path(params.text_document.uri))]
 

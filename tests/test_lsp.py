@@ -624,3 +624,23 @@ def test_textmate_grammar_compiles_and_knows_every_keyword():
         assert f'"{kw}"' in lark_text or kw in ("int", "bool", "text", "number"), kw
     ref = re.compile(grammar["repository"]["reference"]["match"])
     assert ref.search("see [[demo:dice-rolls|the dice]] here").group(1, 2) == ("demo", "dice-rolls")
+
+
+def test_positions_are_utf16_units_as_lsp_counts(client, books):
+    """A character outside the BMP (two UTF-16 units) before a reference moves the
+    reference by two units per character on the client's side."""
+    demo = books / "demo.rules"
+    text = demo.read_text(encoding="utf-8")
+    edited = text.replace('"""Prose [[dice-rolls]] here."""', '"""Prose \U0001F3B2\U0001F3B2 [[dice-rolls]] here."""')
+    assert edited != text
+    client.change(demo, edited)
+    line, char = find(edited, "[[dice-rolls]]")          # in characters
+    utf16 = char + 2                                       # two dice, one extra unit each
+    hover = client.at("textDocument/hover", demo, line, utf16 + 3)
+    assert hover and "**Dice**" in hover["contents"]["value"]
+    dline, dchar = find(edited, "rule dice-rolls")
+    refs = client.at("textDocument/references", demo, dline, dchar + 7, context={"includeDeclaration": False})
+    mine = [r for r in refs if r["uri"] == demo.resolve().as_uri()]
+    assert [r["range"]["start"] for r in mine] == [{"line": line, "character": utf16}]
+    assert mine[0]["range"]["end"] == {"line": line, "character": utf16 + len("[[dice-rolls]]")}
+    client.change(demo, text)
