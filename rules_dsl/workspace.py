@@ -352,7 +352,8 @@ class Workspace:
     def _enclosing_decl(self, st, path, line):
         for p in self._walk(st):
             d = p.node
-            if isinstance(d, (n.Mechanic, n.Check, n.Table)) and d.span.file == path and _contains(d.span, line, 1):
+            if isinstance(d, (n.Mechanic, n.Check, n.Table)) and d.span.file == path \
+                    and d.span.line <= line <= (d.span.end_line or d.span.line):
                 return d
         return None
 

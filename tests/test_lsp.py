@@ -423,6 +423,7 @@ def test_definition_of_mechanics_tables_enums_members_and_constants(client, book
         (find(text, "prone then"), book_file, find(btext, "prone }")),
         (find(text, "bonus >="), combat, find(text, "bonus = if")),
         (find(text, "skill\n"), combat, find(text, "skill: 2..6")),
+        (find(text, "target: stance"), combat, find(text, "target: stance")),   # on the signature line itself
     ]
     for (line, char), where, target in cases:
         [loc] = client.at("textDocument/definition", combat, line, char + 1)
@@ -540,6 +541,9 @@ def test_completion_of_names_and_keywords(client, books):
     assert "wound_chart" in items and "wounds" in items and "to_hit" not in items
     items = labels(client.at("textDocument/completion", combat, line, char))
     assert {"strength", "toughness", "distance", "die"} <= set(items)
+    line, char = find(text, "skill: 2..6")
+    value = client.at("textDocument/hover", combat, line, char + 1)["contents"]["value"]
+    assert value == "parameter `skill: 2..6` of `to_hit`"
 
 
 # ----------------------------------------------------------------- outline
