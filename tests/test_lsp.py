@@ -648,3 +648,32 @@ def test_positions_are_utf16_units_as_lsp_counts(client, books):
     assert [r["range"]["start"] for r in mine] == [{"line": line, "character": utf16}]
     assert mine[0]["range"]["end"] == {"line": line, "character": utf16 + len("[[dice-rolls]]")}
     client.change(demo, text)
+
+
+def test_every_prefix_of_a_book_is_answered_without_an_exception(tmp_path):
+    """The half-typed book at many points of its typing: analysis and every feature
+    answer (in process, so any exception fails here instead of being logged)."""
+    from rules_dsl.workspace import Workspace
+
+    folder = tmp_path / "books"
+    folder.mkdir()
+    path = folder / "demo.rules"
+    full = DEMO.read_text(encoding="utf-8")
+    path.write_text(full, encoding="utf-8")
+    ws = Workspace(folder, tmp_path / "cache")
+    for end in list(range(0, len(full), 89)) + [len(full)]:
+        text = full[:end]
+        ws.change(path, text)
+        state = ws.analyse(path, findings=True)
+        diags = state.diagnostics[str(path.resolve())]
+        assert not any("internal error" in d.message for d in diags), (end, diags)
+        lines = text.split("\n")
+        for line in range(1, len(lines) + 1, 3):
+            for col in (1, 6, 15, len(lines[line - 1]) + 1):
+                ws.hover(path, line, col)
+                ws.definition(path, line, col)
+                ws.references(path, line, col)
+                ws.complete(path, line, col)
+        ws.symbols(path)
+        ws.folding(path)
+    assert [s.name for s in ws.symbols(path)] == ["basics"]
