@@ -300,6 +300,20 @@ def test_findings_are_information_on_open(client, books):
     assert not [d for d in diags if d["severity"] == 1]
 
 
+def test_findings_come_back_on_save(client, books):
+    demo = books / "demo.rules"
+    text = demo.read_text(encoding="utf-8")
+    if demo.resolve().as_uri() not in client.opened:
+        client.open(demo)
+    diags = client.change(demo, text + "\n")          # as you type: syntax, checks and examples only
+    assert not [d for d in diags if d["severity"] == 3]
+    uri = demo.resolve().as_uri()
+    before = client.published(uri)
+    client.notify("textDocument/didSave", {"textDocument": {"uri": uri}})
+    diags = client.wait_diagnostics(uri, before, client.version)
+    assert any("disagreement" in d["message"] and d["severity"] == 3 for d in diags), diags
+
+
 HALF_TYPED = [
     "",
     "book",
