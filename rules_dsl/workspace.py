@@ -33,6 +33,8 @@ _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _ID_WORD = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 _RULE_LINE = re.compile(r"^\s*(rule|section)\s+([a-z0-9]+(?:-[a-z0-9]+)*)")
 _REF = re.compile(r"\[\[(.*?)\]\]")
+_USES_LINE = re.compile(r"^\s*uses\s")
+_STRING = re.compile(r'"((?:[^"\\\n]|\\.)*)"')
 
 
 class Loc(NamedTuple):
@@ -325,6 +327,12 @@ class Workspace:
         m = _RULE_LINE.match(text)
         if m and m.start(2) < col <= m.end(2) + 1:
             return st, ("rule-id", m.group(2))
+        if _USES_LINE.match(text):   # uses "Weapons Skill": the rule whose title or alias it is
+            for m in _STRING.finditer(text):
+                if m.start() < col <= m.end():
+                    from .checks import defined_names, name_key
+                    rule = defined_names(st.ast).get(name_key(m.group(1))) if st.ast is not None else None
+                    return st, (("ref", None, rule) if rule else None)
         best = None
         for node, res in st.resolved.items():
             if node.span.file == path and _contains(node.span, line, col):

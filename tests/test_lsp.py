@@ -426,6 +426,18 @@ def test_definition_of_references_across_files_and_books(client, books):
     assert loc["range"]["start"] == {"line": dline, "character": dchar}
 
 
+def test_a_used_name_leads_to_the_rule_that_defines_it(client, books):
+    combat = books / "skirmish" / "10-combat.rules"
+    book_file = books / "skirmish" / "00-book.rules"
+    text = combat.read_text(encoding="utf-8")
+    line, char = find(text, '"dice"')
+    [loc] = client.at("textDocument/definition", combat, line, char + 2)
+    assert loc["uri"] == book_file.resolve().as_uri()
+    assert line_of(loc) == find(book_file.read_text(encoding="utf-8"), "rule dice")[0]
+    line, char = find(text, '"Wounding"')
+    assert "**Wounding**" in client.at("textDocument/hover", combat, line, char + 3)["contents"]["value"]
+
+
 def test_definition_of_mechanics_tables_enums_members_and_constants(client, books):
     combat = books / "skirmish" / "10-combat.rules"
     book_file = books / "skirmish" / "00-book.rules"
