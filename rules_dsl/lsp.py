@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import hashlib
 import os
 import re
 import sys
@@ -59,8 +60,22 @@ def _safe(fn):
     return wrapper
 
 
+# Documents that are not files (an editor's `untitled:` buffer) get a path that exists
+# nowhere, under which the workspace treats them as a book of their own.
+UNSAVED_DIR = os.path.join(os.sep, "rules-lsp-unsaved-buffers")
+_UNSAVED: dict = {}    # such a path -> its URI
+
+
 def _path(uri: str) -> str:
-    return to_fs_path(uri) or uri
+    if uri.startswith("file:"):
+        return to_fs_path(uri) or uri
+    path = os.path.join(UNSAVED_DIR, hashlib.sha1(uri.encode("utf-8")).hexdigest()[:16] + ".rules")
+    _UNSAVED[path] = uri
+    return path
+
+
+def _uri(path: str) -> str:
+    return _UNSAVED.get(path) or from_fs_path(path)
 
 
 def _lines(ls, path: str) -> list:
@@ -82,7 +97,7 @@ def _range(loc, ls=None) -> t.Range:
 
 
 def _location(ls, loc) -> t.Location:
-    return t.Location(from_fs_path(loc.path), _range(loc, ls))
+    return t.Location(_uri(loc.path), _range(loc, ls))
 
 
 def _diag_range(d, text: str) -> t.Range:
@@ -98,7 +113,7 @@ def _diag_range(d, text: str) -> t.Range:
 def to_lsp_diagnostic(d, text: str, codec=None) -> t.Diagnostic:
     message = d.message + (f"\nhint: {d.hint}" if d.hint else "")
     related = [t.DiagnosticRelatedInformation(
-        t.Location(from_fs_path(r.file), t.Range(t.Position(max(r.line - 1, 0), max(r.column - 1, 0)),
+        t.Location(_uri(r.file), t.Range(t.Position(max(r.line - 1, 0), max(r.column - 1, 0)),
                                                 t.Position(max(r.line - 1, 0), max(r.column, 0)))), r.message)
         for r in d.related if r.file and not r.file.startswith("<")]
     rng = _diag_range(d, text)
@@ -113,7 +128,7 @@ def publish(ls: RulesLanguageServer, uri: str, findings: bool = False):
     open_docs = ls.workspace.text_documents
     for path in sorted(state.diagnostics):
         text = state.texts.get(path) or ls.books.text_of(path)
-        file_uri = from_fs_path(path)
+        file_uri = _uri(path)
         doc = open_docs.get(file_uri)      # the version checked, for an open document
         ls.publish_diagnostics(file_uri, [to_lsp_diagnostic(d, text, ls.workspace.position_codec)
                                           for d in state.diagnostics[path]],
@@ -162,7 +177,7 @@ def create_server(books=None, cache=None) -> RulesLanguageServer:
             ls.publish_diagnostics(uri, [])
             for other in list(ls.books.overlays):
                 if os.path.dirname(other) == os.path.dirname(_path(uri)):
-                    _publish_safely(ls, from_fs_path(other))
+                    _publish_safely(ls, _uri(other))
                     break
 
     @ls.feature(t.TEXT_DOCUMENT_HOVER)

@@ -169,6 +169,11 @@ class Workspace:
         p = Path(path).resolve()
         lib = self.default
         book_id = lib.book_id_of(p) if p.exists() else None
+        if book_id is None and not p.parent.is_dir():
+            # a buffer that is no file (an editor's untitled document): a book of its own,
+            # named by its header, whose references resolve against the library's books
+            m = _HEADER.search(self.text_of(p))
+            return lib, (m.group(1) if m else p.stem), [str(p)]
         if book_id is None:
             folder = p.parent
             m = _HEADER.search(self.text_of(p))

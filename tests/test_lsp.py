@@ -703,3 +703,26 @@ def test_every_prefix_of_a_book_is_answered_without_an_exception(tmp_path):
         ws.symbols(path)
         ws.folding(path)
     assert [s.name for s in ws.symbols(path)] == ["basics"]
+
+
+def test_an_untitled_buffer_is_a_book_of_its_own(client, books):
+    uri = "untitled:Untitled-1"
+    text = ('book scratch {\n  title "Scratch"\n}\nrule a "A" {\n'
+            '  """See [[demo:dice-rolls]] and [[b]]."""\n}\n')
+    before = client.published(uri)
+    client.version += 1
+    client.notify("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "rules",
+                                                            "version": client.version, "text": text}})
+    diags = client.wait_diagnostics(uri, before, client.version)
+    assert [d["message"].split("\n")[0] for d in diags if d["severity"] == 1] == ["unknown rule 'b' in cross-reference"]
+    line, char = find(text, "[[demo:")
+    hover = client.request("textDocument/hover", {"textDocument": {"uri": uri},
+                                                  "position": {"line": line, "character": char + 8}})
+    assert "**Dice**" in hover["contents"]["value"]
+    syms = client.request("textDocument/documentSymbol", {"textDocument": {"uri": uri}})
+    assert [s["name"] for s in syms] == ["a"]
+    refs = client.request("textDocument/references", {"textDocument": {"uri": uri},
+                                                      "position": {"line": 3, "character": 6},
+                                                      "context": {"includeDeclaration": True}})
+    assert [(r["uri"], r["range"]["start"]["line"]) for r in refs] == [(uri, 3)]
+    client.notify("textDocument/didClose", {"textDocument": {"uri": uri}})
