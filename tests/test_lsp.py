@@ -253,6 +253,19 @@ def test_diagnostics_as_you_type_several_per_file_with_hints(client, books):
     assert [d for d in diags if d["severity"] == 1] == []
 
 
+def test_warnings_of_the_checks_are_warnings(client, books):
+    path = books / "skirmish" / "10-combat.rules"
+    good = path.read_text(encoding="utf-8")
+    bad = good.replace("      roll die: d6\n      let bonus", "      roll die: d6\n      let spare = 2\n      let bonus", 1)
+    assert bad != good
+    diags = client.change(path, bad)
+    [warning] = [d for d in diags if d["severity"] == 2]
+    assert warning["message"] == "'spare' (let) is never used in to_hit\nhint: use it, or remove the line"
+    assert warning["range"]["start"]["line"] == find(bad, "let spare")[0]
+    assert not [d for d in diags if d["severity"] == 1]
+    client.change(path, good)
+
+
 def test_syntax_errors_several_per_file_and_a_missing_brace(client, books):
     path = books / "skirmish" / "10-combat.rules"
     good = path.read_text(encoding="utf-8")
