@@ -603,6 +603,15 @@ class Workspace:
                 out.append(Completion(name, kind, _short_detail(kind, node)))
         for m, owners in syms.members.items():
             out.append(Completion(m, "member", "member of " + ", ".join(owners)))
+        callee = _open_call(before)   # inside `f(...`: f's parameters and rolls, by name
+        target = syms.mechanics.get(callee) or syms.tables.get(callee)
+        if target is not None:
+            from .render import type_text
+            out += [Completion(pa.name + "=", "local", f"parameter: {type_text(pa.type)}") for pa in target.params]
+            if isinstance(target, n.Mechanic):
+                from .render import dice_text
+                out += [Completion(s.name + "=", "local", f"roll: {dice_text(s.dice)}")
+                        for s in target.body if isinstance(s, n.Roll)]
         d = self._enclosing_decl(st, path, line)
         if isinstance(d, n.Mechanic):
             out += [Completion(pa.name, "local", "parameter") for pa in d.params]
@@ -669,6 +678,21 @@ class Workspace:
         if sf is not None:
             visit(sf.items)
         return out
+
+
+def _open_call(before: str) -> str:
+    """The name called by the innermost bracket still open in `before` ("" if none)."""
+    depth = 0
+    for i in range(len(before) - 1, -1, -1):
+        c = before[i]
+        if c in ")]":
+            depth += 1
+        elif c in "([":
+            if depth == 0:
+                m = re.search(r"([A-Za-z_][A-Za-z0-9_]*)\s*$", before[:i]) if c == "(" else None
+                return m.group(1) if m else ""
+            depth -= 1
+    return ""
 
 
 def _word_at(text: str, col: int, pattern) -> str:

@@ -565,6 +565,20 @@ def test_completion_of_rule_ids_inside_brackets(client, books):
     client.change(combat, text)
 
 
+def test_completion_of_a_calls_parameters_and_rolls_by_name(client, books):
+    demo = books / "demo.rules"
+    text = demo.read_text(encoding="utf-8")
+    edited = text.replace(">>> cost(4, 6, 3, 6)", ">>> cost(4, 6, 3, 6) + defence(6, 2, d")
+    client.change(demo, edited)
+    line, char = find(edited, "defence(6, 2, d")
+    items = labels(client.at("textDocument/completion", demo, line, char + len("defence(6, 2, d")))
+    assert items["dice="]["detail"] == "roll: hits of d10" and items["defence="]["detail"] == "parameter: 0..10"
+    assert "hits=" not in items                  # the typed `d` narrows the list
+    items = labels(client.at("textDocument/completion", demo, line, char + len("defence(6, 2, ")))
+    assert {"defence=", "hits=", "dice="} <= set(items) and "yours=" not in items
+    client.change(demo, text)
+
+
 def test_completion_of_names_and_keywords(client, books):
     combat = books / "skirmish" / "10-combat.rules"
     text = combat.read_text(encoding="utf-8")
