@@ -77,13 +77,9 @@ class BookState:
     diagnostics: dict = field(default_factory=dict)  # path -> [Diagnostic]
 
 
-def _offset_lines(text: str) -> list:
-    return text.split("\n")
-
-
 def name_loc(text: str, path: str, span: n.Span, name: str) -> Loc:
     """Where `name` is first written at or after `span`'s start (the span itself if not found)."""
-    lines = _offset_lines(text)
+    lines = text.split("\n")
     line, col = span.line, max(span.column, 1)
     pat = re.compile(r"(?<![A-Za-z0-9_-])" + re.escape(name) + r"(?![A-Za-z0-9_-])")
     for i in range(line - 1, min(len(lines), line + 20)):
