@@ -54,10 +54,9 @@ def changes(before: dict, after: dict) -> list:
     return lines
 
 
-def poll(stamp, interval: float = 0.5):
-    """Wait until `stamp()` differs from what it was; True (a KeyboardInterrupt stops the watch)."""
-    first = stamp()
-    while stamp() == first:
+def poll(stamp, since, interval: float = 0.5):
+    """Wait until `stamp()` differs from `since`; True (a KeyboardInterrupt stops the watch)."""
+    while stamp() == since:
         time.sleep(interval)
     return True
 
@@ -65,7 +64,9 @@ def poll(stamp, interval: float = 0.5):
 def watch(lib, ids: list, write, wait=None) -> int:
     """Check `ids`, then after each change print what changed, until `wait` returns False.
 
-    `wait(stamp)` blocks until the books change (default: `poll`); tests pass their own."""
+    `wait(stamp, since)` blocks until `stamp()` differs from `since`, the books' stamp
+    taken before the last check, so a save made during a check is never missed
+    (default: `poll`); tests pass their own."""
     from .loader import fingerprint
 
     def stamp():
@@ -78,6 +79,7 @@ def watch(lib, ids: list, write, wait=None) -> int:
         return fingerprint(files)
 
     wait = wait or poll
+    last = stamp()
     state = {bid: snapshot(lib, bid) for bid in ids}
     for bid in ids:
         problems = state[bid]
@@ -85,7 +87,8 @@ def watch(lib, ids: list, write, wait=None) -> int:
         for cat, text in problems.values():
             write(f"  {cat}: {text}")
     write("watching for changes (Ctrl-C to stop)")
-    while wait(stamp):
+    while wait(stamp, last):
+        last = stamp()
         for bid in ids:
             new = snapshot(lib, bid)
             lines = changes(state[bid], new)

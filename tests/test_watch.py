@@ -25,12 +25,12 @@ def test_watch_prints_new_and_fixed_errors_and_examples(demo_books, tmp_path):
     ]
     out, calls = [], []
 
-    def wait(stamp):
-        before = stamp()
+    def wait(stamp, since):
+        assert stamp() == since           # nothing changed since the last check
         if not edits:
             return False
         src.write_text(edits.pop(0), encoding="utf-8")
-        assert stamp() != before          # the watch sees the save
+        assert stamp() != since           # the watch sees the save
         calls.append(len(out))
         return True
 
@@ -51,3 +51,46 @@ def test_watch_prints_new_and_fixed_errors_and_examples(demo_books, tmp_path):
     assert len(step3) == 2
     step4 = out[calls[3]:]
     assert step4 == ["demo: 2 problem(s), nothing changed"]
+
+
+def test_rules_check_watch_command_reports_a_save(demo_books):
+    """The command itself: it prints the first check, then what a save changed.
+    Reading its output line by line waits for each event (the limit only guards a hang)."""
+    import os
+    import subprocess
+    import sys
+    import threading
+
+    src = demo_books / "demo.rules"
+    good = src.read_text(encoding="utf-8")
+    proc = subprocess.Popen([sys.executable, "-m", "rules_dsl", "check", "--watch", "demo"],
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=dict(os.environ))
+    timer = threading.Timer(120, proc.kill)   # a hang fails the test instead of blocking the run
+    timer.start()
+    try:
+        lines = []
+
+        def read_until(pred):
+            for line in proc.stdout:
+                lines.append(line.rstrip("\n"))
+                if pred(lines[-1]):
+                    return lines[-1]
+            raise AssertionError("the watch ended: " + "\n".join(lines))
+
+        read_until(lambda line: line.startswith("watching for changes"))
+        assert lines[0] == "demo: 2 problem(s)"
+        def save(text):   # as editors do: a whole new file in place of the old
+            tmp = src.with_suffix(".tmp")
+            tmp.write_text(text, encoding="utf-8")
+            os.replace(tmp, src)
+
+        save(good.replace("let d = opposed - yours", "let d = oposed - yours"))
+        line = read_until(lambda line: line.startswith("  new error: ") and "oposed" in line)
+        assert "did you mean 'opposed'" in line
+        save(good)
+        read_until(lambda line: line.startswith("  fixed: ") and "oposed" in line)
+    finally:
+        timer.cancel()
+        proc.kill()
+        proc.wait()
+        proc.stdout.close()
