@@ -72,6 +72,10 @@ def build_parser():
     s.add_argument("book", nargs="?")
     s.add_argument("--json", action="store_true")
     s.add_argument("--strict", action="store_true", help="also fail when a check reports findings")
+    s.add_argument("--watch", action="store_true",
+                   help="check again whenever a source is saved and print only what changed (Ctrl-C stops)")
+    s = sub.add_parser("lsp", help="serve the Language Server Protocol over stdin/stdout, for editors")
+    s.add_argument("--stdio", action="store_true", help="accepted for editors that pass it; stdio is the only transport")
     return p
 
 
@@ -107,7 +111,7 @@ def main(argv=None):
 
 def _run(args):
     command = {"books": cmd_books, "lookup": cmd_lookup, "show": cmd_show, "call": cmd_call,
-               "odds": cmd_odds, "check": cmd_check, "explain": cmd_explain}[args.cmd]
+               "odds": cmd_odds, "check": cmd_check, "explain": cmd_explain, "lsp": cmd_lsp}[args.cmd]
     try:
         return command(args) or 0
     except Exception as e:
@@ -506,6 +510,13 @@ def cmd_check(args):
     if args.book and args.book not in book_ids():
         from .errors import NotFound
         raise NotFound("book", args.book, book_ids())
+    if args.watch:
+        from .loader import DEFAULT
+        from .watch import watch
+        try:
+            return watch(DEFAULT, ids, lambda line: (_out(line), sys.stdout.flush()))
+        except KeyboardInterrupt:
+            return 0
     report = {"books": [], "examples": {"passed": 0, "failed": 0}, "findings": [], "errors": [], "warnings": []}
     failed = False
     for bid in ids:
@@ -547,6 +558,14 @@ def cmd_check(args):
     if args.json:
         _json(report)
     return 1 if failed else 0
+
+
+def cmd_lsp(args):
+    try:
+        from .lsp import main as serve   # pygls is imported by this command only
+    except ImportError as e:
+        _die(f"rules lsp needs pygls ({e}); install it with: pip install pygls==1.3.1 lsprotocol==2023.0.1", 2)
+    return serve()
 
 
 if __name__ == "__main__":  # pragma: no cover
