@@ -181,11 +181,12 @@ def cmd_lookup(args):
     results = idx.lookup(query, book=args.book, limit=args.limit)
     if not results:
         _require_books()
-        near = idx.near_titles(query)
-        hint = f"; near titles: {', '.join(near)}" if near else ""
+        near = idx.near_titles(query, book=args.book)
+        where = f" in {args.book}" if args.book else ""
+        hint = f"; near titles{where}: {', '.join(near)}" if near else ""
         if args.json:
             _json([])
-        sys.stderr.write(f"rules: nothing found for {_short(query)!r}{hint}\n")
+        sys.stderr.write(f"rules: nothing found for {_short(query)!r}{where}{hint}\n")
         return 1
     if args.json:
         _json(results)

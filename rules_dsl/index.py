@@ -29,7 +29,7 @@ import zlib
 
 from . import cachekeys, paths
 
-SCHEMA = 5
+SCHEMA = 6
 
 
 def _index_path() -> str:
@@ -68,6 +68,15 @@ def _source_fingerprint() -> str:
 
 def _norm(s: str) -> str:
     return re.sub(r"[^a-z0-9]+", " ", s.lower()).strip()
+
+
+_HYPHENATED = re.compile(r"[A-Za-z0-9]+(?:-[A-Za-z0-9]+)+")
+
+
+def _joined(text: str) -> list:
+    """The hyphen-free spelling of each hyphenated word of `text` ("re-roll" ->
+    "reroll"): players type both, so the index holds both."""
+    return [m.group(0).replace("-", "") for m in _HYPHENATED.finditer(text)]
 
 
 def _trigram_query(q: str) -> str:
@@ -199,22 +208,29 @@ class Index:
                 scores[rowid] = score
 
         from difflib import SequenceMatcher
-        sm = SequenceMatcher(autojunk=False)
-        sm.set_seq2(q)
-        one_word = len(q) >= 5 and " " not in q
-        term_scores = {}
-        for tid, nn in self._candidates(q).items():
-            s = _score_name(q, nn, sm, one_word)
-            if s > 0:
-                term_scores[tid] = s
-        if term_scores:
-            marks = ",".join("?" * len(term_scores))
-            sql = f"SELECT term, rowid_, penalty FROM names WHERE term IN ({marks})" + (" AND book=?" if book else "")
-            params = list(term_scores) + ([book] if book else [])
-            for tid, rowid, penalty in self.con.execute(sql, params):
-                offer(rowid, term_scores[tid] - penalty)
-        for rowid, rank in self._fulltext(q, book, limit * 4):
-            offer(rowid, 40 * rank)
+        variants = [q]
+        joined = _norm(re.sub(r"(?<=[A-Za-z0-9])-(?=[A-Za-z0-9])", "", query))
+        if joined != q:               # "re-roll" is also asked as "reroll"
+            variants.append(joined)
+        for q in variants:
+            sm = SequenceMatcher(autojunk=False)
+            sm.set_seq2(q)
+            one_word = len(q) >= 5 and " " not in q
+            term_scores = {}
+            for tid, nn in self._candidates(q).items():
+                s = _score_name(q, nn, sm, one_word)
+                if s > 0:
+                    term_scores[tid] = s
+            if term_scores:
+                marks = ",".join("?" * len(term_scores))
+                sql = f"SELECT term, rowid_, penalty FROM names WHERE term IN ({marks})" + (" AND book=?" if book else "")
+                params = list(term_scores) + ([book] if book else [])
+                for tid, rowid, penalty in self.con.execute(sql, params):
+                    offer(rowid, term_scores[tid] - penalty)
+            for rowid, rank in self._fulltext(q, book, limit * 4):
+                offer(rowid, 40 * rank)
+            for rowid, rank in self._joined_text(q, book, limit * 4):
+                offer(rowid, 36 * rank)
         ranked = sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))[:limit]
         return [self._record(rowid, s) for rowid, s in ranked]
 
@@ -240,9 +256,25 @@ class Index:
                 break
         return out
 
-    def near_titles(self, query: str, n: int = 5):
+    def _joined_text(self, q: str, book, limit: int):
+        """Rows whose hyphenated words, written without the hyphen, match every word
+        of `q` ("reroll" finds "re-roll"), ranked as `_fulltext` ranks."""
+        words = [w for w in q.split() if w]
+        if not words:
+            return []
+        sql = ("SELECT rowid, bm25(jfts) AS r FROM jfts WHERE jfts MATCH ?" + (" AND book = ?" if book else "")
+               + " ORDER BY r LIMIT ?")
+        match = " AND ".join(f'"{w}"*' for w in words)
+        try:
+            rows = self.con.execute(sql, (match, book, limit) if book else (match, limit)).fetchall()
+        except sqlite3.OperationalError:
+            return []
+        best = min((r for _, r in rows), default=0)
+        return [(rowid, (r / best) if best else 1.0) for rowid, r in rows]
+
+    def near_titles(self, query: str, n: int = 5, book: str = None):
         """Titles close to `query` (difflib, cutoff 0.5) among the names
-        `_candidates` finds for it."""
+        `_candidates` finds for it; only that book's with `book`."""
         from difflib import get_close_matches
         q = _norm(query)
         tids = list(self._candidates(q)) if q else []
@@ -251,7 +283,8 @@ class Index:
         marks = ",".join("?" * len(tids))
         titles = [r[0] for r in self.con.execute(
             f"SELECT DISTINCT rules.title FROM names JOIN rules ON rules.rowid = names.rowid_ "
-            f"WHERE names.term IN ({marks}) ORDER BY rules.title", tids)]
+            f"WHERE names.term IN ({marks})" + (" AND names.book = ?" if book else "") + " ORDER BY rules.title",
+            tids + ([book] if book else []))]
         lowered = {t.lower(): t for t in titles}
         return [lowered[t] for t in get_close_matches(query.lower(), list(lowered), n=n, cutoff=0.5)]
 
@@ -391,6 +424,7 @@ def build(path: str, fingerprint: str):
         CREATE TABLE dels(key TEXT, term INTEGER, PRIMARY KEY (key, term)) WITHOUT ROWID;
         CREATE VIRTUAL TABLE fts USING fts5(book UNINDEXED, rule UNINDEXED, title, aliases, text, notes,
                                             tokenize = 'porter unicode61');
+        CREATE VIRTUAL TABLE jfts USING fts5(book UNINDEXED, joined, tokenize = 'porter unicode61');
     """)
     terms = {}
 
@@ -410,13 +444,22 @@ def build(path: str, fingerprint: str):
         for rec in entry["records"]:
             cur = con.execute("INSERT INTO rules VALUES (?, ?, ?, ?, ?)",
                               (bid, rec["rule"], rec["title"], json.dumps(rec["aliases"]), json.dumps(rec)))
-            con.execute("INSERT INTO names VALUES (?, ?, ?, 0)", (term(_norm(rec["title"])), cur.lastrowid, bid))
-            for alias in rec["aliases"]:
-                con.execute("INSERT INTO names VALUES (?, ?, ?, 5)", (term(_norm(alias)), cur.lastrowid, bid))
+            for name, penalty in [(rec["title"], 0)] + [(a, 5) for a in rec["aliases"]]:
+                spellings = {_norm(name)}
+                if "-" in name:           # "Re-roll" is also found as "reroll"
+                    spellings.add(_norm(re.sub(r"(?<=[A-Za-z0-9])-(?=[A-Za-z0-9])", "", name)))
+                for s in spellings:
+                    con.execute("INSERT OR IGNORE INTO names VALUES (?, ?, ?, ?)", (term(s), cur.lastrowid, bid, penalty))
             notes = " ".join(x["text"] for x in rec["notes"])
+            names = " ".join(rec["aliases"] + rec["keywords"])
+            text = rec["text"] + "\n" + " ".join(rec["mechanics"])
             con.execute("INSERT INTO fts(rowid, book, rule, title, aliases, text, notes) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                        (cur.lastrowid, bid, rec["rule"], rec["title"], " ".join(rec["aliases"] + rec["keywords"]),
-                         rec["text"] + "\n" + " ".join(rec["mechanics"]), notes))
+                        (cur.lastrowid, bid, rec["rule"], rec["title"], names, text, notes))
+            # hyphen-free spellings ("reroll" for "re-roll") in a table of their own: bm25
+            # counts a row's whole length, so adding them to `fts` would move every ranking
+            joined = " ".join(_joined(rec["title"] + " " + names) * 2 + _joined(text))
+            if joined:
+                con.execute("INSERT INTO jfts(rowid, book, joined) VALUES (?, ?, ?)", (cur.lastrowid, bid, joined))
     con.executescript("""
         CREATE INDEX rules_ref ON rules(book, rule);
         CREATE INDEX names_term ON names(term);

@@ -50,6 +50,25 @@ def test_near_titles_from_the_prefiltered_candidates(real_books):
     assert real_books.near_titles("") == []
 
 
+def test_near_titles_with_a_book_stay_in_that_book(real_books):
+    assert "Hiding" in real_books.near_titles("xoiding")                     # warhammer-40k's
+    assert "Hiding" not in real_books.near_titles("xoiding", book="void")
+    assert real_books.near_titles("xoiding", book="warhammer-40k")[0] == "Hiding"
+
+
+@pytest.mark.parametrize("query", ["reroll", "re-roll", "re roll"])
+def test_hyphenated_words_are_found_with_or_without_the_hyphen(real_books, query):
+    """xenotactics:ignores-cover has the keyword "re-roll" and the alias "Cover re-rolls"."""
+    found = [r["rule"] for r in real_books.lookup(query, limit=10)]
+    assert "ignores-cover" in found and "dice-and-re-rolls" in found, found
+
+
+def test_a_hyphenated_query_finds_a_name_written_without_it(demo_books):
+    write_book(demo_books, "t", 'rule r "Overwatch" { aliases "Reaction fire" }\n')
+    from rules_dsl import index
+    assert index.ensure_index().lookup("over-watch", limit=1)[0]["rule"] == "r"
+
+
 def test_deletion_keys_link_a_swap_and_a_dropped_letter():
     from rules_dsl.index import _delete_keys
     assert _delete_keys("armour") & _delete_keys("aromr")
