@@ -379,8 +379,9 @@ def _assignments(items):
     return out
 
 
-def cmd_call(args):
-    from .values import to_json
+def _callable_and_inputs(args):
+    """The mechanic or table `rules call` and `rules explain` name, with its inputs;
+    a table's keys are checked by name, and `--seed` refused for it (it rolls nothing)."""
     book, kind, fn = _resolve(args.ref, allow_tables=True)
     kwargs = _assignments(args.assignments)
     if kind == "table":
@@ -391,6 +392,13 @@ def cmd_call(args):
                 raise NotFound("key", k, names, where=f"table {book.id}:{fn.name} (keys: {', '.join(names)})")
         if args.seed is not None:
             _die(f"{book.id}:{fn.name} is a table; it rolls no dice, so --seed has no use")
+    return book, kind, fn, kwargs
+
+
+def cmd_call(args):
+    from .values import to_json
+    book, kind, fn, kwargs = _callable_and_inputs(args)
+    if kind == "table":
         result, rolls = fn.lookup(**kwargs), {}
     else:
         result, rolls = fn.run(seed=args.seed, **kwargs)
@@ -409,16 +417,7 @@ def cmd_call(args):
 
 def cmd_explain(args):
     from .values import show
-    book, kind, fn = _resolve(args.ref, allow_tables=True)
-    kwargs = _assignments(args.assignments)
-    if kind == "table":
-        names = [p.name for p in fn.keys]
-        for k in kwargs:
-            if k not in names:
-                from .errors import NotFound
-                raise NotFound("key", k, names, where=f"table {book.id}:{fn.name} (keys: {', '.join(names)})")
-        if args.seed is not None:
-            _die(f"{book.id}:{fn.name} is a table; it rolls no dice, so --seed has no use")
+    book, kind, fn, kwargs = _callable_and_inputs(args)
     ex = book.explain(fn.name, seed=args.seed, **kwargs)
     if args.json:
         _json(ex.as_json())

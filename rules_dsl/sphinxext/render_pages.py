@@ -93,20 +93,8 @@ def book_node(ctx, model, section_docs) -> nodes.section:
     for text in model["prose"]:
         node.extend(blocks(text, book))
     if section_docs:
-        toc = addnodes.toctree()
-        toc["parent"] = ctx.docname
-        toc["entries"] = [(None, doc) for doc in section_docs]
-        toc["includefiles"] = list(section_docs)
-        toc["maxdepth"] = 2
-        toc["caption"] = "Sections"
-        toc["glob"] = False
-        toc["hidden"] = False
-        toc["includehidden"] = False
-        toc["numbered"] = 0
-        toc["titlesonly"] = False
-        wrapper = nodes.compound(classes=["toctree-wrapper", "rules-book-toc"])
-        wrapper += toc
-        node += wrapper
+        node += toctree_node(ctx.docname, section_docs, "rules-book-toc", maxdepth=2, caption="Sections",
+                             titlesonly=False)
     loose = [(k, v) for k, v in model["items"] if k != "section"]
     if loose:
         node.extend(items_nodes(ctx, model, loose))
@@ -139,22 +127,27 @@ def books_table(ctx, rows):
     return [table_node(headers, body, classes=["rules-books"], widths=[4, 4, 1, 1, 1, 1, 1])]
 
 
-def pages_toc(docname, docs):
-    """A visible toctree of generated pages (the glossary's and the cross index's letters)."""
+def toctree_node(docname, docs, css, maxdepth=1, caption=None, titlesonly=True):
+    """A visible toctree of generated pages, as Sphinx's own directive builds one."""
     toc = addnodes.toctree()
     toc["parent"] = docname
     toc["entries"] = [(None, doc) for doc in docs]
     toc["includefiles"] = list(docs)
-    toc["maxdepth"] = 1
-    toc["caption"] = None
+    toc["maxdepth"] = maxdepth
+    toc["caption"] = caption
     toc["glob"] = False
     toc["hidden"] = False
     toc["includehidden"] = False
     toc["numbered"] = 0
-    toc["titlesonly"] = True
-    wrapper = nodes.compound(classes=["toctree-wrapper", "rules-letters"])
+    toc["titlesonly"] = titlesonly
+    wrapper = nodes.compound(classes=["toctree-wrapper", css])
     wrapper += toc
-    return [wrapper]
+    return wrapper
+
+
+def pages_toc(docname, docs):
+    """A visible toctree of generated pages (the glossary's and the cross index's letters)."""
+    return [toctree_node(docname, docs, "rules-letters")]
 
 
 #: the cross index is a table with a column per book up to this many books, a list beyond
