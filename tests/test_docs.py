@@ -421,3 +421,20 @@ def test_show_working_under_each_example_line(tiny):
     assert "table labels" in evil and "&lt;script&gt;alert(4)" in evil
     demo = page(tiny, "docs/books/demo/basics")
     assert demo.count('<details class="rules-working">') >= 2
+
+
+def test_adding_a_section_updates_every_pages_navigation(tmp_path):
+    """A new section is a new page: every other page's navigation (the sidebar's
+    table of contents) must list it after an incremental build, not only its own."""
+    project = make_project(tmp_path / "project")
+    books = _books(tmp_path, {"xss": XSS_BOOK})
+    out, cache = tmp_path / "out", tmp_path / "cache"
+    _ok(build(project, out, books, cache))
+    assert "Freshly Added Section" not in page(out, "docs/books/xss/esc")
+    src = books / "demo.rules"
+    src.write_text(src.read_text() + '\nsection fresh "Freshly Added Section" {\n'
+                   '    rule fresh-rule "Fresh Rule" {\n        """New."""\n    }\n}\n')
+    _ok(build(project, out, books, cache))
+    assert "Freshly Added Section" in page(out, "docs/books/demo/fresh")
+    assert "Freshly Added Section" in page(out, "docs/books/xss/esc")      # an unchanged page of another book
+    assert "Freshly Added Section" in page(out, "docs/index")

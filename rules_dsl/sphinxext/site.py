@@ -180,18 +180,34 @@ def builder_inited(app):
                 time.perf_counter() - t0)
 
 
+def _navigation(env) -> tuple:
+    """What every page's sidebar is made of: the pages, their titles and the toctrees
+    that place them.  When it changes, every page must be written again."""
+    titles = tuple(sorted((doc, t.astext()) for doc, t in env.titles.items()))
+    tocs = tuple(sorted((doc, tuple(kids)) for doc, kids in env.toctree_includes.items()))
+    return titles, tocs
+
+
 def env_get_outdated(app, env, added, changed, removed):
-    # remember what every cross-reference target looked like before this build's reading
+    # remember what every cross-reference target looked like before this build's reading,
+    # and the navigation every page shows
     dom = env.domains["rules"]
     app._rules_dsl_before = dict(dom.data.get("objects", {}))
+    app._rules_dsl_nav_before = _navigation(env) if not (added or removed) else None
     return []
 
 
 def env_get_updated(app, env):
-    """Pages whose links show a rule (title, preview) that changed are written again."""
+    """Pages whose links show a rule (title, preview) that changed are written again;
+    every page, when the navigation changed (a page added, removed or retitled, or
+    moved in a toctree): Sphinx itself writes only the pages it read again, so the
+    others would keep a sidebar without the new section."""
     before = getattr(app, "_rules_dsl_before", None)
     if before is None:
         return []
+    nav_before = getattr(app, "_rules_dsl_nav_before", None)
+    if nav_before is None or nav_before != _navigation(env):
+        return sorted(env.found_docs)
     dom = env.domains["rules"]
     after = dom.data.get("objects", {})
     changed = set()
