@@ -31,10 +31,37 @@ def check_examples(book: BookAST, syms, report):
                     _check_value(case.expected, syms, report)
                     ex.expr(case.expected, set())
                 _check_literal_arguments(case, syms, report)
+        for odds in rule.odds:
+            _check_odds_inputs(odds, syms, report, ex)
 
 
-def _check_value(e, syms, report):
-    """An expected value is a value: report the first part that computes."""
+def _check_odds_inputs(odds, syms, report, ex):
+    """`odds mech(NAME=VALUE, ...)`: a mechanic of this book, given values (never
+    computations) that fit its parameters; the dice mechanic's own check (it rolls)
+    is the compiler's, which knows what a mechanic calls."""
+    call = odds.call
+    name = call.func.name
+    if name not in syms.mechanics:
+        from .errors import did_you_mean
+        report(call.func.span, f"`odds` shows a mechanic's odds, and '{name}' is not a mechanic of this book",
+               did_you_mean(name, sorted(syms.mechanics)) or "write odds MECHANIC(NAME=VALUE, ...)")
+        return
+    ex.expr(call, set())
+    for a in list(call.args) + [a for _, a in call.kwargs]:
+        _check_value(a, syms, report, "an `odds` input")
+    _check_literal_arguments(_OddsCase(call), syms, report, "the page shows odds for inputs the mechanic accepts")
+
+
+class _OddsCase:
+    """An `odds` line seen as an example case that expects no error."""
+    error = None
+
+    def __init__(self, call):
+        self.expr = call
+
+
+def _check_value(e, syms, report, what="an expected value"):
+    """An expected value (or an `odds` input) is a value: report the first part that computes."""
     if isinstance(e, n.Literal):
         return
     if isinstance(e, n.Neg) and isinstance(e.operand, n.Literal):
@@ -44,15 +71,15 @@ def _check_value(e, syms, report):
     if isinstance(e, n.Name):
         if e.name in syms.mechanics or e.name in syms.tables:
             report(e.span, f"'{e.name}' is a {'mechanic' if e.name in syms.mechanics else 'table'}, not a value",
-                   "an expected value is written as the value itself")
+                   f"{what} is written as the value itself")
         return
     if isinstance(e, n.Attr) and isinstance(e.obj, n.Name):
         return  # enum.member / die.face: the expressions pass checks the member
     if isinstance(e, (n.ListLit, n.SetLit)):
         for x in e.items:
-            _check_value(x, syms, report)
+            _check_value(x, syms, report, what)
         return
-    report(e.span, "an expected value must be a value, not a computation",
+    report(e.span, f"{what} must be a value, not a computation",
            "write what the expression gives: a number, 7/2, true/false, a name, \"text\", [a list], {a set} or absent")
 
 
@@ -107,7 +134,8 @@ def _describe(t) -> str:
     return "a list" if isinstance(t, n.ListType) else "a record"
 
 
-def _check_literal_arguments(case, syms, report):
+def _check_literal_arguments(case, syms, report,
+                             hint="if the example shows this error, write 'InputError: {param}' as its expected line"):
     expects = case.error.param if case.error is not None and case.error.kind == "InputError" else None
     for call in n.iter_nodes(case.expr):
         if not (isinstance(call, n.Call) and isinstance(call.func, n.Name)):
@@ -125,4 +153,4 @@ def _check_literal_arguments(case, syms, report):
             shown = value[1] if isinstance(value, tuple) else (
                 "true" if value is True else "false" if value is False else repr(value) if isinstance(value, str) else str(value))
             report(arg.span, f"{call.func.name}() gets {shown} for '{param.name}'; allowed: {_describe(param.type)}",
-                   f"if the example shows this error, write 'InputError: {param.name}' as its expected line")
+                   hint.format(param=param.name))

@@ -327,6 +327,14 @@ class Example:
 
 
 @dataclass(frozen=True)
+class OddsInputs:
+    """`odds attack(shots=3, armour=4)`: inputs the designer chose for the exact-odds
+    table of a dice mechanic on the website (instead of the ones the site picks)."""
+    span: Span
+    call: "Call"
+
+
+@dataclass(frozen=True)
 class Use:
     """A name the rule's source text relies on (`uses "Weapons Skill"`), where it is written."""
     span: Span
@@ -347,6 +355,7 @@ class Rule:
     examples: tuple = ()   # of Example
     decls: tuple = ()      # of Decl
     uses: tuple = ()       # of Use
+    odds: tuple = ()       # of OddsInputs
 
 
 @dataclass(frozen=True)

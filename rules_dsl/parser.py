@@ -385,7 +385,7 @@ class _Builder:
 
     def rule(self, t) -> n.Rule:
         kw = {"aliases": [], "keywords": [], "prose": [], "flavour": [], "notes": [], "examples": [], "decls": [],
-              "uses": []}
+              "uses": [], "odds": []}
         source = ""
         for ch in t.children[2:]:
             d = ch.data
@@ -396,6 +396,13 @@ class _Builder:
                     if not self.string(s).strip():
                         self.error(s, "`uses` names a term: this string is empty", 'e.g. uses "Weapons Skill", "AP"')
                     kw["uses"].append(n.Use(self.span(s), self.string(s)))
+            elif d == "odds_inputs":
+                call = self.expr(ch.children[0])
+                if isinstance(call, n.Call) and isinstance(call.func, n.Name):
+                    kw["odds"].append(n.OddsInputs(self.span(ch), call))
+                else:
+                    self.error(ch, "`odds` takes a call of a dice mechanic with the inputs to show",
+                               "e.g. odds attack(shots=3, armour=4)")
             elif d == "source":
                 source = self.string(ch.children[0])
             elif d == "prose":

@@ -157,4 +157,6 @@ def resolve_book(book, syms) -> dict:
                 for case in ex.cases:
                     w.expr(case.expr, frozenset())
                     w.expr(case.expected, frozenset())
+            for o in p.node.odds:
+                w.expr(o.call, frozenset())
     return w.out

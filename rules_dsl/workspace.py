@@ -24,7 +24,7 @@ from . import nodes as n
 from .errors import Diagnostic, RulebookError
 
 KEYWORDS = ("book", "title", "edition", "source", "units", "dice", "die", "section", "rule", "aliases",
-            "keywords", "uses", "flavour", "note", "example", "const", "enum", "mechanic", "table", "check",
+            "keywords", "uses", "odds", "findings", "flavour", "note", "example", "const", "enum", "mechanic", "table", "check",
             "let", "roll", "require", "return", "chain", "of", "on", "then", "grid", "for", "in", "where",
             "if", "else", "and", "or", "not", "true", "false", "absent", "list", "int", "bool", "text", "number")
 

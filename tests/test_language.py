@@ -466,3 +466,32 @@ def test_a_called_mechanics_roll_is_given_by_the_name_a_call_prints(demo_books):
     assert d.outcomes == [(0, Fraction(1, 3)), (2, Fraction(2, 3))]   # only the save is rolled
     with pytest.raises(NotFound, match="did you mean 'hit.hit_dice'"):
         attack(n=3, **{"hit.hitdice": [4, 4, 4]})
+
+
+ODDS_RULE = ('rule attack "Attack" {\n """Roll to hit."""\n'
+             ' mechanic hits(n: 1..10, target: 2..6 = 4) -> int { roll dice: n of d6  return count(d for d in dice if d >= target) }\n'
+             ' mechanic flat(n: 1..10) -> int = n\n odds hits(n=3)\n LINE\n}\n')
+
+
+def test_odds_lines_choose_the_inputs_of_a_mechanics_page(demo_books):
+    from fractions import Fraction
+    from rules_dsl.sphinxext.page_odds import page_odds
+    write_book(demo_books, "t", ODDS_RULE.replace("LINE", "odds hits(n=3, target=5)"))
+    book = rules_dsl.load("t")
+    shown = page_odds(book.mechanics["hits"])
+    assert [inp for inp, _ in shown] == [{"n": 3, "target": 4}, {"n": 3, "target": 5}]   # those, in order
+    assert [d.mean for _, d in shown] == [Fraction(3, 2), Fraction(1)]
+    assert book.rule("attack").node.odds[0].call.func.name == "hits"
+
+
+@pytest.mark.parametrize("line,needle", [
+    ("odds flat(n=3)", "'flat' rolls no dice, so it has no odds to show"),
+    ("odds hitz(n=3)", "'hitz' is not a mechanic of this book"),
+    ("odds hits(n=30)", "hits() gets 30 for 'n'; allowed: 1..10"),
+    ("odds hits(n=1+2)", "an `odds` input must be a value, not a computation"),
+    ("odds 3", "`odds` takes a call of a dice mechanic"),
+    ("odds hits(m=3)", "hits() has no parameter or roll 'm'"),
+])
+def test_odds_lines_are_checked(demo_books, line, needle):
+    err = errors_of(demo_books, ODDS_RULE.replace("LINE", line))
+    assert any(needle in d.message for d in err.diagnostics), [d.message for d in err.diagnostics]

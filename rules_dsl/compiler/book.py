@@ -54,8 +54,42 @@ class CompiledBook:
                     diags.append(self.diag(c.span, f"constant '{name}' cannot be evaluated: {e}"))
             for m in self.mechanics.values():
                 diags.extend(m.check_defaults())
+            diags.extend(self._collect_odds_inputs())
         if diags:
             raise RulebookError(diags)
+
+    def _collect_odds_inputs(self) -> list:
+        """The `odds mech(...)` lines of every rule: {mechanic: [(args, kwargs), ...]},
+        their values computed once here from the checked AST (literals, members and
+        constants only: the examples pass refuses computations); diagnostics for a
+        mechanic that rolls no dice or inputs it refuses."""
+        from ..dice import GivenRoller
+        from ..errors import InputError
+        from ..model import walk
+        from .context import Ctx
+        from .expressions import compile_expr
+        self.odds_inputs, diags = {}, []
+        for p in walk(self.ast.items):
+            rule = p.node
+            for o in getattr(rule, "odds", ()) if isinstance(rule, n.Rule) else ():
+                name = o.call.func.name
+                m = self.mechanics[name]
+                if not m.has_dice:
+                    diags.append(self.diag(o.span, f"'{name}' rolls no dice, so it has no odds to show",
+                                           "`odds` lines are for dice mechanics; show a value with an example"))
+                    continue
+
+                def value(e):
+                    return compile_expr(self, e, frozenset())({}, Ctx(GivenRoller()))
+                args = [value(a) for a in o.call.args]
+                kwargs = {k: value(a) for k, a in o.call.kwargs}
+                try:
+                    m.bind(list(args), {k: v for k, v in kwargs.items() if k not in {r.name for r in m.rolls}})
+                except InputError as e:
+                    diags.append(self.diag(o.span, f"odds {name}(...): {e}", "give values the mechanic accepts"))
+                    continue
+                self.odds_inputs.setdefault(name, []).append((tuple(args), kwargs))
+        return diags
 
     @functools.cached_property
     def defined_names(self) -> dict:

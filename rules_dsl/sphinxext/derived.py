@@ -111,6 +111,11 @@ def compute_derived(book, code: str = "") -> dict:
             except Exception:
                 continue
             key = "odds:" + closures.key(mech.node)
+            chosen = getattr(book.compiled, "odds_inputs", {}).get(name)
+            if chosen:   # the designer's `odds` lines: part of the key, so an edit shows at once
+                from ..values import show
+                key += ":" + repr([([show(a) for a in args], sorted((k, show(v)) for k, v in kw.items()))
+                                   for args, kw in chosen])
             rows, err = store.get(key, lambda mech=mech: compute_odds_one(mech))
             if err is not None:
                 odds_errors[name] = err

@@ -106,9 +106,19 @@ def page_odds(mechanic, budget: int = PAGE_BUDGET, max_inputs: int = 12) -> list
     The whole computation stops after `budget` evaluations: work counted, not seconds,
     so a page shows the same rows on every machine.  Inputs that are rejected, or that
     would not finish within their share, are skipped.  [] for a mechanic without dice.
+    A rule's `odds mech(...)` lines replace this choice: the page shows those inputs.
     """
     if not isinstance(mechanic, MechanicFn) or not mechanic.has_dice:
         return []
+    chosen = getattr(mechanic.book, "odds_inputs", {}).get(mechanic.name)
+    if chosen:
+        # the designer chose the inputs (`odds mech(...)` lines): exactly those, in order,
+        # each computed in full (a too large one is reported, not skipped)
+        out = []
+        for args, kwargs in chosen:
+            dist = distribution(mechanic, *args, **kwargs)
+            out.append((dist.inputs, dist))
+        return out
     left = budget
     counts = _count_params(mechanic)
     base, shown = {}, {}
