@@ -6,7 +6,7 @@ Two families, both deterministic from a seed:
   prose and references, enums, constants, mechanics with random expressions,
   rolls and pools, tables, checks and examples), then often damaged at the
   character or token level;
-* `mutated(rng, chunks)`: one or two real rules cut from the five books, with
+* `mutated(rng, chunks)`: one or two real rules cut from the real books, with
   lines deleted, duplicated or swapped, truncated at a random point, or with NUL
   bytes, a BOM, CRLF line ends or tabs put in.
 
@@ -157,7 +157,7 @@ def damage(rng: random.Random, src: str) -> str:
 
 
 def real_chunks() -> list:
-    """Every rule of the five books as a source chunk."""
+    """Every rule of the real books as a source chunk."""
     chunks = []
     for f in sorted((REPO / "rulebooks").rglob("*.rules")):
         chunks += re.findall(r"(?ms)^    rule .*?^    \}\n", f.read_text(encoding="utf-8"))

@@ -17,7 +17,7 @@ import pytest
 import rules_dsl
 from rules_dsl.examples import same
 
-BOOKS = ["null-strike", "xenotactics", "dust-tactics", "void", "warhammer-40k"]
+BOOKS = ["null-strike", "xenotactics", "dust-tactics", "void", "warhammer-40k", "skirmish-tutorial"]
 
 
 @pytest.fixture(scope="module")

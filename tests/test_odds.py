@@ -696,7 +696,7 @@ def test_real_full_attack_is_binomial(books):
 
 
 def test_real_dice_mechanics_have_odds(books):
-    """Every dice mechanic of the five real books gets page odds: at least one real
+    """Every dice mechanic of the six real books gets page odds: at least one real
     distribution (the page's first inputs), each exact, summing to exactly 1."""
     from rules_dsl import loader
     real = HERE.parent / "rulebooks"
@@ -704,7 +704,7 @@ def test_real_dice_mechanics_have_odds(books):
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("RULES_DSL_BOOKS", str(real))
         ids = loader.book_ids()
-        assert set(ids) >= {"null-strike", "xenotactics", "dust-tactics", "void", "warhammer-40k"}, ids
+        assert set(ids) >= {"null-strike", "xenotactics", "dust-tactics", "void", "warhammer-40k", "skirmish-tutorial"}, ids
         for bid in ids:
             book = rules_dsl.load(bid)
             for mech in book.mechanics.values():
