@@ -191,3 +191,13 @@ def test_the_site_command_is_the_one_the_docs_tests_build_with():
     assert shown, "the walkthrough shows no site build"
     flags = [w for w in build_command(REPO, REPO / "_build")[3:] if w.startswith("-") and w != "-d"]
     assert all(f in shown[0] for f in flags), (shown[0], flags)
+
+
+def test_the_odds_lines_choose_the_site_pages_inputs():
+    """Step 10: the site's odds table for nerve_test uses the book's two odds lines, in order."""
+    from rules_dsl.odds import page_odds
+    book = rules_dsl.load(BOOK_ID)
+    assert [inputs for inputs, _ in page_odds(book.mechanics["nerve_test"])] == [
+        {"nerve": 7, "reroll": False}, {"nerve": 7, "reroll": True}]
+    first, second = (dist for _, dist in page_odds(book.mechanics["attack"]))
+    assert sum(p for _, p in first.outcomes) == 1 and sum(p for _, p in second.outcomes) == 1
