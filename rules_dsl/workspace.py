@@ -730,27 +730,25 @@ def _ranges(params) -> str:
     return "\n".join(lines)
 
 
+def _decl_hover(head: str, doc: str, params, tail: str = "") -> str:
+    """A mechanic's or table's hover: its signature, its doc, its parameters' ranges."""
+    out = f"```rules\n{head}\n```"
+    if doc:
+        out += f"\n\n{doc}"
+    if params:
+        out += "\n\n" + _ranges(params)
+    return out + tail
+
+
 def _mechanic_hover(m: n.Mechanic) -> str:
     from .render import dice_text
-    out = f"```rules\n{_signature(m)}\n```"
-    if m.doc:
-        out += f"\n\n{m.doc}"
-    if m.params:
-        out += "\n\n" + _ranges(m.params)
     rolls = [s for s in m.body if isinstance(s, n.Roll)]
-    if rolls:
-        out += "\n\nrolls: " + ", ".join(f"`{s.name}: {dice_text(s.dice)}`" for s in rolls)
-    return out
+    tail = "\n\nrolls: " + ", ".join(f"`{s.name}: {dice_text(s.dice)}`" for s in rolls) if rolls else ""
+    return _decl_hover(_signature(m), m.doc, m.params, tail)
 
 
 def _table_hover(t: n.Table) -> str:
-    out = f"```rules\n{_short_detail('table', t)}\n```"
-    if t.doc:
-        out += f"\n\n{t.doc}"
-    if t.params:
-        out += "\n\n" + _ranges(t.params)
-    out += f"\n\n{len(t.rows)} rows"
-    return out
+    return _decl_hover(_short_detail("table", t), t.doc, t.params, f"\n\n{len(t.rows)} rows")
 
 
 def _rule_hover(st: BookState, p) -> str:
