@@ -73,6 +73,14 @@ def _norm(s: str) -> str:
 _HYPHENATED = re.compile(r"[A-Za-z0-9]+(?:-[A-Za-z0-9]+)+")
 
 
+_INNER_HYPHEN = re.compile(r"(?<=[A-Za-z0-9])-(?=[A-Za-z0-9])")
+
+
+def _unhyphenated(text: str) -> str:
+    """`text` with its words' inner hyphens dropped ("Re-roll" -> "Reroll")."""
+    return _INNER_HYPHEN.sub("", text)
+
+
 def _joined(text: str) -> list:
     """The hyphen-free spelling of each hyphenated word of `text` ("re-roll" ->
     "reroll"): players type both, so the index holds both."""
@@ -198,8 +206,7 @@ class Index:
         return found
 
     def lookup(self, query: str, book: str = None, limit: int = 5):
-        q = _norm(query)
-        if not q:
+        if not _norm(query):
             return []
         scores = {}
 
@@ -208,11 +215,8 @@ class Index:
                 scores[rowid] = score
 
         from difflib import SequenceMatcher
-        variants = [q]
-        joined = _norm(re.sub(r"(?<=[A-Za-z0-9])-(?=[A-Za-z0-9])", "", query))
-        if joined != q:               # "re-roll" is also asked as "reroll"
-            variants.append(joined)
-        for q in variants:
+        # "re-roll" is also asked as "reroll" (one spelling when the query has no hyphen)
+        for q in dict.fromkeys((_norm(query), _norm(_unhyphenated(query)))):
             sm = SequenceMatcher(autojunk=False)
             sm.set_seq2(q)
             one_word = len(q) >= 5 and " " not in q
@@ -447,7 +451,7 @@ def build(path: str, fingerprint: str):
             for name, penalty in [(rec["title"], 0)] + [(a, 5) for a in rec["aliases"]]:
                 spellings = {_norm(name)}
                 if "-" in name:           # "Re-roll" is also found as "reroll"
-                    spellings.add(_norm(re.sub(r"(?<=[A-Za-z0-9])-(?=[A-Za-z0-9])", "", name)))
+                    spellings.add(_norm(_unhyphenated(name)))
                 for s in spellings:
                     con.execute("INSERT OR IGNORE INTO names VALUES (?, ?, ?, ?)", (term(s), cur.lastrowid, bid, penalty))
             notes = " ".join(x["text"] for x in rec["notes"])
