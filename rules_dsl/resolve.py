@@ -16,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from . import nodes as n
+from .builtins import BUILTINS
 
 KINDS = ("local", "const", "mechanic", "table", "member", "enum", "die", "builtin",
          "ambiguous", "unknown")
@@ -30,8 +31,6 @@ class Resolved:
 
 def resolve(name: str, scope, syms) -> Resolved:
     """What `name` means at a place whose local names are `scope`."""
-    from .builtins import BUILTINS
-
     if name in scope:
         return Resolved("local", name)
     if name in syms.consts:
@@ -62,8 +61,6 @@ def resolve_callee(name: str, scope, syms) -> Resolved:
     name in this position (a member is a value and is never called).  Every
     stage that treats a call (the name and call checks, the typing pass, the
     compiler and the odds planner) asks here."""
-    from .builtins import BUILTINS
-
     r = resolve(name, scope, syms)
     if r.kind in ("member", "ambiguous", "enum", "die") and name in BUILTINS:
         return Resolved("builtin", name)

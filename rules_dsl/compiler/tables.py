@@ -2,6 +2,7 @@
 an entry is printed (the checks' findings point there)."""
 from __future__ import annotations
 
+from itertools import product
 from typing import TYPE_CHECKING
 
 from .. import nodes as n
@@ -36,11 +37,6 @@ def looked_up_tables(ast, syms) -> set:
                     if r is not None and r.kind == "table":
                         used.add(x)
     return {x.name for x in used - listed}
-
-
-def _product(domains):
-    from itertools import product
-    return product(*domains)
 
 
 if TYPE_CHECKING:
@@ -140,7 +136,7 @@ class TableFn:
         for i, (c, j) in sorted(clashes.items()):
             diags.append(self.book.diag(self.spans[i], f"table {self.name}: this row repeats {at(c)}",
                                         f"line {self.spans[j].line} already gives it; a key has one row"))
-        missing = [c for c in _product(domains) if c not in first] if looked_up else []
+        missing = [c for c in product(*domains) if c not in first] if looked_up else []
         if missing:
             shown = "; ".join(at(c) for c in missing[:4]) + (f"; and {len(missing) - 4} more" if len(missing) > 4 else "")
             diags.append(self.book.diag(self.node.span, f"table {self.name} has no row for {shown}",
