@@ -30,7 +30,7 @@ from typing import Optional
 
 from . import nodes as n
 from .compiler.context import Ctx
-from .compiler.expressions import ExprCompiler, _mechanic_type
+from .compiler.expressions import ExprCompiler, _mechanic_type, split_roll_kwargs
 from .compiler.tables import TableFn
 from .dice import ForcedRoller, GivenRoller
 from .errors import EvaluationError, NotFound, RulesError
@@ -356,9 +356,7 @@ class TracingCompiler(ExprCompiler):
                 return _lookup(where, book.tables[name], [a(env, ctx) for a in args],
                                {k: a(env, ctx) for k, a in kwargs}, ctx)
             return table
-        roll_names = {s.name for s in book.syms.mechanics[name].body if isinstance(s, n.Roll)}
-        given = [(k, a) for k, a in kwargs if k in roll_names]
-        plain = [(k, a) for k, a in kwargs if k not in roll_names]
+        given, plain = split_roll_kwargs(book, name, kwargs)
 
         def mech(env, ctx):
             tm = traced(book, where, name)

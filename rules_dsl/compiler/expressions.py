@@ -305,9 +305,7 @@ class ExprCompiler:
                         _fail(sp, f"{name}() cannot take {', '.join(show(v) for v in values)}")
                 return builtin
             if callee == "mechanic":
-                roll_names = {s.name for s in book.syms.mechanics[name].body if isinstance(s, n.Roll)}
-                given = [(k, a) for k, a in kwargs if k in roll_names]
-                plain = [(k, a) for k, a in kwargs if k not in roll_names]
+                given, plain = split_roll_kwargs(book, name, kwargs)
 
                 def mech(env, ctx):
                     m = book.mechanics[name]
@@ -337,6 +335,14 @@ class ExprCompiler:
                 return fn.lookup(*[a(env, ctx) for a in args], **{k: a(env, ctx) for k, a in kwargs})
             _fail(sp, f"{show(fn)} cannot be called")
         return dynamic
+
+
+def split_roll_kwargs(book, name: str, kwargs: list):
+    """A call's compiled keyword arguments split into (the callee's rolls given by
+    name, its parameters): `attack(n=3, save=1)` gives the roll `save`."""
+    roll_names = {s.name for s in book.syms.mechanics[name].body if isinstance(s, n.Roll)}
+    return ([(k, a) for k, a in kwargs if k in roll_names],
+            [(k, a) for k, a in kwargs if k not in roll_names])
 
 
 def compile_expr(book, e: n.Expr, scope: frozenset):
