@@ -69,22 +69,25 @@ class CompiledBook:
         from .context import Ctx
         from .expressions import compile_expr
         self.odds_inputs, diags = {}, []
+
+        def value(e):
+            return compile_expr(self, e, frozenset())({}, Ctx(GivenRoller()))
         for p in walk(self.ast.items):
-            rule = p.node
-            for o in getattr(rule, "odds", ()) if isinstance(rule, n.Rule) else ():
+            if not isinstance(p.node, n.Rule):
+                continue
+            for o in p.node.odds:
                 name = o.call.func.name
                 m = self.mechanics[name]
                 if not m.has_dice:
                     diags.append(self.diag(o.span, f"'{name}' rolls no dice, so it has no odds to show",
                                            "`odds` lines are for dice mechanics; show a value with an example"))
                     continue
-
-                def value(e):
-                    return compile_expr(self, e, frozenset())({}, Ctx(GivenRoller()))
                 args = [value(a) for a in o.call.args]
                 kwargs = {k: value(a) for k, a in o.call.kwargs}
+                params = dict(kwargs)
+                m.given_rolls(params)             # leaves the parameters
                 try:
-                    m.bind(list(args), {k: v for k, v in kwargs.items() if k not in {r.name for r in m.rolls}})
+                    m.bind(list(args), params)
                 except InputError as e:
                     diags.append(self.diag(o.span, f"odds {name}(...): {e}", "give values the mechanic accepts"))
                     continue
