@@ -74,6 +74,11 @@ def build_parser():
     s.add_argument("--strict", action="store_true", help="also fail when a check reports findings")
     s.add_argument("--watch", action="store_true",
                    help="check again whenever a source is saved and print only what changed (Ctrl-C stops)")
+    s = sub.add_parser("preview", help="serve the website and rebuild it on every save of a book or docs page")
+    s.add_argument("--project", metavar="DIR", help="the folder with conf.py and docs/ (default: here)")
+    s.add_argument("--port", type=int, default=8000, help="port to serve on (default 8000; 0 picks a free one)")
+    s.add_argument("--host", default="127.0.0.1", help="address to serve on (default 127.0.0.1)")
+    s.add_argument("--open", action="store_true", help="open the site in a browser after the first build")
     s = sub.add_parser("lsp", help="serve the Language Server Protocol over stdin/stdout, for editors")
     s.add_argument("--stdio", action="store_true", help="accepted for editors that pass it; stdio is the only transport")
     return p
@@ -111,7 +116,8 @@ def main(argv=None):
 
 def _run(args):
     command = {"books": cmd_books, "lookup": cmd_lookup, "show": cmd_show, "call": cmd_call,
-               "odds": cmd_odds, "check": cmd_check, "explain": cmd_explain, "lsp": cmd_lsp}[args.cmd]
+               "odds": cmd_odds, "check": cmd_check, "explain": cmd_explain, "lsp": cmd_lsp,
+               "preview": cmd_preview}[args.cmd]
     try:
         return command(args) or 0
     except Exception as e:
@@ -566,6 +572,11 @@ def cmd_lsp(args):
     except ImportError as e:
         _die(f"rules lsp needs pygls ({e}); install it with: pip install pygls==1.3.1 lsprotocol==2023.0.1", 2)
     return serve()
+
+
+def cmd_preview(args):
+    from .preview import run   # sphinx-autobuild runs in its own process
+    return run(args.project, args.port, args.host, args.open)
 
 
 if __name__ == "__main__":  # pragma: no cover
