@@ -39,7 +39,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from . import directives, domain, keys, site
+# Sphinx itself is imported by `setup` (through directives, domain, site), not here:
+# the plain-data modules (`data`, `page_odds`) serve `rules export` and the odds
+# engine without Sphinx installed.
 
 STATIC = Path(__file__).resolve().parent / "static"
 
@@ -67,6 +69,7 @@ def _cap_navigation(app, pagename, templatename, context, doctree):
 
 
 def setup(app):
+    from . import directives, domain, keys, site
     app.add_config_value("rules_books_dir", "docs/books", "env", types=[str])
     app.add_config_value("rules_fail_on_error", True, "", types=[bool])
     app.add_config_value("rules_nav_maxdepth", 4, "html", types=[int])
