@@ -309,6 +309,7 @@ def book_data(book, library=None) -> dict:
 def _title_of(book, library):
     """title_of(book, rule) for references: this book's rules and sections, and another
     book's (parsed only, once) for a cross-book reference; None when not found."""
+    from .errors import RulesError
     from .model import walk
     titles = {}
 
@@ -320,7 +321,7 @@ def _title_of(book, library):
                 for p in walk(items):
                     if isinstance(p.node, (n.Rule, n.Section)):
                         found.setdefault(p.node.id, p.node.title)
-            except Exception:       # an unknown or broken other book: the reference reads as its id's words
+            except (RulesError, OSError):   # an unknown or broken other book: the reference reads as its id's words
                 pass
             titles[bid] = found
         return titles[bid]

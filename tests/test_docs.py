@@ -436,6 +436,11 @@ def test_real_site_builds(tmp_path):
             refs += text.count("rules-ref")
             assert "<script>alert" not in text
     assert refs > 0, "no cross-reference links at all"
+    # the open data: every book's JSON beside the pages (validated in test_export.py)
+    import json
+    index = json.loads((out / "data" / "index.json").read_text(encoding="utf-8"))
+    assert [b["id"] for b in index["books"]] == ids
+    assert all((out / "data" / b["file"]).stat().st_size == b["bytes"] for b in index["books"])
     if _odds_available():
         assert any("rules-odds" in p.read_text(encoding="utf-8") for p in (out / "docs" / "books").rglob("*.html"))
 

@@ -62,6 +62,8 @@ def build_finished(app, exc):
     s = site.current()
     if s is None:
         return
+    import time
+    t0 = time.perf_counter()
     written = write_data(Path(app.outdir), Path(app.doctreedir), list(s.models))
     if written:
-        logger.info("rules_dsl: open data in %s/: %s", DATA_DIR, ", ".join(written))
+        logger.info("rules_dsl: open data in %s/: %s (%.2fs)", DATA_DIR, ", ".join(written), time.perf_counter() - t0)
