@@ -315,3 +315,15 @@ def test_the_example_on_the_open_data_page_is_what_the_export_gives(tmp_path):
     assert mechanic == data["mechanics"][0] and errors(mechanic, "mechanic") == []
     assert table == data["tables"][0] and errors(table, "table") == []
     assert any(c.get("absent") for row in table["rows"] for c in row)
+
+
+def test_export_needs_no_sphinx(demo_books):
+    """`rules export` reuses the site's plain-data module (sphinxext/data.py) without
+    importing Sphinx: a wheel installed without the docs extra exports too."""
+    code = ("import sys, rules_dsl\nfrom rules_dsl import export\n"
+            "export.book_data(rules_dsl.load('demo'))\n"
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('sphinx', 'docutils')))")
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                       env=dict(os.environ, RULES_DSL_BOOKS=str(demo_books)))
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.strip() == "[]"
