@@ -1,4 +1,4 @@
-"""The `rules` command: books, lookup, show, call, explain, odds, check.
+"""The `rules` command: books, lookup, show, call, explain, odds, check, export.
 
 Start-up is kept lean: argparse and the index (SQLite) load for `lookup`; the
 compiler and lark load only for subcommands that need compiled books.  Every
@@ -74,6 +74,12 @@ def build_parser():
     s.add_argument("--strict", action="store_true", help="also fail when a check reports findings")
     s.add_argument("--watch", action="store_true",
                    help="check again whenever a source is saved and print only what changed (Ctrl-C stops)")
+    s = sub.add_parser("export", parents=[colour],
+                       help="write every book (or one) as JSON open data, with index.json and the JSON Schema")
+    s.add_argument("book", nargs="?")
+    s.add_argument("--out", metavar="DIR",
+                   help="the folder to write into (default: ./rules-data); '-' with a BOOK prints that book's JSON")
+    s.add_argument("--json", action="store_true", help="report what was written as JSON")
     s = sub.add_parser("preview", help="serve the website and rebuild it on every save of a book or docs page")
     s.add_argument("--project", metavar="DIR", help="the folder with conf.py and docs/ (default: here)")
     s.add_argument("--port", type=int, default=8000, help="port to serve on (default 8000; 0 picks a free one)")
@@ -116,8 +122,8 @@ def main(argv=None):
 
 def _run(args):
     command = {"books": cmd_books, "lookup": cmd_lookup, "show": cmd_show, "call": cmd_call,
-               "odds": cmd_odds, "check": cmd_check, "explain": cmd_explain, "lsp": cmd_lsp,
-               "preview": cmd_preview}[args.cmd]
+               "odds": cmd_odds, "check": cmd_check, "explain": cmd_explain, "export": cmd_export,
+               "lsp": cmd_lsp, "preview": cmd_preview}[args.cmd]
     try:
         return command(args) or 0
     except Exception as e:
@@ -564,6 +570,38 @@ def cmd_check(args):
     if args.json:
         _json(report)
     return 1 if failed else 0
+
+
+def cmd_export(args):
+    """`rules export`: the books as JSON files (rules_dsl/export.py), and where they went."""
+    import os
+    from . import export
+    from .loader import book_ids, load
+    if not book_ids():
+        _require_books()
+    if args.out == "-":
+        if not args.book:
+            _die("--out - prints one book's JSON: name the book, e.g. rules export null-strike --out -")
+        sys.stdout.write(export.book_json(load(args.book)))
+        return 0
+    out = args.out or export.DEFAULT_OUT
+    try:
+        result = export.export(out, [args.book] if args.book else None)
+    except OSError as e:
+        _die(f"cannot write the export to {_short(out)}: {e.strerror or e}")
+    for bid, err in result.errors.items():
+        sys.stderr.write(f"rules: book '{bid}' does not compile and is not exported: {_short(err, 300)}\n")
+    where = os.path.abspath(out)
+    if args.json:
+        _json({"out": where, "books": result.books, "errors": result.errors,
+               "files": [{"name": name, "bytes": size, "written": name in result.written}
+                         for name, size in result.sizes.items()]})
+    else:
+        _out(f"{len(result.books)} book(s) exported to {where}")
+        for name, size in result.sizes.items():
+            note = "" if name in result.written else "  (unchanged)"
+            _out(f"  {name:<30} {size / 1024:8.1f} KB{note}")
+    return 1 if result.errors else 0
 
 
 def cmd_lsp(args):

@@ -15,6 +15,9 @@ Add ``"rules_dsl.sphinxext"`` to ``extensions`` in conf.py.  It provides:
   rule's rendered content changes (see :mod:`rules_dsl.sphinxext.site`);
 * worked examples executed against the compiled books on every build: a
   failing example is a warning at its ``.rules`` line and fails the build;
+* open data: every book as JSON (`data/<book>.json`, `data/index.json` and the JSON
+  Schema `data/book.schema.json`) in the HTML output, as `rules export` writes them
+  (see :mod:`rules_dsl.sphinxext.opendata`);
 * hover previews of cross-references (offline: title attribute + a small
   script), exact odds tables for dice mechanics when ``rules_dsl.odds``
   provides ``page_odds``.
@@ -33,13 +36,15 @@ model), ``models`` (every book's model, cached between builds), ``crossbook``
 (glossary, cross index, books table), ``site`` (the build's state, pages,
 fingerprints); then ``rendering`` (what the renderers share), ``prose`` (prose ->
 nodes), ``render_rules``, ``render_decls``, ``render_pages`` (model -> nodes),
-``directives`` and ``domain``.
+``directives`` and ``domain``; ``opendata`` writes the books' JSON into the output.
 """
 from __future__ import annotations
 
 from pathlib import Path
 
-from . import directives, domain, keys, site
+# Sphinx itself is imported by `setup` (through directives, domain, site), not here:
+# the plain-data modules (`data`, `page_odds`) serve `rules export` and the odds
+# engine without Sphinx installed.
 
 STATIC = Path(__file__).resolve().parent / "static"
 
@@ -67,6 +72,7 @@ def _cap_navigation(app, pagename, templatename, context, doctree):
 
 
 def setup(app):
+    from . import directives, domain, keys, opendata, site
     app.add_config_value("rules_books_dir", "docs/books", "env", types=[str])
     app.add_config_value("rules_fail_on_error", True, "", types=[bool])
     app.add_config_value("rules_nav_maxdepth", 4, "html", types=[int])
@@ -90,6 +96,7 @@ def setup(app):
     app.connect("env-updated", site.report_problems)
     app.connect("doctree-read", domain.collect_refs)
     app.connect("build-finished", site.build_finished)
+    app.connect("build-finished", opendata.build_finished)
     app.connect("html-page-context", _cap_navigation, priority=400)
     app.connect("html-page-context", site.one_page_index)
     app.add_css_file("rules_dsl.css")
