@@ -42,6 +42,8 @@ from pathlib import Path
 from . import directives, domain, keys, site
 
 STATIC = Path(__file__).resolve().parent / "static"
+#: the site's icon (conf.py: ``html_favicon = str(FAVICON)``)
+FAVICON = STATIC / "favicon.svg"
 
 
 def _add_static(app):
@@ -70,10 +72,13 @@ def setup(app):
     app.add_config_value("rules_books_dir", "docs/books", "env", types=[str])
     app.add_config_value("rules_fail_on_error", True, "", types=[bool])
     app.add_config_value("rules_nav_maxdepth", 4, "html", types=[int])
-    from .render_rules import (depart_working_html, depart_working_other, visit_working_html,
-                               visit_working_other, working)
+    from .render_rules import (depart_working_html, depart_working_other, visit_working_html, visit_working_other,
+                               working)
+    from .rendering import depart_fold_html, fold, visit_fold_html
     other = (visit_working_other, depart_working_other)
     app.add_node(working, html=(visit_working_html, depart_working_html), latex=other, text=other, man=other,
+                 texinfo=other)
+    app.add_node(fold, html=(visit_fold_html, depart_fold_html), latex=other, text=other, man=other,
                  texinfo=other)
     app.add_domain(domain.RulesDomain)
     app.add_directive_to_domain("rules", "book", directives.BookDirective)
@@ -92,6 +97,7 @@ def setup(app):
     app.connect("build-finished", site.build_finished)
     app.connect("html-page-context", _cap_navigation, priority=400)
     app.connect("html-page-context", site.one_page_index)
+    app.connect("html-page-context", site.page_head, priority=900)      # after the theme's own
     app.add_css_file("rules_dsl.css")
     app.add_js_file("rules_dsl.js", loading_method="defer")
     return {
