@@ -57,7 +57,9 @@ def rule_node(ctx: Ctx, r: dict) -> nodes.section:
         sec += links
     notes = [note_node(kind, text, book) for kind, text in r["notes"]] + [finding_node(f) for f in r["findings"]]
     if notes:
-        sec += fold_node(_counted("Notes", len(r["notes"])) + _findings_label(r["findings"]), notes, "notes", open_wide=True)
+        label = " · ".join(x for x in (_counted("Note", len(r["notes"])) if r["notes"] else "",
+                                        _counted("Finding", len(r["findings"])) if r["findings"] else "") if x)
+        sec += fold_node(label, notes, "notes", open_wide=True)
     tables = [d for d in r["decls"] if d["kind"] == "table"]
     if tables:
         sec += fold_node(_counted("Table", len(tables)), [x for d in tables for x in decl_nodes(ctx, d, book)], "tables",
@@ -77,11 +79,8 @@ def rule_node(ctx: Ctx, r: dict) -> nodes.section:
 
 
 def _counted(word: str, count: int) -> str:
+    """A fold's label: "Note", "Notes (3)"."""
     return f"{word}s ({count})" if count != 1 else word
-
-
-def _findings_label(findings) -> str:
-    return f" · {len(findings)} finding" + ("s" if len(findings) != 1 else "") if findings else ""
 
 
 def links_line(ctx, r):
