@@ -9,6 +9,7 @@
  *    screen; any fold holding the URL's target opens.
  * 3. A copy-link button on every rule (its stable book:rule-id anchor), with a
  *    select-the-text fallback where the clipboard is refused.
+ * 4. Boxes that scroll (code, tables) join the tab order, for keyboard users.
  * It only ever uses textContent, never HTML, and needs no network.
  */
 (function () {
@@ -98,6 +99,36 @@
     });
     initFolds();
     initCopyLinks();
+    initScrollables();
+  }
+
+  /* ---------------------------------------------------------------- 4. scrolling boxes */
+  /* A box that scrolls (a wide code block, a table in its wrapper) must be reachable
+     with the keyboard, to scroll it with the arrow keys: it joins the tab order while
+     it overflows (checked again when a fold opens or the window is resized). */
+  function markScrollables() {
+    var boxes = document.querySelectorAll("div.highlight > pre, pre.literal-block, div.table-wrapper");
+    for (var i = 0; i < boxes.length; i++) {
+      var b = boxes[i];
+      var over = b.scrollWidth > b.clientWidth + 1 || b.scrollHeight > b.clientHeight + 1;
+      if (over && !b.hasAttribute("tabindex")) {
+        b.setAttribute("tabindex", "0");
+        b.setAttribute("data-rules-scroll", "");
+      } else if (!over && b.hasAttribute("data-rules-scroll")) {
+        b.removeAttribute("tabindex");
+        b.removeAttribute("data-rules-scroll");
+      }
+    }
+  }
+
+  function initScrollables() {
+    markScrollables();
+    document.addEventListener("toggle", markScrollables, true);
+    var pending = null;
+    window.addEventListener("resize", function () {
+      clearTimeout(pending);
+      pending = setTimeout(markScrollables, 150);
+    });
   }
 
   /* A first tap on a reference (touch or pen) shows its preview instead of
