@@ -398,7 +398,7 @@ def test_rule_page_on_a_desktop_opens_the_folds(site, browser):
     try:
         _open(browser, page, RULE)
         folds = browser.js(f"""Array.from(document.getElementById({json.dumps(RULE)})
-            .querySelectorAll(':scope > details.rules-fold')).map(d => [d.className.split(' ')[1], d.open])""")
+            .querySelectorAll(':scope > .rules-folds > details.rules-fold')).map(d => [d.className.split(' ')[1], d.open])""")
         state = dict(folds)
         assert state.get("rules-fold-notes") and state.get("rules-fold-mechanics"), folds
         assert state.get("rules-fold-examples") is False, folds          # worked examples stay a tap away

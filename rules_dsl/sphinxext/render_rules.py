@@ -55,26 +55,29 @@ def rule_node(ctx: Ctx, r: dict) -> nodes.section:
     links = links_line(ctx, r)
     if links is not None:
         sec += links
+    folds = nodes.container(classes=["rules-folds"])     # closed: a row of chips; open: full width
     notes = [note_node(kind, text, book) for kind, text in r["notes"]] + [finding_node(f) for f in r["findings"]]
     if notes:
         label = " · ".join(x for x in (_counted("Note", len(r["notes"])) if r["notes"] else "",
                                         _counted("Finding", len(r["findings"])) if r["findings"] else "") if x)
-        sec += fold_node(label, notes, "notes", open_wide=True)
+        folds += fold_node(label, notes, "notes", open_wide=True)
     tables = [d for d in r["decls"] if d["kind"] == "table"]
     if tables:
-        sec += fold_node(_counted("Table", len(tables)), [x for d in tables for x in decl_nodes(ctx, d, book)], "tables",
+        folds += fold_node(_counted("Table", len(tables)), [x for d in tables for x in decl_nodes(ctx, d, book)], "tables",
                     open_wide=True)
     code = [d for d in r["decls"] if d["kind"] != "table"]
     if code:
         mechanics = sum(d["kind"] == "mechanic" for d in code)
-        label = _counted("Mechanic", mechanics) if mechanics == len(code) else "Mechanics and definitions"
-        sec += fold_node(label, [x for d in code for x in decl_nodes(ctx, d, book)], "mechanics", open_wide=True)
+        label = _counted("Mechanic", mechanics) if mechanics == len(code) else ("Mechanics" if mechanics else "Definitions")
+        folds += fold_node(label, [x for d in code for x in decl_nodes(ctx, d, book)], "mechanics", open_wide=True)
     if r["examples"]:
         workings = r.get("workings") or [None] * len(r["examples"])
         ex = []
         for i, ((title, text), working) in enumerate(zip(r["examples"], workings)):
             ex.extend(example_nodes(title, text, i, len(r["examples"]), working))
-        sec += fold_node(_counted("Worked example", len(r["examples"])), ex, "examples")
+        folds += fold_node(_counted("Worked example", len(r["examples"])), ex, "examples")
+    if len(folds):
+        sec += folds
     return sec
 
 
