@@ -370,6 +370,10 @@ def test_rule_page_on_a_phone_shows_the_prose_first(site, phone):
     assert facts["foldsAfterProse"]
     assert facts["pageWidth"] <= PHONE[0], "the page scrolls sideways on a phone"
     _shot(phone, site, "rule-390x844.png")
+    phone.js(f"""document.getElementById({json.dumps(RULE)}).querySelector('.rules-folds')
+        .scrollIntoView({{block: 'center', behavior: 'instant'}})""")
+    time.sleep(0.2)
+    _shot(phone, site, "rule-390x844-folds.png")
     # one tap opens the mechanics; the exact odds are one more tap; tables scroll in their own box
     phone.js(f"document.getElementById({json.dumps(RULE)}).querySelector('details.rules-fold-mechanics > summary').click()")
     boxes = phone.js(f"""(() => {{
@@ -385,8 +389,8 @@ def test_rule_page_on_a_phone_shows_the_prose_first(site, phone):
     for b in boxes:
         assert b["fits"] and b["overflow"] == "auto" and b["head"] == "sticky" and b["first"] == "sticky", b
     assert phone.js("document.documentElement.scrollWidth") <= PHONE[0]
-    phone.js(f"""document.getElementById({json.dumps(RULE)}).querySelector('details.rules-fold-mechanics')
-        .scrollIntoView({{block: 'start', behavior: 'instant'}})""")
+    phone.js(f"""Array.from(document.getElementById({json.dumps(RULE)}).querySelectorAll('div.table-wrapper.rules-odds'))
+        .find(w => w.offsetParent).scrollIntoView({{block: 'center', behavior: 'instant'}})""")
     time.sleep(0.2)
     _shot(phone, site, "rule-390x844-open.png")
     assert phone.console_errors == []

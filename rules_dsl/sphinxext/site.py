@@ -293,6 +293,10 @@ def page_description(site, pagename: str, root_doc: str, doctree=None, title: st
         return HOME_DESCRIPTION
     if site is not None and pagename.startswith(site.books_rel + "/"):
         parts = pagename[len(site.books_rel) + 1:].split("/")
+        if parts[0] == "_glossary":
+            return _short(f"{title} — keywords of every rulebook, each with the rules that carry it.")
+        if parts[0] == "_cross-index":
+            return _short(f"{title} — terms that several rulebooks share, with each book's rules for them.")
         m = site.models.get(parts[0]) if len(parts) == 2 else None
         if m is not None and parts[1] == "index":
             from ..prose import parse_prose, plain_text
@@ -324,7 +328,9 @@ def page_head(app, pagename, templatename, context, doctree):
     """html-page-context (after the theme's): a meta description on every page, and
     every toctree caption (in the page and in the theme's sidebar) a level-2 heading."""
     from html import escape
-    desc = page_description(_SITE, pagename, app.config.root_doc, doctree, context.get("title") or "")
+    from html import unescape
+    title = unescape(str(context.get("title") or ""))
+    desc = page_description(_SITE, pagename, app.config.root_doc, doctree, title)
     tag = f'<meta name="description" content="{escape(desc, quote=True)}">\n'
     context["metatags"] = (context.get("metatags") or "") + tag
     for key in ("body", "furo_navigation_tree", "toctree_html"):
