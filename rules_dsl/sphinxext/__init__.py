@@ -16,8 +16,12 @@ Add ``"rules_dsl.sphinxext"`` to ``extensions`` in conf.py.  It provides:
 * worked examples executed against the compiled books on every build: a
   failing example is a warning at its ``.rules`` line and fails the build;
 * hover previews of cross-references (offline: title attribute + a small
-  script), exact odds tables for dice mechanics when ``rules_dsl.odds``
-  provides ``page_odds``.
+  script; on a touch screen the first tap previews), exact odds tables for
+  dice mechanics when ``rules_dsl.odds`` provides ``page_odds``;
+* rule pages for a phone at the table: a rule's own prose first, its notes,
+  tables, mechanics, odds and worked examples one tap away (folds, opened on
+  a wide screen), a copy-link button for its ``book:rule-id`` anchor and
+  "referenced by" links (``backlinks``); a meta description on every page.
 
 Config values: ``rules_books_dir`` (generated pages folder, relative to the
 source folder), ``rules_fail_on_error`` (default True: a failing example or a
@@ -30,7 +34,7 @@ the theme's own, much slower, unlimited depth).  Warnings have the type
 Modules, in the order data flows: ``keys`` (cache keys), ``derived`` (findings,
 example results and odds by closure key), ``data`` (a book -> its plain render
 model), ``models`` (every book's model, cached between builds), ``crossbook``
-(glossary, cross index, books table), ``site`` (the build's state, pages,
+(glossary, cross index, books table), ``backlinks`` (referenced by), ``site`` (the build's state, pages,
 fingerprints); then ``rendering`` (what the renderers share), ``prose`` (prose ->
 nodes), ``render_rules``, ``render_decls``, ``render_pages`` (model -> nodes),
 ``directives`` and ``domain``.
