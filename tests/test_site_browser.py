@@ -513,7 +513,7 @@ def test_measure_rule_pages_and_page_weights(site, phone):
     from the top), and what the home, a section and a rule page weigh (HTML + CSS + JS)."""
     import re
     import statistics
-    positions = []
+    positions, heights = [], [0, 0, 0]
     pages = sorted(p for p in (site / "docs" / "books").glob("*/*.html")
                    if not p.parent.name.startswith("_") and p.name != "index.html")
     for p in pages:
@@ -521,6 +521,13 @@ def test_measure_rule_pages_and_page_weights(site, phone):
         positions += phone.js("""Array.from(document.querySelectorAll('section.rules-rule')).map(s => {
             const p = s.querySelector('.rules-rule-text > *') || s;
             return (p.getBoundingClientRect().top + scrollY) / innerHeight; })""")
+        page_h, prose_h, tall = phone.js("""(() => { const rules = Array.from(document.querySelectorAll('section.rules-rule'))
+            .filter(s => !s.parentElement.closest('section.rules-rule'));
+            const h = el => el ? el.getBoundingClientRect().height : 0;
+            return [document.documentElement.scrollHeight,
+                    rules.reduce((a, s) => a + h(s.querySelector(':scope > .rules-rule-text')), 0),
+                    rules.filter(s => h(s) > 3 * innerHeight).length]; })()""")
+        heights = [heights[0] + page_h, heights[1] + prose_h, heights[2] + tall]
     assert positions
 
     def weight(page: Path) -> dict:
@@ -533,6 +540,8 @@ def test_measure_rule_pages_and_page_weights(site, phone):
     report = {"rules": len(positions), "pages": len(pages),
               "median_screens_to_prose": round(statistics.median(positions), 2),
               "max_screens_to_prose": round(max(positions), 2),
+              "prose_share_of_page_height": round(heights[1] / heights[0], 2),
+              "rules_taller_than_3_screens": heights[2],
               "weights": {"home": weight(site / "docs" / "index.html"),
                           "section (dust-tactics/the-dice)": weight(site / "docs" / "books" / "dust-tactics" / "the-dice.html"),
                           f"rule page ({rule_page.relative_to(site)})": weight(rule_page)}}
