@@ -31,7 +31,7 @@ def rule_node(ctx: Ctx, r: dict) -> nodes.section:
     """A rule, phone first: its title, one line of facts, its own prose, then the
     links (keywords, terms used, referenced by) and, each one tap away (a fold),
     its notes, data tables, mechanics (their exact odds folded once more) and
-    worked examples."""
+    worked examples.  On a wide screen the tables and mechanics start open."""
     book, anchor = r["book"], f"{r['book']}:{r['id']}"
     ctx.units.add(("rule", book, r["id"]))
     sec = nodes.section(classes=["rules-rule"])
@@ -60,7 +60,7 @@ def rule_node(ctx: Ctx, r: dict) -> nodes.section:
     if notes:
         label = " · ".join(x for x in (_counted("Note", len(r["notes"])) if r["notes"] else "",
                                         _counted("Finding", len(r["findings"])) if r["findings"] else "") if x)
-        folds += fold_node(label, notes, "notes", open_wide=True)
+        folds += fold_node(label, notes, "notes")      # a tap away on every screen: often about our sources
     tables = [d for d in r["decls"] if d["kind"] == "table"]
     if tables:
         folds += fold_node(_counted("Table", len(tables)), [x for d in tables for x in decl_nodes(ctx, d, book)], "tables",
