@@ -1,6 +1,7 @@
 // Runs one book's JavaScript module under node for tests/test_jsgen.py: reads a JSON batch on
-// stdin ({"examples": true, "calls": [{"mechanic", "args", "rolls", "seed"}]}), writes the
-// canonical results (rules_dsl/jsgen/canonical.py) as JSON on stdout.  argv: folder, book id.
+// stdin ({"examples": true, "constants": true, "tables": true, "calls": [{"mechanic", "args", "rolls",
+// "seed"}]}), writes the canonical results (rules_dsl/jsgen/canonical.py) and the counts of what
+// the module defines as JSON on stdout.  argv: folder, book id.
 import { readFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";
 import { join } from "node:path";
@@ -18,12 +19,15 @@ function outcome(thunk) {
   }
 }
 
-const out = { examples: [], calls: [], ms: 0 };
+const out = { examples: [], calls: [], constants: {}, tables: {}, ms: 0,
+  counts: { mechanics: B.mechanics.size, tables: B.tables.size, constants: B.constants.size, enums: B.enums.size, dice: B.dice.size } };
 const t0 = performance.now();
 if (batch.examples) {
   const { cases } = await import(pathToFileURL(join(dir, `${id}.examples.mjs`)).href);
   out.examples = cases.map((c) => outcome(() => B.evaluate(c)));
 }
+if (batch.constants) for (const name of B.constants.keys()) out.constants[name] = outcome(() => B.constant(name));
+if (batch.tables) for (const [name, t] of B.tables) out.tables[name] = outcome(() => t.rows());
 for (const c of batch.calls || []) {
   const args = new Map(Object.entries(c.args).map(([k, v]) => [k, R.decode(v)]));
   const rolls = new Map(Object.entries(c.rolls || {}).map(([k, v]) => [k, R.decode(v)]));

@@ -69,7 +69,7 @@ class Globals:
         self.enums = {name: i for i, name in enumerate(compiled.enums)}
         self.dice = {name: i for i, name in enumerate(compiled.dice)}
         self.syms = {}
-        for name, members in compiled.enums.items():
+        for members in compiled.enums.values():
             for m in members.values():
                 self.sym_index(m)
         for die in compiled.dice.values():

@@ -147,7 +147,8 @@ class ExprGen:
             if name not in BUILTINS:
                 raise unsupported(e.span, f"the built-in {name}()")
             if name == "round":
-                return f"R.builtin({sp}, \"round\", [{self.compile(e.args[0], scope)}], {js_str(e.mode)})"
+                # the argument is evaluated inside round's guard, as in Python (an error gets round's span)
+                return f"R.round({sp}, () => {self.compile(e.args[0], scope)}, {js_str(e.mode)})"
             # keyword arguments of a built-in are not passed (nor evaluated), as in Python
             return f"R.builtin({sp}, {js_str(name)}, [{', '.join(self.compile(a, scope) for a in e.args)}])"
         args = "[" + ", ".join(self.compile(a, scope) for a in e.args) + "]"

@@ -230,6 +230,8 @@ function pyTypeName(x) {
   return typeof x;
 }
 
+const NONPRINTABLE = /^[\p{C}\p{Z}]$/u;
+
 function strRepr(s) {
   const q = s.includes("'") && !s.includes('"') ? '"' : "'";
   let out = q;
@@ -240,8 +242,10 @@ function strRepr(s) {
     else if (ch === "\n") out += "\\n";
     else if (ch === "\r") out += "\\r";
     else if (ch === "\t") out += "\\t";
-    else if (c < 0x20 || c === 0x7f) out += "\\x" + c.toString(16).padStart(2, "0");
-    else out += ch;
+    else if (ch !== " " && NONPRINTABLE.test(ch)) {   // str.isprintable: categories C* and Z* but the space
+      out += c <= 0xff ? "\\x" + c.toString(16).padStart(2, "0")
+        : c <= 0xffff ? "\\u" + c.toString(16).padStart(4, "0") : "\\U" + c.toString(16).padStart(8, "0");
+    } else out += ch;
   }
   return out + q;
 }
@@ -421,9 +425,18 @@ const BUILTINS = {
   high: (key) => (key instanceof Range ? key.stop - 1n : key),
 };
 
-export function builtin(span, name, args, mode) {
+// round(x, mode): Python evaluates x inside the guard, so an error in x gets round's span too
+export function round(span, thunk, mode) {
   try {
-    if (name === "round") return roundMode(args[0], mode);
+    return roundMode(thunk(), mode);
+  } catch (e) {
+    if (e instanceof BuiltinError || (e instanceof RulesError && e.kind === "Error")) fail(span, e.message);
+    throw e;
+  }
+}
+
+export function builtin(span, name, args) {
+  try {
     return BUILTINS[name](...args);
   } catch (e) {
     if (e instanceof BuiltinError) fail(span, e.message);
