@@ -275,7 +275,8 @@ def test_rolls_are_given_by_name_or_rolled_from_a_seed_as_python_rolls(libraries
     seeded, named, supplied = json.loads(p.stdout)
     result, rolls = book.mechanics["saves"].run(n=5, armour=4, seed=12345)
     assert seeded == {"result": result, "rolls": {"dice": rolls["dice"]}}
-    assert named["rolls"]["save.die"] == 6 and len(named["result"]) == 2
+    result, rolls = book.mechanics["twice"].run(armour=4, rolls={"save.die": 6})
+    assert named == {"result": result, "rolls": rolls} == {"result": [True, True], "rolls": {"save.die": 6}}
     assert supplied == {"result": 2, "rolls": {"dice": [1, 4, 6]}}
 
 
@@ -285,6 +286,16 @@ def test_an_unsupported_construct_names_itself_and_its_line(tmp_path):
     with pytest.raises(jsgen.JSGenError) as e:
         jsgen.generate(book)
     assert "nojs.rules:8:" in str(e.value) and "defined()" in str(e.value)
+
+
+def test_rules_js_refuses_an_unsupported_construct_in_one_line(tmp_path):
+    write_book(tmp_path, "nojs", 'rule r "R" {\n  """x"""\n  mechanic known() -> bool = defined("R")\n}\n')
+    env = dict(__import__("os").environ, RULES_DSL_BOOKS=str(tmp_path), RULES_DSL_CACHE=str(tmp_path / "cache"))
+    p = subprocess.run([__import__("sys").executable, "-m", "rules_dsl", "js", "nojs", "--out", str(tmp_path / "out")],
+                       capture_output=True, text=True, timeout=120, env=env)
+    assert p.returncode == 2 and p.stderr.count("\n") == 1, p.stderr
+    assert "nojs.rules:8:" in p.stderr and "does not support the built-in defined()" in p.stderr
+    assert not (tmp_path / "out" / "nojs.mjs").exists()
 
 
 def test_rules_js_writes_the_modules(tmp_path):
