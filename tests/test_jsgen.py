@@ -310,3 +310,50 @@ def test_rules_js_writes_the_modules(tmp_path):
     q = subprocess.run([__import__("sys").executable, "-m", "rules_dsl", "js", "no-such-book"], capture_output=True,
                        text=True, timeout=120, cwd=REPO)
     assert q.returncode == 2 and "unknown book 'no-such-book'" in q.stderr
+
+
+# ---------------------------------------------------------------- generated books
+def test_generated_books_agree(tmp_path):
+    """Books written at random from the grammar's shapes (tests/fuzz_sources.py: ill-typed
+    arithmetic, fractions, rounding, comprehensions, rolls, chains, absent cells...): every one
+    that compiles is generated, and its examples and its mechanics (sampled inputs, seeded
+    rolls) agree with Python: all of them in one node process."""
+    import fuzz_sources as fz
+    lib = rules_dsl.Library(tmp_path / "none", cache=tmp_path / "cache")
+    jobs, expected = [], []
+    for i in range(int(__import__("os").environ.get("RULES_JSGEN_FUZZ_N", "300"))):
+        rng = random.Random(i)
+        src = fz.generated(rng).replace("book f {", f"book f{i} {{", 1)
+        try:
+            book = lib.loads(src, f"/fuzz/f{i}.rules")
+        except RulesError:
+            continue
+        if book.id != f"f{i}":
+            continue
+        folder = tmp_path / book.id
+        jsgen.write(book, str(folder), examples=True)
+        srng = random.Random(i)
+        calls = [(name, {p.name: sample(p.type, srng, book) for p in m.params}, {}, i)
+                 for name, m in book.mechanics.items() for _ in range(3)]
+        cases = [c for _, ex in book.example_cases() for c in ex.cases]
+        jobs.append({"dir": str(folder), "id": book.id, "examples": True, "constants": True, "calls": [
+            {"mechanic": m, "args": {k: encode(v) for k, v in a.items()}, "rolls": {}, "seed": s} for m, a, _, s in calls]})
+        expected.append((book, cases, calls))
+    assert len(jobs) > 20, "the generator should give books that compile"
+    p = subprocess.run([NODE, str(RUNNER)], input=json.dumps({"jobs": jobs}), capture_output=True, text=True, timeout=600)
+    assert p.returncode == 0, p.stderr[-3000:]
+    bad, compared = [], 0
+    for (book, cases, calls), out in zip(expected, json.loads(p.stdout)["jobs"]):
+        for case, got in zip(cases, out["examples"]):
+            py = python_outcome(lambda case=case, book=book: compile_expr(book.compiled, case.expr, frozenset())(
+                {}, Ctx(GivenRoller(rng=random.Random(0)))), "/fuzz")
+            compared += 1
+            if not agree(py, got):
+                bad.append(f"{case.span}: >>> {case.source}\n  python: {py}\n  js:     {got}")
+        for (m, a, _, s), got in zip(calls, out["calls"]):
+            py = python_outcome(lambda m=m, a=a, s=s, book=book: book.mechanics[m].run(seed=s, **a)[0], "/fuzz")
+            compared += 1
+            if not agree(py, got["result"]):
+                bad.append(f"{book.id}: {m}({a}, seed={s})\n  python: {py}\n  js:     {got['result']}")
+    assert compared > 100
+    assert not bad, f"{len(bad)} of {compared} differ:\n" + "\n".join(bad[:10])
