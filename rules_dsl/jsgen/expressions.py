@@ -74,7 +74,7 @@ class ExprGen:
     def visit_BinOp(self, e, scope):
         if e.op not in ("+", "-", "*", "/", "%"):
             raise unsupported(e.span, f"the operator {e.op!r}")
-        return f"R.binop({self.g.span(e.span)}, {js_str(e.op)}, {self.compile(e.left, scope)}, {self.compile(e.right, scope)})"
+        return f"R.binop({self.g.span(e.span)}, \"{e.op}\", {self.compile(e.left, scope)}, {self.compile(e.right, scope)})"
 
     def visit_Compare(self, e, scope):
         a, b = self.compile(e.left, scope), self.compile(e.right, scope)
@@ -87,7 +87,7 @@ class ExprGen:
         if e.op == "notin":
             return f"!R.contains({self.g.span(e.span)}, {b}, {a})"
         if e.op in ("<", "<=", ">", ">="):
-            return f"R.order({self.g.span(e.span)}, {js_str(e.op)}, {a}, {b})"
+            return f"R.order({self.g.span(e.span)}, \"{e.op}\", {a}, {b})"   # an operator of the fixed set above
         raise unsupported(e.span, f"the comparison {e.op!r}")
 
     def visit_BoolOp(self, e, scope):
