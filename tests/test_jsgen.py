@@ -280,6 +280,23 @@ def test_rolls_are_given_by_name_or_rolled_from_a_seed_as_python_rolls(libraries
     assert supplied == {"result": 2, "rolls": {"dice": [1, 4, 6]}}
 
 
+def test_every_construct_of_the_python_back_end_has_a_javascript_twin(out_dir, libraries):
+    """Each expression node the Python compiler visits, ExprGen visits; each built-in is in the
+    runtime or refused by name (so a new construct cannot slip through as something else)."""
+    from rules_dsl.builtins import BUILTINS
+    from rules_dsl.compiler.expressions import ExprCompiler
+    from rules_dsl.jsgen.expressions import UNSUPPORTED_BUILTINS, ExprGen
+
+    def visits(cls):
+        return {k for k in dir(cls) if k.startswith("visit_")}
+    assert visits(ExprCompiler) <= visits(ExprGen)
+    built("skirmish-tutorial", libraries, out_dir)
+    code = f"import({json.dumps((out_dir / 'runtime.mjs').as_uri())}).then((R) => console.log(JSON.stringify(R.BUILTIN_NAMES)))"
+    p = subprocess.run([NODE, "-e", code], capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0, p.stderr
+    assert set(json.loads(p.stdout)) == set(BUILTINS) - set(UNSUPPORTED_BUILTINS)
+
+
 def test_an_unsupported_construct_names_itself_and_its_line(tmp_path):
     write_book(tmp_path, "nojs", 'rule r "R" {\n  """x"""\n  mechanic known() -> bool = defined("R")\n}\n')
     book = rules_dsl.Library(tmp_path, cache=tmp_path / "cache").load("nojs")

@@ -425,6 +425,8 @@ const BUILTINS = {
   high: (key) => (key instanceof Range ? key.stop - 1n : key),
 };
 
+export const BUILTIN_NAMES = Object.freeze(Object.keys(BUILTINS).concat(["round"]));
+
 // round(x, mode): Python evaluates x inside the guard, so an error in x gets round's span too
 export function round(span, thunk, mode) {
   try {
