@@ -138,11 +138,12 @@ def sample(t, rng, book):
 
 
 def compare_calls(book, books_dir, out_dir, calls):
-    """Run the calls [(mechanic, args, rolls, seed)] in Python and in one node process; the differences."""
+    """Run the calls [(mechanic, args, rolls, seed)] in Python and in one node process: the
+    differences, how many gave a value, and the mechanics that did."""
     batch = [{"mechanic": m, "args": {k: encode(v) for k, v in a.items()},
               "rolls": {k: encode(v) for k, v in r.items()}, "seed": s} for m, a, r, s in calls]
     js = run_node(out_dir, book.id, {"calls": batch})["calls"]
-    bad, values = [], 0
+    bad, values, gave = [], 0, set()
     for (m, a, r, s), got in zip(calls, js):
         made = {}
 
@@ -152,9 +153,11 @@ def compare_calls(book, books_dir, out_dir, calls):
             return result
         py = python_outcome(call, books_dir)
         values += py[0] != "error"
+        if py[0] != "error":
+            gave.add(m)
         if not agree(py, got["result"]) or (py[0] != "error" and made != got["rolls"]):
             bad.append(f"{m}({a}, rolls={r}, seed={s})\n  python: {py} {made}\n  js:     {got}")
-    return bad, values
+    return bad, values, gave
 
 
 @pytest.mark.parametrize("book_id", BOOKS)
@@ -175,9 +178,28 @@ def test_every_mechanic_constant_and_table_agrees(book_id, libraries, out_dir):
         assert agree(python_outcome(lambda name=name: book.constants[name], books_dir), out["constants"][name]), name
     for name, t in book.tables.items():
         assert agree(python_outcome(t.rows, books_dir), out["tables"][name]), name
-    bad, values = compare_calls(book, books_dir, out_dir, calls)
+    bad, values, gave = compare_calls(book, books_dir, out_dir, calls)
     assert not bad, f"{len(bad)} of {len(calls)} calls differ:\n" + "\n".join(bad[:10])
     assert values > len(calls) // 3, "most sampled calls should give a value, not an error"
+    # covered: each mechanic's JavaScript gave a value that Python gave too, in a worked
+    # example (called there or by a mechanic called there) or in a sampled call
+    missing = set(book.mechanics) - reached_by_examples(book) - gave
+    assert not missing, f"mechanics never compared on a value: {sorted(missing)}"
+
+
+def reached_by_examples(book) -> set:
+    """The mechanics the worked examples call, and those they call in turn."""
+    def callees(node):
+        return {x.func.name for x in n.iter_nodes(node)
+                if isinstance(x, n.Call) and isinstance(x.func, n.Name) and x.func.name in book.mechanics}
+    todo = [m for _, ex in book.example_cases() for c in ex.cases for m in callees(c.expr)]
+    seen = set()
+    while todo:
+        m = todo.pop()
+        if m not in seen:
+            seen.add(m)
+            todo.extend(callees(book.mechanics[m].node))
+    return seen
 
 
 # text: quotes, backslashes, controls, markup, non-ASCII and astral characters (Python's repr escapes some),
@@ -224,7 +246,7 @@ def test_random_inputs_agree(book_id, libraries, out_dir, data):
                     if r.dice.kind == "one" and data.draw(st.booleans()):
                         rolls[r.name] = data.draw(value_of(n.NamedType(r.span, r.dice.die), book))
             calls.append((name, args, rolls, seed))
-    bad, _ = compare_calls(book, books_dir, out_dir, calls)
+    bad, _, _ = compare_calls(book, books_dir, out_dir, calls)
     assert not bad, f"{len(bad)} of {len(calls)} calls differ:\n" + "\n".join(bad[:10])
 
 
