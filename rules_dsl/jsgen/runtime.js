@@ -859,7 +859,7 @@ export function input(v) {
   return v;
 }
 
-export function toJSON(v) {   // values.to_json
+export function toJSON(v) {   // values.to_json (and a Map of rolls: an object)
   if (v === ABSENT) return null;
   if (typeof v === "boolean") return v;
   if (typeof v === "bigint") return (v <= BigInt(Number.MAX_SAFE_INTEGER) && v >= -BigInt(Number.MAX_SAFE_INTEGER)) ? Number(v) : v.toString();
@@ -869,6 +869,7 @@ export function toJSON(v) {   // values.to_json
   if (Array.isArray(v)) return v.map(toJSON);
   if (v instanceof PySet) return v.items.slice().sort((a, b) => cpCompare(pyRepr(a), pyRepr(b))).map(toJSON);
   if (v instanceof Range) return [toJSON(v.start), toJSON(v.stop - 1n)];
+  if (v instanceof Map) return Object.fromEntries([...v].map(([k, x]) => [k, toJSON(x)]));   // the rolls made
   return pyRepr(v);
 }
 
