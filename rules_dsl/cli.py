@@ -1,4 +1,4 @@
-"""The `rules` command: books, lookup, show, call, explain, odds, check, export.
+"""The `rules` command: books, lookup, show, call, explain, odds, check, export, js, preview, lsp.
 
 Start-up is kept lean: argparse and the index (SQLite) load for `lookup`; the
 compiler and lark load only for subcommands that need compiled books.  Every
@@ -85,6 +85,13 @@ def build_parser():
     s.add_argument("--port", type=int, default=8000, help="port to serve on (default 8000; 0 picks a free one)")
     s.add_argument("--host", default="127.0.0.1", help="address to serve on (default 127.0.0.1)")
     s.add_argument("--open", action="store_true", help="open the site in a browser after the first build")
+    s = sub.add_parser("js", parents=[colour],
+                       help="compile books to JavaScript: one ES module per book and the shared runtime (runtime.mjs)")
+    s.add_argument("book", nargs="*", help="book ids (default: every book)")
+    s.add_argument("--out", default="_build/js", help="the folder to write to (default: _build/js)")
+    s.add_argument("--examples", action="store_true",
+                   help="also write BOOK.examples.mjs: every worked example's expression, compiled (for testing)")
+    s.add_argument("--json", action="store_true")
     s = sub.add_parser("lsp", help="serve the Language Server Protocol over stdin/stdout, for editors")
     s.add_argument("--stdio", action="store_true", help="accepted for editors that pass it; stdio is the only transport")
     return p
@@ -123,7 +130,7 @@ def main(argv=None):
 def _run(args):
     command = {"books": cmd_books, "lookup": cmd_lookup, "show": cmd_show, "call": cmd_call,
                "odds": cmd_odds, "check": cmd_check, "explain": cmd_explain, "export": cmd_export,
-               "lsp": cmd_lsp, "preview": cmd_preview}[args.cmd]
+               "js": cmd_js, "lsp": cmd_lsp, "preview": cmd_preview}[args.cmd]
     try:
         return command(args) or 0
     except Exception as e:
@@ -602,6 +609,40 @@ def cmd_export(args):
             note = "" if name in result.written else "  (unchanged)"
             _out(f"  {name:<30} {size / 1024:8.1f} KB{note}")
     return 1 if result.errors else 0
+
+
+def cmd_js(args):
+    """`rules js [BOOK ...] [--out DIR]`: each book's ES module and the runtime, with their sizes."""
+    import gzip
+    import os
+
+    from .jsgen import write
+    from .loader import book_ids, load
+    known = book_ids()
+    ids = args.book or known
+    if not ids:
+        _require_books()
+    for bid in ids:
+        if bid not in known:
+            from .errors import NotFound
+            raise NotFound("book", bid, known)
+    written = []
+    for bid in ids:
+        book = load(bid)
+        for kind, path in write(book, args.out, examples=args.examples).items():
+            if kind == "runtime" and any(w["kind"] == "runtime" for w in written):
+                continue
+            data = open(path, "rb").read()
+            written.append({"kind": kind, "book": "" if kind == "runtime" else bid, "path": path, "bytes": len(data),
+                            "gzip_bytes": len(gzip.compress(data, 9)),
+                            "mechanics": len(book.mechanics) if kind == "book" else 0})
+    if args.json:
+        _json(written)
+        return 0
+    for w in written:
+        what = f"{w['book']} ({w['mechanics']} mechanics)" if w["kind"] == "book" else w["kind"]
+        _out(f"{os.path.relpath(w['path'])}: {w['bytes']:,} bytes, {w['gzip_bytes']:,} gzipped  {what}")
+    return 0
 
 
 def cmd_lsp(args):

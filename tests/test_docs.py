@@ -288,7 +288,7 @@ def test_roles_and_directive_from_markdown(tiny):
 
 def test_cli_and_api_pages(tiny):
     cli = page(tiny, "docs/cli")
-    for sub in ("books", "lookup", "show", "call", "check", "odds", "explain"):
+    for sub in ("books", "lookup", "show", "call", "check", "odds", "explain", "js"):
         assert f"usage: rules {sub}" in cli
     api = page(tiny, "docs/api")
     assert 'id="rules_dsl.load"' in api and 'id="rules_dsl.book.Book"' in api
