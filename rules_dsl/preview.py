@@ -63,8 +63,35 @@ def run(project: str | None, port: int, host: str, open_browser: bool) -> int:
     out = project_dir / "_build" / "html"
     sys.stderr.write(f"rules preview: watching {books} and {project_dir / 'docs'}; "
                      f"open http://{host}:{port}/docs/index.html (Ctrl-C stops)\n")
+    return _serve(preview_argv(project_dir, out, books, port, host, open_browser), str(project_dir), env)
+
+
+def _serve(argv: list, cwd: str, env: dict) -> int:
+    """Run the server in its own process group until it ends or we are stopped (Ctrl-C, SIGTERM,
+    SIGHUP); then stop the whole group.  sphinx-autobuild's server does not always exit on
+    SIGINT or SIGTERM (it waits for its watcher and open page connections), and a server left
+    behind would hold the port: after a grace period the group is killed."""
+    import signal
+
+    def stop(signum, frame):
+        raise KeyboardInterrupt
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, stop)
+    proc = subprocess.Popen(argv, cwd=cwd, env=env, start_new_session=True)
     try:
-        return subprocess.call(preview_argv(project_dir, out, books, port, host, open_browser),
-                               cwd=str(project_dir), env=env)
+        return proc.wait()
     except KeyboardInterrupt:
+        for sig, grace in ((signal.SIGINT, 3), (signal.SIGKILL, 5)):
+            try:
+                os.killpg(proc.pid, sig)
+                proc.wait(timeout=grace)
+                break
+            except ProcessLookupError:
+                break
+            except subprocess.TimeoutExpired:
+                continue
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)   # the server's own children, if any outlived it
+        except ProcessLookupError:
+            pass
         return 0

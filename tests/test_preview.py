@@ -92,10 +92,15 @@ def test_an_edited_rule_appears_on_the_served_page(tmp_path):
         _wait_for(lambda: "an edited sentence" in _get(page), 300, "the edit to reach the page", proc)
         print(f"edit -> served page: {time.monotonic() - started:.1f} s")
     finally:
-        os.killpg(proc.pid, signal.SIGINT)
+        proc.send_signal(signal.SIGTERM)      # `rules preview` stops its server's whole process group
         try:
-            proc.wait(timeout=20)
+            proc.wait(timeout=30)
         except subprocess.TimeoutExpired:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
         log.close()
+    assert proc.returncode == 0
+    time.sleep(0.5)
+    with socket.socket() as s:               # nothing left behind holds the port
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        s.bind(("127.0.0.1", port))
