@@ -100,6 +100,12 @@ def type_text(t) -> str:
 
 
 def dice_text(spec: n.DiceSpec) -> str:
+    if spec.kind in ("reroll", "explode"):
+        base = dice_text(n.DiceSpec(spec.span, "one" if spec.count is None else "pool", spec.die, spec.count))
+        if spec.kind == "reroll":
+            return f"{base} reroll {_wrap(spec.on, 5)}"
+        cap = f" up to {_count_text(spec.cap)}" if spec.cap is not None else ""
+        return f"{base} explode on {_wrap(spec.on, 5)}{cap}"
     if spec.kind == "one":
         return spec.die
     if spec.kind == "pool":
@@ -115,6 +121,12 @@ def dice_text(spec: n.DiceSpec) -> str:
     if spec.then is not None:
         text += f" then {expr_text(spec.then)}"
     return text
+
+
+def _count_text(c) -> str:
+    """A count where the grammar takes a number, a name or a bracketed expression."""
+    s = expr_text(c)
+    return s if isinstance(c, (n.Literal, n.Name)) else f"({s})"
 
 
 def mechanic_lines(m: n.Mechanic) -> list:

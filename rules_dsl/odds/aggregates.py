@@ -35,6 +35,7 @@ from .. import compiler as _compiler
 from .. import nodes as n
 from ..builtins import BUILTINS
 from ..compiler import Ctx
+from ..dice import rerolled_die
 from ..resolve import resolve_callee
 from ..values import ABSENT
 
@@ -281,13 +282,19 @@ class PoolPlan:
         self.own = {p: [i for i in range(len(self.aggs)) if owner[i] == p] for p in pools}
 
 
+def _pooled(spec) -> bool:
+    """A plain pool, or a pool that re-rolls once (its dice are independent dice of the
+    kept-face law, `dice.rerolled_die`); not a chain, a single die or an exploding pool."""
+    return spec.kind == "pool" or (spec.kind == "reroll" and spec.count is not None)
+
+
 def analyse(mech, pos_scope, rolls, stmt):
     """A PoolPlan for statement `stmt` (an Expr) that reads `rolls` (Roll nodes with
     their compiled closures), or None when the fast path does not apply."""
-    if not rolls or any(r.dice.kind != "pool" for r, _ in rolls):
+    if not rolls or any(not _pooled(r.dice) for r, _ in rolls):
         return None
     pools = frozenset(r.name for r, _ in rolls)
-    if any(_free(r.dice.count) & pools for r, _ in rolls):
+    if any(_free(r.dice.count) & pools or (r.dice.on is not None and _free(r.dice.on) & pools) for r, _ in rolls):
         return None
     book = mech.book
     an = _Analysis(book, pos_scope | pools, pools)
@@ -319,10 +326,13 @@ class _Capture:
         self.asked = (name, die, count)
         return []
 
+    def reroll(self, name, die, count, faces):
+        return self.pool(name, rerolled_die(die, faces), count)
+
     def one(self, *a):
         raise _Unsupported
 
-    chain = one
+    chain = explode = one
 
 
 def law(plan, env, given, fixed_ctx, pool_alternatives, key):
