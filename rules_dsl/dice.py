@@ -116,13 +116,22 @@ def check_explode_given(name: str, faces: list, count: int, on: frozenset, cap: 
     for i, f in enumerate(faces):
         if i >= needed:
             raise EvaluationError(f"roll '{name}': {len(faces)} faces were given, but {count} dice and the "
-                                  f"{extra} extra dice their explode faces add make {needed}")
+                                  f"{_extra(extra)} their explode faces add make {needed}")
         if f in on and extra < cap:
             needed, extra = needed + 1, extra + 1
     if len(faces) < needed:
         raise EvaluationError(f"roll '{name}': {len(faces)} faces were given, but {count} dice and the "
-                              f"{extra} extra dice their explode faces add make {needed}: "
+                              f"{_extra(extra)} their explode faces add make {needed}: "
                               f"list the extra dice after the first {count}")
+
+
+def _extra(k: int) -> str:
+    return f"{k} extra {'die' if k == 1 else 'dice'}"
+
+
+def _either(faces) -> str:
+    items = [str(f) for f in sorted(faces, key=lambda f: (isinstance(f, str), f))]
+    return " or ".join([", ".join(items[:-1]), items[-1]]) if len(items) > 1 else (items[0] if items else "nothing")
 
 
 def _listing(faces) -> str:
@@ -218,8 +227,8 @@ class GivenRoller:
         kept = [a[1] if a else f for f, a in zip(first, again)]
         redone = [a for a in again if a]
         said = f"rolled {_listing(first)}; "
-        said += ("re-rolled " + ", ".join(f"{a} -> {b}" for a, b in redone) if redone
-                 else "none to re-roll") + f" (once, on {_listing(sorted(faces, key=str))})"
+        said += ("re-rolled " + ", ".join(f"{a} -> {b}" for a, b in redone) + " (once each; the new face is kept)"
+                 if redone else f"none showed {_either(faces)}, so none was re-rolled")
         self.working[name] = said
         value = kept[0] if count is None else kept
         self.made[name] = value
@@ -249,7 +258,7 @@ class GivenRoller:
             value += batch
         said = f"rolled {_listing(value[:count])}"
         for k, batch in rounds:
-            said += f"; {k} on {_listing(sorted(on, key=str))} added {_listing(batch)}"
+            said += f"; {k} {'die' if k == 1 else 'dice'} showing {_either(on)} added {_listing(batch)}"
         if owed:
             said += f"; the limit of {cap} extra dice was reached"
         self.working[name] = said
