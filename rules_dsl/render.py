@@ -5,9 +5,12 @@ website to the source), with operators spaced and precedence kept by brackets.
 """
 from __future__ import annotations
 
+import re
+
 from . import nodes as n
 from .values import literal
 
+_STANDARD_DIE = re.compile(r"d[0-9]+")     # d6, d10: a literal pool is written 3d6 (a custom `dust`: 3 of dust)
 _PREC = {"or": 1, "and": 2, "not": 3, "cmp": 4, "range": 5, "+": 6, "-": 6, "*": 7, "/": 7, "%": 7, "neg": 8}
 
 
@@ -112,7 +115,7 @@ def dice_text(spec: n.DiceSpec) -> str:
         c = spec.count
         count = expr_text(c) if not isinstance(c, (n.Literal, n.Name)) else expr_text(c)
         if isinstance(c, n.Literal):
-            return f"{count}{spec.die}" if spec.die.startswith("d") else f"{count} of {spec.die}"
+            return f"{count}{spec.die}" if _STANDARD_DIE.fullmatch(spec.die) else f"{count} of {spec.die}"
         return f"({count}) of {spec.die}" if not isinstance(c, n.Name) else f"{count} of {spec.die}"
     text = "chain "
     if spec.count is not None:
