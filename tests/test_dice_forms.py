@@ -70,7 +70,16 @@ BODY = '''rule forms "Forms" {
     roll attack: n of d4 explode on {3, 4} up to most
     return sum(attack)
   }
-  mechanic attack(n: 0..8) -> int {
+  mechanic burst_kept(n: 0..3, most: 0..4) -> int {
+    roll attack: n of d4 explode on {3, 4} up to most
+    let big = count(f for f in attack if f >= 3)
+    return big * 10 + sum(f for f in attack if f < 3)
+  }
+  mechanic burst_fast(n: 0..3, most: 0..4) -> int {
+    roll attack: n of d4 explode on {3, 4} up to most
+    return count(f for f in attack if f >= 3) * 10 + sum(f for f in attack if f < 3)
+  }
+  mechanic strike(n: 0..8) -> int {
     roll attack: n of d6 explode on {6}
     return count(f for f in attack if f >= 5)
   }
@@ -80,7 +89,7 @@ BODY = '''rule forms "Forms" {
   }
   mechanic attack_sum(n: 0..5, most: 0..30) -> int {
     roll attack: n of d6 explode on {6} up to most
-    return sum(attack)
+    return sum(f for f in attack)
   }
   mechanic storm(n: 0..3) -> int {
     roll attack: n of dust explode on {army} up to 3
@@ -181,7 +190,7 @@ def test_forms_parse_to_their_own_kinds():
     assert rolls["dice:hits"].kind == "reroll" and isinstance(rolls["dice:hits"].on, n.RangeExpr)
     spec = rolls["attack:burst"]
     assert (spec.kind, spec.die, spec.count.name, spec.cap.name) == ("explode", "d4", "n", "most")
-    assert rolls["attack:attack"].cap is None
+    assert rolls["attack:strike"].cap is None
 
 
 def test_dice_text_of_each_form():
@@ -229,7 +238,7 @@ def test_words_for_each_form(book):
              for r in m.body if isinstance(r, n.Roll)}
     assert dice_phrase(specs["die:save"]) == "roll a d6, re-rolling it once if it shows 1 (the new face is kept)"
     assert dice_phrase(specs["dice:hits"]).startswith("roll shots d6, re-rolling each die once if it shows 1..target - 1")
-    said = dice_phrase(specs["attack:attack"])
+    said = dice_phrase(specs["attack:strike"])
     assert "each die showing 6 adds another die, again and again" in said and f"at most {EXPLODE_CAP} extra" in said
     assert "at most most extra dice" in dice_phrase(specs["attack:burst"])
 
@@ -312,7 +321,7 @@ def test_given_rolls_through_the_cli(tmp_path, book):
                        capture_output=True, text=True, env=env, timeout=120)
     assert p.returncode == 2 and "Traceback" not in p.stderr
     assert len(p.stderr.strip().splitlines()) == 1 and "list the extra dice after the first 2" in p.stderr
-    p = subprocess.run([sys.executable, "-m", "rules_dsl", "odds", "dicebook:attack", "n=2", "--json"],
+    p = subprocess.run([sys.executable, "-m", "rules_dsl", "odds", "dicebook:strike", "n=2", "--json"],
                        capture_output=True, text=True, env=env, timeout=120)
     assert p.returncode == 0, p.stderr
     data = json.loads(p.stdout)
@@ -334,12 +343,23 @@ def test_reroll_odds_equal_brute_force(book, name, args):
 
 @pytest.mark.parametrize("name,args", [("burst", (1, 0)), ("burst", (1, 3)), ("burst", (2, 2)), ("burst", (3, 1)),
                                        ("burst_sum", (2, 3)), ("burst_sum", (3, 2)), ("storm", (2,)),
-                                       ("single", ()), ("burst", (0, 2))])
+                                       ("single", ()), ("burst", (0, 2)), ("burst_kept", (2, 3)),
+                                       ("burst_fast", (2, 3)), ("burst_fast", (3, 4))])
 def test_explode_odds_equal_brute_force(book, name, args):
     mech = book.mechanics[name]
     got, dist = engine(mech, *args)
     assert got == brute(mech, *args)
     assert sum(p for _, p in dist.outcomes) == 1
+
+
+def test_the_aggregate_fast_path_and_the_replay_agree_on_exploding_pools(book):
+    from rules_dsl.odds.plan import _plan
+    assert _plan(book.mechanics["burst_fast"]).fast_result is not None
+    assert _plan(book.mechanics["burst_kept"]).fast_result is None and not any(_plan(book.mechanics["burst_kept"]).fast)
+    for args in [(1, 4), (3, 2), (3, 4), (2, 0)]:
+        fast = distribution(book.mechanics["burst_fast"], *args)
+        slow = distribution(book.mechanics["burst_kept"], *args)
+        assert fast.outcomes == slow.outcomes and fast.explode_caps == slow.explode_caps
 
 
 def test_a_large_rerolled_pool_is_binomial(book):
@@ -358,7 +378,7 @@ def test_reading_an_exploding_pools_order_has_no_odds_but_says_why(book):
 
 
 def test_the_odds_table_says_how_often_the_limit_bites(book):
-    dist = distribution(book.mechanics["attack"], 3)
+    dist = distribution(book.mechanics["strike"], 3)
     cap, more = dist.explode_caps["attack"]
     assert cap == EXPLODE_CAP and more == explode_more(3, Fraction(1, 6), EXPLODE_CAP) and 0 < more < Fraction(1, 10**12)
     assert f"explode: roll attack adds at most {EXPLODE_CAP} extra dice (exact for that rule)" in dist.table()

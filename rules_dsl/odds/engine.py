@@ -188,7 +188,7 @@ class _Engine:
 
     def fast(self, plan, env):
         """The statement's branches from its pools' aggregates (the aggregates module), or None."""
-        res = aggregates.law(plan, env, self.given, self.fixed, _pool_alternatives, _key)
+        res = aggregates.law(plan, env, self.given, self.fixed, _pool_alternatives, _key, self.note_explode)
         if res is None:
             return None
         branches, work = res
