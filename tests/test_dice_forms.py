@@ -66,6 +66,14 @@ BODY = '''rule forms "Forms" {
     roll attack: n of d4 explode on {4} up to most
     return attack
   }
+  example """
+  >>> burst(2, 4, attack=[4, 1, 4, 2])
+  [4, 1, 4, 2]
+  >>> hits(3, 4, dice=[1, 5, 6])
+  2
+  >>> save(4, die=4)
+  true
+  """
   mechanic burst_sum(n: 0..3, most: 0..4) -> int {
     roll attack: n of d4 explode on {3, 4} up to most
     return sum(attack)
@@ -475,3 +483,28 @@ def test_explain_text_has_the_working(book):
     text = book.explain("hits", 3, 4, seed=1).text()
     assert "roll dice (shots of d6 reroll 1..target - 1): " in text
     assert "re-rolled" in text or "none showed 1, 2 or 3, so none was re-rolled" in text
+
+
+def test_the_site_odds_block_says_the_limit(book):
+    from rules_dsl.sphinxext.data import compute_odds_one
+    from rules_dsl.sphinxext.render_decls import odds_nodes
+    rows, err = compute_odds_one(book.mechanics["strike"])
+    assert err is None and rows
+    assert all(any(f"adds at most {EXPLODE_CAP} extra dice" in s for s in r["limits"]) for r in rows)
+    text = "".join(x.astext() for x in odds_nodes({"odds": rows}))
+    assert f"explode: roll attack adds at most {EXPLODE_CAP} extra dice (exact for that rule)" in text
+    rows, err = compute_odds_one(book.mechanics["hits"])
+    assert err is None and all(r["limits"] == [] for r in rows)
+
+
+def test_worked_examples_give_the_new_rolls_by_name(book, tmp_path, monkeypatch):
+    assert [r.passed for r in book.run_examples()] == [True]
+    books = tmp_path / "ex"
+    books.mkdir()
+    (books / "ex.rules").write_text(HEADER.replace("dicebook", "ex") + BODY.replace(
+        "burst(2, 4, attack=[4, 1, 4, 2])\n  [4, 1, 4, 2]", "burst(2, 4, attack=[4, 1, 4])\n  [4, 1, 4]"))
+    monkeypatch.setenv("RULES_DSL_BOOKS", str(books))
+    res = rules_dsl.load("ex").run_examples()
+    assert not res[0].passed
+    assert "3 faces were given, but 2 dice and the 2 extra dice their explode faces add make 4" in res[0].report
+    assert "Traceback" not in res[0].report
