@@ -305,8 +305,12 @@ def test_a_given_reroll_is_the_kept_faces(book):
     assert book.mechanics["hits"](3, 4, dice=[1, 5, 6]) == 2
     with pytest.raises(EvaluationError, match=r"roll 'dice' is 3 x d6, but 2 value\(s\) were given"):
         book.mechanics["hits"](3, 4, dice=[5, 6])
-    with pytest.raises(EvaluationError, match="7 is not a face of d6"):
+    with pytest.raises(EvaluationError, match=r"7 is not a face of d6 \(faces 1..6\)"):
         book.mechanics["hits"](2, 4, dice=[5, 7])
+    with pytest.raises(EvaluationError, match=r"7 is not a face of d6 \(faces 1..6\)"):
+        distribution(book.mechanics["save"], 4, die=7)
+    assert distribution(book.mechanics["hits"], 2, 4, dice=[1, 5]).outcomes == [(1, 1)]
+    assert distribution(book.mechanics["save"], 4, die=4).outcomes == [(True, 1)]
 
 
 def test_a_given_explosion_lists_every_face_in_order(book):

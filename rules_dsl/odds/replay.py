@@ -94,6 +94,8 @@ class _Replay:
     def reroll(self, name, die, count, faces):
         """A re-roll once is a roll of the die of kept faces (`dice.rerolled_die`): one die,
         or a pool of independent such dice."""
+        if self.eng.given is not None and name in self.eng.given.given:
+            return self.eng.given.reroll(name, die, count, faces)    # checked against the die itself
         kept = rerolled_die(die, faces)
         return self.one(name, kept) if count is None else self.pool(name, kept, count)
 
