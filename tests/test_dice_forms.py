@@ -512,3 +512,12 @@ def test_worked_examples_give_the_new_rolls_by_name(book, tmp_path, monkeypatch)
     assert not res[0].passed
     assert "3 faces were given, but 2 dice and the 2 extra dice their explode faces add make 4" in res[0].report
     assert "Traceback" not in res[0].report
+
+
+def test_side_by_side_says_each_sides_limit(book):
+    from rules_dsl.odds import side_by_side
+    a = distribution(book.mechanics["burst_fast"], 2, 2)
+    b = distribution(book.mechanics["burst_fast"], 2, 4)
+    text = side_by_side(a, b)
+    assert "A: explode: roll attack adds at most 2 extra dice" in text
+    assert "B: explode: roll attack adds at most 4 extra dice" in text

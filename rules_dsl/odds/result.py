@@ -207,6 +207,8 @@ def side_by_side(left: Distribution, right: Distribution) -> str:
         return "-" if m is None else (str(m.numerator) if m.denominator == 1 else f"{m.numerator}/{m.denominator}"
                                       f" (about {_approx(m)})")
     lines.append(f"mean: A {mean(left)}, B {mean(right)}")
+    for side, d in (("A", left), ("B", right)):
+        lines += [f"{side}: {said}" for said in explode_lines(getattr(d, "explode_caps", {}))]
     return "\n".join(lines)
 
 
