@@ -54,6 +54,10 @@ BODY = '''rule forms "Forms" {
     roll dice: shots of d6 reroll 1..target - 1
     return count(f for f in dice if f >= target)
   }
+  mechanic hits_listed(shots: 0..20, target: 2..6) -> int {
+    roll dice: shots of d6 reroll [f for f in 1..6 if f < target]
+    return count(f for f in dice if f >= target)
+  }
   mechanic kept(n: 0..3) -> list of int {
     roll dice: n of d4 reroll {1, 2}
     return dice
@@ -521,3 +525,12 @@ def test_side_by_side_says_each_sides_limit(book):
     text = side_by_side(a, b)
     assert "A: explode: roll attack adds at most 2 extra dice" in text
     assert "B: explode: roll attack adds at most 4 extra dice" in text
+
+
+@pytest.mark.parametrize("shots,target", [(3, 4), (5, 2), (4, 6)])
+def test_reroll_failures_by_range_or_by_comprehension_agree(book, shots, target):
+    a = distribution(book.mechanics["hits"], shots, target)
+    b = distribution(book.mechanics["hits_listed"], shots, target)
+    p = Fraction(7 - target, 6)
+    p = p + (1 - p) * p                  # a failure is re-rolled once
+    assert a.outcomes == b.outcomes == [(k, math.comb(shots, k) * p ** k * (1 - p) ** (shots - k)) for k in range(shots + 1)]
