@@ -344,9 +344,9 @@ class _ExprChecker:
             self.expr(e, scope)
         die = self.syms.dice.get(spec.die)
         if die is not None and spec.kind in ("reroll", "explode"):
-            self.dice_faces(spec, die)
+            self.dice_faces(spec, die, scope)
 
-    def dice_faces(self, spec: n.DiceSpec, die: n.Die):
+    def dice_faces(self, spec: n.DiceSpec, die: n.Die, scope=()):
         """The faces written after `reroll` / `explode on` must be faces of the die, and an
         explosion on every face would never stop.  Faces computed from names are checked
         when the roll is made."""
@@ -361,7 +361,8 @@ class _ExprChecker:
                 face = None
                 if isinstance(x, n.Literal) and isinstance(x.value, int) and not isinstance(x.value, bool):
                     face = x.value
-                elif isinstance(x, n.Name) and die.custom:
+                elif isinstance(x, n.Name) and die.custom and (
+                        x.name in die.faces or not (x.name in scope or x.name in self.syms.globals())):
                     face = x.name
                 elif isinstance(x, n.Attr) and isinstance(x.obj, n.Name) and x.obj.name == die.name:
                     face = x.name

@@ -273,9 +273,9 @@ def test_an_explode_range_off_the_die_is_an_error(tmp_path, monkeypatch):
 
 
 def test_a_custom_face_that_is_not_on_the_die_is_an_error(tmp_path, monkeypatch):
-    err = errors_of(tmp_path, monkeypatch, 'rule r "R" {\n  mechanic f() -> int {\n    roll x: 2 of dust explode on {army, d6}\n'
+    err = errors_of(tmp_path, monkeypatch, 'rule r "R" {\n  mechanic f() -> int {\n    roll x: 2 of dust explode on {army, armmy}\n'
                                            '    return len(x)\n  }\n}\n')
-    assert any("d6 is not a face of dust (faces army, target, shield)" in d.message for d in err.diagnostics)
+    assert any("armmy is not a face of dust (faces army, target, shield)" in d.message for d in err.diagnostics)
 
 
 @pytest.mark.parametrize("faces", ["{1, 2, 3, 4}", "1..4", "{4, 3, 2, 1, 4}"])
@@ -534,3 +534,20 @@ def test_reroll_failures_by_range_or_by_comprehension_agree(book, shots, target)
     p = Fraction(7 - target, 6)
     p = p + (1 - p) * p                  # a failure is re-rolled once
     assert a.outcomes == b.outcomes == [(k, math.comb(shots, k) * p ** k * (1 - p) ** (shots - k)) for k in range(shots + 1)]
+
+
+def test_a_custom_face_named_by_a_parameter_is_checked_when_rolled(tmp_path, monkeypatch):
+    books = tmp_path / "p"
+    books.mkdir()
+    (books / "p.rules").write_text(HEADER.replace("dicebook", "p") + '''rule r "R" {
+  mechanic f(face: dust) -> int {
+    roll x: 3 of dust reroll {face}
+    return count(f for f in x if f == army)
+  }
+}
+''')
+    monkeypatch.setenv("RULES_DSL_BOOKS", str(books))
+    monkeypatch.setenv("RULES_DSL_CACHE", str(tmp_path / "cache"))
+    b = rules_dsl.load("p")
+    p = Fraction(1, 3) + Fraction(1, 3) * Fraction(1, 3)      # army, or shield re-rolled into army
+    assert distribution(b.mechanics["f"], "shield").mean == 3 * p
