@@ -8,6 +8,7 @@ rolls, seeded rolls, or as an exact distribution.
 """
 from __future__ import annotations
 
+import functools
 import math
 import random
 from dataclasses import dataclass
@@ -80,7 +81,8 @@ def rerolled_die(die: DieInfo, faces: frozenset) -> DieInfo:
     return DieInfo(die.name, tuple(f for f in die.distinct for _ in range(counts[f] // g)), die.custom)
 
 
-def explode_law(n: int, p: Fraction, cap: int):
+@functools.lru_cache(maxsize=1024)
+def explode_law(n: int, p: Fraction, cap: int) -> tuple:
     """The exact law of an exploding pool of `n` dice (an explode face with probability p)
     with at most `cap` extra dice, as [((A, B, C), probability)]: A dice showing explode
     faces, B showing other faces, C any face (the dice rolled after the cap was reached).
@@ -91,14 +93,15 @@ def explode_law(n: int, p: Fraction, cap: int):
     still owed are rolled and add nothing: (cap, j, n - j)).  The two cases sum to 1."""
     q = 1 - p
     if n == 0:
-        return [((0, 0, 0), Fraction(1))]
+        return (((0, 0, 0), Fraction(1)),)
     if cap == 0 or p == 0:
-        return [((0, 0, n), Fraction(1))] if cap == 0 else [((0, n, 0), Fraction(1))]
+        return (((0, 0, n), Fraction(1)),) if cap == 0 else (((0, n, 0), Fraction(1)),)
     out = [((x, n, 0), math.comb(x + n - 1, x) * p ** x * q ** n) for x in range(cap)]
     out += [((cap, j, n - j), math.comb(cap - 1 + j, j) * p ** cap * q ** j) for j in range(n)]
-    return [(abc, pr) for abc, pr in out if pr]
+    return tuple((abc, pr) for abc, pr in out if pr)
 
 
+@functools.lru_cache(maxsize=1024)
 def explode_more(n: int, p: Fraction, cap: int) -> Fraction:
     """P(the uncapped pool would roll more than `cap` extra dice): how far the capped rule
     (which the language defines and the odds are exact for) is from "again and again"."""
