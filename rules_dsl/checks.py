@@ -340,9 +340,53 @@ class _ExprChecker:
         if spec.die not in self.syms.dice:
             self.report(spec.span, f"unknown die '{spec.die}'",
                         did_you_mean(spec.die, self.syms.dice) or "declare dice in the book header: dice d6 / die NAME { face: count }")
-        for e in (spec.count, spec.on, spec.then):
-            if e is not None:
-                self.expr(e, scope)
+        for e in spec.parts():
+            self.expr(e, scope)
+        die = self.syms.dice.get(spec.die)
+        if die is not None and spec.kind in ("reroll", "explode"):
+            self.dice_faces(spec, die, scope)
+
+    def dice_faces(self, spec: n.DiceSpec, die: n.Die, scope=()):
+        """The faces written after `reroll` / `explode on` must be faces of the die, and an
+        explosion on every face would never stop.  Faces computed from names are checked
+        when the roll is made."""
+        what = "re-rolled" if spec.kind == "reroll" else "exploding"
+        e = spec.on
+        shown = f"{die.name} (faces 1..{len(die.faces)})" if not die.custom else \
+            f"{die.name} (faces {', '.join(dict.fromkeys(die.faces))})"
+        example = "{1}" if not die.custom else "{" + die.faces[0] + "}"
+        written = set()
+        if isinstance(e, (n.SetLit, n.ListLit)):
+            for x in e.items:
+                face = None
+                if isinstance(x, n.Literal) and isinstance(x.value, int) and not isinstance(x.value, bool):
+                    face = x.value
+                elif isinstance(x, n.Name) and die.custom and (
+                        x.name in die.faces or not (x.name in scope or x.name in self.syms.globals())):
+                    face = x.name
+                elif isinstance(x, n.Attr) and isinstance(x.obj, n.Name) and x.obj.name == die.name:
+                    face = x.name
+                else:
+                    return          # computed: checked when rolled
+                if face not in die.faces:
+                    self.report(x.span, f"{face} is not a face of {shown}, so it cannot be {what}",
+                                f"list faces of the die, e.g. {spec.kind} {'on ' if spec.kind == 'explode' else ''}{example}")
+                    return
+                written.add(face)
+        elif (isinstance(e, n.RangeExpr) and isinstance(e.low, n.Literal) and isinstance(e.high, n.Literal)
+              and not die.custom):
+            lo, hi = e.low.value, e.high.value
+            bad = [f for f in range(lo, hi + 1) if f not in die.faces] if isinstance(lo, int) and isinstance(hi, int) else []
+            if bad:
+                self.report(e.span, f"{bad[0]} is not a face of {shown}, so it cannot be {what}",
+                            f"a range of faces stays within 1..{len(die.faces)}")
+                return
+            written = set(range(lo, hi + 1))
+        else:
+            return
+        if spec.kind == "explode" and written >= set(die.faces):
+            self.report(e.span, f"exploding on every face of {die.name} would never stop: each die adds another",
+                        f"explode on some faces only, e.g. explode on {{{max(die.faces) if not die.custom else die.faces[0]}}}")
 
     def expr(self, e, scope):
         m = getattr(self, "e_" + type(e).__name__, None)

@@ -169,14 +169,13 @@ class TypePass:
                     f"{describe(self.of_type(d.returns))}, but its result is", returns=True)
 
     def roll(self, spec: n.DiceSpec, env) -> Kinds:
-        for e in (spec.count, spec.on, spec.then):
-            if e is not None:
-                self.expr(e, env)
+        for e in spec.parts():
+            self.expr(e, env)
         die = self.syms.dice.get(spec.die)
         face = kinds(Face(spec.die)) if die is not None and die.custom else kinds(NUM)
-        if spec.kind == "one":
+        if spec.kind == "one" or (spec.kind == "reroll" and spec.count is None):
             return face
-        if spec.kind == "pool":
+        if spec.kind in ("pool", "reroll", "explode"):
             return kinds(ListOf(face))
         return ANY   # a chain's value: read through aggregates
 

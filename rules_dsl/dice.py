@@ -8,6 +8,8 @@ rolls, seeded rolls, or as an exact distribution.
 """
 from __future__ import annotations
 
+import functools
+import math
 import random
 from dataclasses import dataclass
 from fractions import Fraction
@@ -18,6 +20,7 @@ from .values import Sym
 
 MAX_DICE = 1000        # a pool larger than this is surely a mistake in the inputs
 MAX_CHAIN = 10_000     # a random chain is cut here (probability is negligible)
+EXPLODE_CAP = 20       # `explode on F` without `up to N` adds at most this many dice (docs/language.md)
 
 
 @dataclass(frozen=True)
@@ -49,6 +52,95 @@ class DieInfo:
         raise EvaluationError(f"roll '{roll_name}': {value!r} is not a face of {self.describe()}")
 
 
+def roll_faces(die: DieInfo, faces, roll_name: str, what: str) -> frozenset:
+    """The faces a `reroll` or `explode on` names, checked against the die when the roll
+    is made (the checks catch literal ones earlier): each must be a face of the die."""
+    out = set()
+    for f in faces:
+        if die.custom and isinstance(f, Sym):
+            f = str(f)
+        if f not in die.faces or isinstance(f, bool):
+            raise EvaluationError(f"roll '{roll_name}': {f!r} is not a face of {die.describe()}, so it cannot be {what}")
+        out.add(f)
+    return frozenset(out)
+
+
+def rerolled_die(die: DieInfo, faces: frozenset) -> DieInfo:
+    """The die a re-roll keeps: a face in `faces` is rolled once more and the new face kept.
+    P(keep f) = P(f)[f not in faces] + P(faces) P(f), as a die with repeated faces
+    (weights over len(faces)**2, divided by their gcd), so the odds engine enumerates it
+    exactly like a custom die."""
+    if not faces:
+        return die
+    N = len(die.faces)
+    c_r = sum(1 for f in die.faces if f in faces)
+    counts = {f: die.faces.count(f) * ((0 if f in faces else N) + c_r) for f in die.distinct}
+    g = 0
+    for c in counts.values():
+        g = math.gcd(g, c)
+    return DieInfo(die.name, tuple(f for f in die.distinct for _ in range(counts[f] // g)), die.custom)
+
+
+@functools.lru_cache(maxsize=1024)
+def explode_law(n: int, p: Fraction, cap: int) -> tuple:
+    """The exact law of an exploding pool of `n` dice (an explode face with probability p)
+    with at most `cap` extra dice, as [((A, B, C), probability)]: A dice showing explode
+    faces, B showing other faces, C any face (the dice rolled after the cap was reached).
+
+    Rolled one at a time, the pool stops when every die has been answered (X explode faces
+    before the n-th other face, X < cap: (X, n, 0), a negative binomial) or when the cap-th
+    extra die is owed (its cap-th explode face comes after j < n other faces: the n - j dice
+    still owed are rolled and add nothing: (cap, j, n - j)).  The two cases sum to 1."""
+    q = 1 - p
+    if n == 0:
+        return (((0, 0, 0), Fraction(1)),)
+    if cap == 0 or p == 0:
+        return (((0, 0, n), Fraction(1)),) if cap == 0 else (((0, n, 0), Fraction(1)),)
+    out = [((x, n, 0), math.comb(x + n - 1, x) * p ** x * q ** n) for x in range(cap)]
+    out += [((cap, j, n - j), math.comb(cap - 1 + j, j) * p ** cap * q ** j) for j in range(n)]
+    return tuple((abc, pr) for abc, pr in out if pr)
+
+
+@functools.lru_cache(maxsize=1024)
+def explode_more(n: int, p: Fraction, cap: int) -> Fraction:
+    """P(the uncapped pool would roll more than `cap` extra dice): how far the capped rule
+    (which the language defines and the odds are exact for) is from "again and again"."""
+    q = 1 - p
+    if n == 0 or p == 0:
+        return Fraction(0)
+    return 1 - sum((math.comb(x + n - 1, x) * p ** x * q ** n for x in range(cap + 1)), Fraction(0))
+
+
+def check_explode_given(name: str, faces: list, count: int, on: frozenset, cap: int):
+    """A given exploding roll lists every face in the order rolled: the `count` dice, then
+    one extra die for each explode face (the first `cap` of them).  Its length must be what
+    its own explode faces call for."""
+    needed, extra = count, 0
+    for i, f in enumerate(faces):
+        if i >= needed:
+            raise EvaluationError(f"roll '{name}': {len(faces)} faces were given, but {count} dice and the "
+                                  f"{_extra(extra)} their explode faces add make {needed}")
+        if f in on and extra < cap:
+            needed, extra = needed + 1, extra + 1
+    if len(faces) < needed:
+        raise EvaluationError(f"roll '{name}': {len(faces)} faces were given, but {count} dice and the "
+                              f"{_extra(extra)} their explode faces add make {needed}: "
+                              f"list the extra dice after the first {count}")
+
+
+def _extra(k: int) -> str:
+    return f"{k} extra {'die' if k == 1 else 'dice'}"
+
+
+def _either(faces) -> str:
+    items = [str(f) for f in sorted(faces, key=lambda f: (isinstance(f, str), f))]
+    return " or ".join([", ".join(items[:-1]), items[-1]]) if len(items) > 1 else (items[0] if items else "nothing")
+
+
+def _listing(faces) -> str:
+    return ", ".join(str(f) for f in faces) or "nothing"
+
+
 class GivenRoller:
     """Rolls from `given` (name -> value) where supplied, otherwise from `rng`."""
 
@@ -57,6 +149,7 @@ class GivenRoller:
         self.rng = rng or random.Random()
         self.made = {}
         self.used = set()
+        self.working = {}       # roll name -> how a re-roll or an explosion went, in words
 
     def _take(self, name):
         if name in self.given:
@@ -127,6 +220,55 @@ class GivenRoller:
         return total
 
 
+    def reroll(self, name: str, die: DieInfo, count, faces: frozenset):
+        """`count` dice (None: one die); each showing a face in `faces` is rolled once more
+        and the new face is kept.  Given: the faces kept."""
+        if name in self.given:
+            return self.one(name, die) if count is None else self.pool(name, die, count)
+        first = [self._random_face(die) for _ in range(1 if count is None else count)]
+        again = [(f, self._random_face(die)) if f in faces else None for f in first]
+        kept = [a[1] if a else f for f, a in zip(first, again)]
+        redone = [a for a in again if a]
+        said = f"rolled {_listing(first)}; "
+        said += ("re-rolled " + ", ".join(f"{a} -> {b}" for a, b in redone) + " (once each; the new face is kept)"
+                 if redone else f"none showed {_either(faces)}, so none was re-rolled")
+        self.working[name] = said
+        value = kept[0] if count is None else kept
+        self.made[name] = value
+        return value
+
+    def explode(self, name: str, die: DieInfo, count: int, on: frozenset, cap: int):
+        """`count` dice; each die showing a face in `on` adds another die, which may add
+        another, up to `cap` extra dice in all.  The value lists every face, the first
+        `count` dice first, then the extra dice in the order rolled."""
+        ok, v = self._take(name)
+        if ok:
+            if not isinstance(v, (list, tuple)):
+                v = [v]
+            value = [die.face(x, name) for x in v]
+            check_explode_given(name, value, count, on, cap)
+            extra = len(value) - count
+            self.working[name] = (f"given {count} dice and {extra} extra" if extra else f"given {count} dice, none exploding")
+            self.made[name] = value
+            return value
+        value = [self._random_face(die) for _ in range(count)]
+        rounds, owed, extra = [], sum(1 for f in value if f in on), 0
+        while owed and extra < cap:
+            batch = [self._random_face(die) for _ in range(min(owed, cap - extra))]
+            rounds.append((owed, batch))
+            extra += len(batch)
+            owed = sum(1 for f in batch if f in on)
+            value += batch
+        said = f"rolled {_listing(value[:count])}"
+        for k, batch in rounds:
+            said += f"; {k} {'die' if k == 1 else 'dice'} showing {_either(on)} added {_listing(batch)}"
+        if owed:
+            said += f"; the limit of {cap} extra dice was reached"
+        self.working[name] = said
+        self.made[name] = value
+        return value
+
+
 class ForcedRoller:
     """Wraps a roller so that some rolls (by qualified name) take given values.
 
@@ -156,5 +298,16 @@ class ForcedRoller:
             return GivenRoller({name: self.forced[name]}).chain(name, die, count, on, then)
         return self.inner.chain(name, die, count, on, then)
 
+    def reroll(self, name, die, count, faces):
+        if name in self.forced:
+            return GivenRoller({name: self.forced[name]}).reroll(name, die, count, faces)
+        return self.inner.reroll(name, die, count, faces)
 
-__all__ = ["MAX_DICE", "MAX_CHAIN", "Symbolic", "DieInfo", "GivenRoller", "ForcedRoller"]   # Symbolic: see rules_dsl.symbolic
+    def explode(self, name, die, count, on, cap):
+        if name in self.forced:
+            return GivenRoller({name: self.forced[name]}).explode(name, die, count, on, cap)
+        return self.inner.explode(name, die, count, on, cap)
+
+
+__all__ = ["MAX_DICE", "MAX_CHAIN", "EXPLODE_CAP", "roll_faces", "rerolled_die", "explode_law", "explode_more",
+           "check_explode_given", "Symbolic", "DieInfo", "GivenRoller", "ForcedRoller"]   # Symbolic: see rules_dsl.symbolic

@@ -178,6 +178,8 @@ def _lines(st: Step, depth: int, out: list, width: int, locations: bool, seen: s
     elif st.step == "roll":
         how = "given" if st.detail.get("given") else "rolled at random"
         line = f"roll {st.detail['name']} ({st.detail['dice']}): {show(st.value)} ({how})"
+        if st.detail.get("working"):
+            line += f": {st.detail['working']}"
     elif st.step == "branch":
         read = st.detail.get("read") or {}
         why = f" with {', '.join(f'{k} = {v}' for k, v in read.items())}" if read else ""
@@ -410,6 +412,13 @@ def _lookup(where: Where, t: TableFn, args: list, kwargs: dict, ctx):
     return value
 
 
+def _working(roller, qname: str) -> str:
+    """How a re-roll or an explosion went, in words (`GivenRoller.working`), or ''."""
+    while isinstance(roller, ForcedRoller):
+        roller = roller.inner
+    return getattr(roller, "working", {}).get(qname, "")
+
+
 def _is_given(roller, qname: str) -> bool:
     while True:
         if isinstance(roller, ForcedRoller):
@@ -475,6 +484,9 @@ class TracedMechanic:
                                       detail=dict(detail, name=name, given=_is_given(ctx.roller, ctx.prefix + name))))
                     try:
                         env[name] = st.set(fn(env, ctx))
+                        said = _working(ctx.roller, ctx.prefix + name)
+                        if said:
+                            st.detail["working"] = said
                     finally:
                         tr.close()
                 else:

@@ -166,13 +166,20 @@ class Let:
 
 @dataclass(frozen=True)
 class DiceSpec:
-    """What a `roll` statement throws: one die, a pool, or a chain."""
+    """What a `roll` statement throws: one die, a pool, a chain, or one die or a pool
+    that re-rolls some faces once (`reroll`) or adds a die for some faces (`explode`)."""
     span: Span
-    kind: str              # "one" | "pool" | "chain"
+    kind: str              # "one" | "pool" | "chain" | "reroll" | "explode"
     die: str
-    count: Optional[Expr] = None
-    on: Optional[Expr] = None      # chain: faces that succeed on the first roll
+    count: Optional[Expr] = None   # reroll/explode: None for a single die
+    on: Optional[Expr] = None      # chain: faces that succeed on the first roll;
+                                   # reroll: faces re-rolled once; explode: faces that add a die
     then: Optional[Expr] = None    # chain: faces that succeed on later rolls
+    cap: Optional[Expr] = None     # explode: `up to N` extra dice (None: the default)
+
+    def parts(self):
+        """The expressions of the spec (count, faces, cap), for passes over every expression."""
+        return tuple(e for e in (self.count, self.on, self.then, self.cap) if e is not None)
 
 
 @dataclass(frozen=True)

@@ -533,6 +533,11 @@ class _Builder:
             return n.DiceSpec(sp, "pool", "d" + die, n.Literal(sp, int(count)))
         if d.data == "pool":
             return n.DiceSpec(sp, "pool", str(d.children[1]), self.expr(d.children[0]))
+        if d.data in ("reroll", "explode"):
+            base = self.dice(d.children[0])
+            cap = d.children[2] if d.data == "explode" else None
+            return n.DiceSpec(sp, d.data, base.die, base.count, self.expr(d.children[1]),
+                              cap=self.expr(cap) if cap is not None else None)
         count, die, on, then = d.children
         return n.DiceSpec(sp, "chain", str(die), self.expr(count) if count is not None else None,
                           self.expr(on), self.expr(then) if then is not None else None)

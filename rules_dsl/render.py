@@ -5,9 +5,12 @@ website to the source), with operators spaced and precedence kept by brackets.
 """
 from __future__ import annotations
 
+import re
+
 from . import nodes as n
 from .values import literal
 
+_STANDARD_DIE = re.compile(r"d[0-9]+")     # d6, d10: a literal pool is written 3d6 (a custom `dust`: 3 of dust)
 _PREC = {"or": 1, "and": 2, "not": 3, "cmp": 4, "range": 5, "+": 6, "-": 6, "*": 7, "/": 7, "%": 7, "neg": 8}
 
 
@@ -100,13 +103,19 @@ def type_text(t) -> str:
 
 
 def dice_text(spec: n.DiceSpec) -> str:
+    if spec.kind in ("reroll", "explode"):
+        base = dice_text(n.DiceSpec(spec.span, "one" if spec.count is None else "pool", spec.die, spec.count))
+        if spec.kind == "reroll":
+            return f"{base} reroll {_wrap(spec.on, 5)}"
+        cap = f" up to {_count_text(spec.cap)}" if spec.cap is not None else ""
+        return f"{base} explode on {_wrap(spec.on, 5)}{cap}"
     if spec.kind == "one":
         return spec.die
     if spec.kind == "pool":
         c = spec.count
         count = expr_text(c) if not isinstance(c, (n.Literal, n.Name)) else expr_text(c)
         if isinstance(c, n.Literal):
-            return f"{count}{spec.die}" if spec.die.startswith("d") else f"{count} of {spec.die}"
+            return f"{count}{spec.die}" if _STANDARD_DIE.fullmatch(spec.die) else f"{count} of {spec.die}"
         return f"({count}) of {spec.die}" if not isinstance(c, n.Name) else f"{count} of {spec.die}"
     text = "chain "
     if spec.count is not None:
@@ -115,6 +124,12 @@ def dice_text(spec: n.DiceSpec) -> str:
     if spec.then is not None:
         text += f" then {expr_text(spec.then)}"
     return text
+
+
+def _count_text(c) -> str:
+    """A count where the grammar takes a number, a name or a bracketed expression."""
+    s = expr_text(c)
+    return s if isinstance(c, (n.Literal, n.Name)) else f"({s})"
 
 
 def mechanic_lines(m: n.Mechanic) -> list:

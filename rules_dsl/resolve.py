@@ -146,7 +146,7 @@ def resolve_book(book, syms) -> dict:
             if what == "expr":
                 w.expr(part, scope)
             else:
-                for e in (part.dice.count, part.dice.on, part.dice.then):
+                for e in part.dice.parts():
                     w.expr(e, scope)
     for p in walk(book.items):
         if isinstance(p.node, n.Rule):

@@ -365,6 +365,15 @@ def dice_phrase(spec) -> str:
             return f"{expr_text(e.low)}..{expr_text(e.high)}"
         return expr_text(e)
 
+    if spec.kind in ("reroll", "explode"):
+        base = dice_phrase(n.DiceSpec(spec.span, "one" if spec.count is None else "pool", spec.die, spec.count))
+        if spec.kind == "reroll":
+            each = "re-rolling it once" if spec.count is None else "re-rolling each die once"
+            return f"{base}, {each} if it shows {faces(spec.on)} (the new face is kept)"
+        from .dice import EXPLODE_CAP
+        cap = expr_text(spec.cap) if spec.cap is not None else str(EXPLODE_CAP)
+        return (f"{base}; each die showing {faces(spec.on)} adds another die, again and again "
+                f"(at most {cap} extra dice); keeps every face")
     if spec.kind == "one":
         return f"roll {article} {one}"
     if spec.kind == "pool":

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Callable, ClassVar
 
 from .. import nodes as n
-from ..dice import MAX_DICE, GivenRoller
+from ..dice import EXPLODE_CAP, MAX_DICE, GivenRoller, roll_faces
 from ..errors import EvaluationError, InputError, NotFound
 from ..render import dice_text as _dice_text
 from ..values import show
@@ -164,7 +164,14 @@ class MechanicFn:
         count = compile(spec.count, scope) if spec.count is not None else None
         on = compile(spec.on, scope) if spec.on is not None else None
         then = compile(spec.then, scope) if spec.then is not None else None
+        cap = compile(spec.cap, scope) if spec.cap is not None else None
         name, sp = s.name, s.span
+
+        def _faces(env, ctx, what):
+            try:
+                return roll_faces(die, _iterable(sp, on(env, ctx)), name, what)
+            except EvaluationError as e:
+                _fail(sp, str(e))
 
         def n_dice(env, ctx):
             k = count(env, ctx)
@@ -176,6 +183,23 @@ class MechanicFn:
             return lambda env, ctx: ctx.roller.one(ctx.prefix + name, die)
         if spec.kind == "pool":
             return lambda env, ctx: ctx.roller.pool(ctx.prefix + name, die, n_dice(env, ctx))
+        if spec.kind == "reroll":
+            def reroll(env, ctx):
+                k = n_dice(env, ctx) if count is not None else None
+                faces = _faces(env, ctx, "re-rolled")
+                return ctx.roller.reroll(ctx.prefix + name, die, k, faces)
+            return reroll
+        if spec.kind == "explode":
+            def explode(env, ctx):
+                k = n_dice(env, ctx) if count is not None else 1
+                faces = _faces(env, ctx, "exploding")
+                if faces >= set(die.faces):
+                    _fail(sp, f"roll '{name}': exploding on every face of {die.name} would never stop")
+                most = cap(env, ctx) if cap is not None else EXPLODE_CAP
+                if isinstance(most, bool) or not isinstance(most, int) or not 0 <= most <= MAX_DICE - k:
+                    _fail(sp, f"roll '{name}': 'up to' takes 0..{MAX_DICE - k} extra dice, got {show(most)}")
+                return ctx.roller.explode(ctx.prefix + name, die, k, faces, most)
+            return explode
 
         def chain(env, ctx):
             k = n_dice(env, ctx) if count is not None else 1

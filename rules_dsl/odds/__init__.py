@@ -80,6 +80,21 @@ language (tables, nested mechanics, `require`, enums...) behaves exactly as in a
   to the true law; K_max is tightened if several truncations add up past 1e-12)
   and `exact` is False.  Either way the probabilities sum to exactly 1.
 
+* **Re-rolls** (`DICE reroll FACES`) are rolls of the die of kept faces
+  (`dice.rerolled_die`: P(f) [f not in FACES] + P(FACES) P(f), as a die with
+  repeated faces), so pools of them take every path above, the aggregate fast path
+  included.
+* **Exploding pools** (`DICE explode on FACES [up to N]`, at most N extra dice) are
+  three pools (`dice.explode_law`): with p the chance of an exploding face, X extra
+  dice before the COUNT-th other face is negative binomial; X < N gives X dice of the
+  exploding faces and COUNT of the others, else the N-th exploding face came after
+  j < COUNT others (probability C(N-1+j, j) p^N (1-p)^j) and the pool is N, j and
+  COUNT - j dice of any face.  The sizes are one choice point, each part is enumerated
+  over its own face classes, and the faces are handed over as one pool in the
+  canonical order.  The law is exact for the capped rule; `Distribution.explode_caps`
+  holds, per roll, N and P(X > N), how often dice that explode forever would differ.
+  An exploding pool whose order is read has no exact odds (EvaluationError).
+
 Everything else is exact rational arithmetic: path weights are integers over a
 common denominator while enumerating, `fractions.Fraction`s in the result.  Limits:
 one roll with more than a million distinguishable outcomes, or more than two

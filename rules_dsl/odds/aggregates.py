@@ -29,12 +29,15 @@ returns None, and the general engine (rules_dsl.odds.replay) runs instead.
 from __future__ import annotations
 
 import dataclasses
+import math
+from fractions import Fraction
 from itertools import product
 
 from .. import compiler as _compiler
 from .. import nodes as n
 from ..builtins import BUILTINS
 from ..compiler import Ctx
+from ..dice import explode_law, explode_more, rerolled_die
 from ..resolve import resolve_callee
 from ..values import ABSENT
 
@@ -281,13 +284,20 @@ class PoolPlan:
         self.own = {p: [i for i in range(len(self.aggs)) if owner[i] == p] for p in pools}
 
 
+def _pooled(spec) -> bool:
+    """A plain pool, a pool that re-rolls once (its dice are independent dice of the
+    kept-face law, `dice.rerolled_die`) or an exploding pool (a mixture of three such
+    pools, `_explode_alternatives`); not a chain or a single die."""
+    return spec.kind in ("pool", "explode") or (spec.kind == "reroll" and spec.count is not None)
+
+
 def analyse(mech, pos_scope, rolls, stmt):
     """A PoolPlan for statement `stmt` (an Expr) that reads `rolls` (Roll nodes with
     their compiled closures), or None when the fast path does not apply."""
-    if not rolls or any(r.dice.kind != "pool" for r, _ in rolls):
+    if not rolls or any(not _pooled(r.dice) for r, _ in rolls):
         return None
     pools = frozenset(r.name for r, _ in rolls)
-    if any(_free(r.dice.count) & pools for r, _ in rolls):
+    if any(_free(r.dice.count) & pools or (r.dice.on is not None and _free(r.dice.on) & pools) for r, _ in rolls):
         return None
     book = mech.book
     an = _Analysis(book, pos_scope | pools, pools)
@@ -319,22 +329,90 @@ class _Capture:
         self.asked = (name, die, count)
         return []
 
+    def reroll(self, name, die, count, faces):
+        return self.pool(name, rerolled_die(die, faces), count)
+
+    def explode(self, name, die, count, on, cap):
+        self.asked = (name, die, count)
+        self.boom = (on, cap)
+        return []
+
     def one(self, *a):
         raise _Unsupported
 
     chain = one
 
 
-def law(plan, env, given, fixed_ctx, pool_alternatives, key):
+def _explode_denominator(die, k, on, cap):
+    """One denominator for every multiset of an exploding pool, whatever its classes."""
+    p = sum((die.weight(f) for f in die.distinct if f in on), Fraction(0))
+    hot = sum(1 for f in die.faces if f in on)
+    N = len(die.faces)
+    den = 1
+    for (a, b, c), pr in explode_law(k, p, cap):
+        den = math.lcm(den, pr.denominator * hot ** a * (N - hot) ** b * N ** c)
+    return den
+
+
+def _explode_alternatives(die, groups, k, on, cap, den, pool_alternatives):
+    """[(counts per class, integer weight over `den`)] of an exploding pool of k dice:
+    the mixture over `dice.explode_law`'s sizes (A, B, C) of a pool of the explode faces,
+    one of the other faces and one of any face, their counts per class added."""
+    p = sum((die.weight(f) for f in die.distinct if f in on), Fraction(0))
+    N = len(die.faces)
+    faces = die.distinct
+    w_hot = tuple(sum(die.faces.count(faces[i]) for i in g if faces[i] in on) for g in groups)
+    w_all = tuple(sum(die.faces.count(faces[i]) for i in g) for g in groups)
+    w_cold = tuple(a - h for a, h in zip(w_all, w_hot))
+    hot, cold = sum(w_hot), sum(w_cold)
+    m = len(groups)
+    law = explode_law(k, p, cap)
+
+    def part(weights, total, size):
+        if size == 0:
+            return [([0] * m, 1)]
+        idx = [i for i, w in enumerate(weights) if w]
+        alts, _ = pool_alternatives(tuple(weights[i] for i in idx), total, size)
+        out = []
+        for counts, w in alts:
+            full = [0] * m
+            for i, c in zip(idx, counts):
+                full[i] = c
+            out.append((full, w))
+        return out
+
+    parts = []
+    size = 0
+    for (a, b, c), pr in law:
+        trio = (part(w_hot, hot, a), part(w_cold, cold, b), part(w_all, N, c))
+        size += len(trio[0]) * len(trio[1]) * len(trio[2])
+        if size > 50 * MAX_MULTISETS:
+            raise _Unsupported
+        scale = pr * den / (hot ** a * cold ** b * N ** c)
+        if scale.denominator != 1:       # pragma: no cover - `den` is a multiple of every part's
+            raise _Unsupported
+        parts.append((trio, scale.numerator))
+    res = {}
+    for (pa, pb, pc), scale in parts:
+        for ca, wa in pa:
+            for cb, wb in pb:
+                for cc, wc in pc:
+                    counts = tuple(x + y + z for x, y, z in zip(ca, cb, cc))
+                    res[counts] = res.get(counts, 0) + scale * wa * wb * wc
+    return list(res.items()), size
+
+
+def law(plan, env, given, fixed_ctx, pool_alternatives, key, note=None):
     """([[value, weight, denominator, 0]], work done) for the statement, or None (then
-    the engine runs).  `work` counts multisets and joins, the engine's evaluations."""
+    the engine runs).  `work` counts multisets and joins, the engine's evaluations.
+    `note(roll name, cap, P(more))` hears of each exploding pool's limit."""
     try:
-        return _law(plan, env, given, fixed_ctx, pool_alternatives, key)
+        return _law(plan, env, given, fixed_ctx, pool_alternatives, key, note)
     except Exception:      # any error: the engine computes it again and reports it properly
         return None
 
 
-def _law(plan, env, given, ctx, pool_alternatives, key):
+def _law(plan, env, given, ctx, pool_alternatives, key, note=None):
     book = plan.book
     dice = {}
     for name, roll in plan.rolls:
@@ -343,14 +421,20 @@ def _law(plan, env, given, ctx, pool_alternatives, key):
         rname, die, k = cap.asked
         if given is not None and rname in given.given:
             return None
-        dice[name] = (die, k)
+        boom = getattr(cap, "boom", None)
+        if boom is not None:
+            boom = boom + (_explode_denominator(die, k, *boom),)
+            if note is not None:
+                p = sum((die.weight(f) for f in die.distinct if f in boom[0]), Fraction(0))
+                note(rname, boom[1], explode_more(k, p, boom[1]))
+        dice[name] = (die, k, boom)
     for m, p, f in plan.checks:                 # an inlined call's arguments, checked as a call would
         v = f(env, ctx)
         c = book.mechanics[m].checks[p].convert(v)
         if type(c) is not type(v) or c != v:
             return None
     for m, p, pool in plan.pool_args:
-        die, k = dice[pool]
+        die, k, _ = dice[pool]
         faces = list(die.distinct)
         if book.mechanics[m].checks[p].convert(faces) != faces:
             return None
@@ -360,7 +444,7 @@ def _law(plan, env, given, ctx, pool_alternatives, key):
 
     def run_pool(p, ext_values, only=None):
         """{key: [out values, weight]} over the multisets of pool p, given ext values."""
-        die, k = dice[p]
+        die, k, boom = dice[p]
         own = plan.own[p] if only is None else only
         out_idx = plan.out[p] if only is None else only
         local = dict(env)
@@ -368,6 +452,7 @@ def _law(plan, env, given, ctx, pool_alternatives, key):
         face_memo = {}
         faces = die.distinct
         weights = tuple(die.faces.count(f) for f in faces)
+        groups = [[fi] for fi in range(len(faces))]
         if all(aggs[j]["pool"] != p for i in own for j in aggs[i]["refs"]):
             # the tests and values read no aggregate of this pool: faces they treat alike
             # form one class (enumerated together, weighted by their number)
@@ -384,7 +469,12 @@ def _law(plan, env, given, ctx, pool_alternatives, key):
                 faces = tuple(faces[g[0]] for g in groups)
                 weights = tuple(sum(weights[fi] for fi in g) for g in groups)
                 face_memo = {}
-        alts, _ = pool_alternatives(weights, len(die.faces), k)
+        if boom is None:
+            alts, _ = pool_alternatives(weights, len(die.faces), k)
+        else:
+            on, most, bden = boom
+            alts, size = _explode_alternatives(die, groups, k, on, most, bden, pool_alternatives)
+            work[0] += size
         if len(alts) > MAX_MULTISETS:
             raise _Unsupported
         res = {}
@@ -426,8 +516,8 @@ def _law(plan, env, given, ctx, pool_alternatives, key):
     per = {p: {} for p in pools}
     den = 1
     for p in pools:
-        die, k = dice[p]
-        den *= len(die.faces) ** k
+        die, k, boom = dice[p]
+        den *= len(die.faces) ** k if boom is None else boom[2]
 
     def pool_law(p, assign):
         ext = {f"__agg{j}": assign[j] for j in plan.ext[p]}

@@ -85,7 +85,7 @@ class _NoRoller:
     def one(self, *a):
         raise _Rolled
 
-    pool = chain = one
+    pool = chain = reroll = explode = one
 
 
 class _Engine:
@@ -100,6 +100,12 @@ class _Engine:
         self.plan = _plan(mech)
         self.fixed = Ctx(_NoRoller(), budget=None)  # bounded by the engine's own evaluation cap
         self.active = None          # the replay whose statement is being evaluated
+        self.explode_caps = {}      # roll name -> (cap, largest P(more extra dice than the cap))
+
+    def note_explode(self, name, cap, more):
+        old = self.explode_caps.get(name)
+        if old is None or more > old[1]:
+            self.explode_caps[name] = (cap, more)
 
     def tick(self):
         self.evals += 1
@@ -182,7 +188,7 @@ class _Engine:
 
     def fast(self, plan, env):
         """The statement's branches from its pools' aggregates (the aggregates module), or None."""
-        res = aggregates.law(plan, env, self.given, self.fixed, _pool_alternatives, _key)
+        res = aggregates.law(plan, env, self.given, self.fixed, _pool_alternatives, _key, self.note_explode)
         if res is None:
             return None
         branches, work = res
@@ -314,4 +320,5 @@ def distribution(mechanic, *args, _deadline=None, _max_evals=MAX_EVALUATIONS, **
     shown = {**bound, **given}
     dist = Distribution(mechanic, shown, outcomes, mean, tainted)
     dist.evaluations = evaluations   # the work it took (page_odds budgets in this unit)
+    dist.explode_caps = dict(sorted(eng.explode_caps.items()))
     return dist

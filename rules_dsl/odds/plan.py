@@ -101,10 +101,10 @@ class _OrderAnalysis:
             if isinstance(st, n.Let):
                 taint[st.name] = self.ord(st.value, taint, sinks)
             elif isinstance(st, n.Roll):
-                for sub in (st.dice.count, st.dice.on, st.dice.then):
-                    if sub is not None:
-                        self.sink(self.ord(sub, taint, sinks), sinks, deep=True)
-                taint[st.name] = {("roll", name, st.name)} if st.dice.kind == "pool" else set()
+                for sub in st.dice.parts():
+                    self.sink(self.ord(sub, taint, sinks), sinks, deep=True)
+                listed = st.dice.kind in ("pool", "explode") or (st.dice.kind == "reroll" and st.dice.count is not None)
+                taint[st.name] = {("roll", name, st.name)} if listed else set()
             else:
                 self.ord(st.cond, taint, sinks)
         ret = self.ord(node.result, taint, sinks)

@@ -8,7 +8,7 @@ import math
 import operator
 
 from ..compiler import MechanicFn, _Namespace, TableFn
-from ..dice import DieInfo
+from ..dice import DieInfo, explode_law, explode_more, rerolled_die
 from ..errors import EvaluationError
 from ..values import ABSENT, Rational, Record, Sym
 from .chains import _ChainOrigin, _ChainState
@@ -91,6 +91,47 @@ class _Replay:
         alts = [(v, p.numerator * (den // p.denominator), tainted) for v, p, tainted in alts]
         return self._pick(alts, den)
 
+    def reroll(self, name, die, count, faces):
+        """A re-roll once is a roll of the die of kept faces (`dice.rerolled_die`): one die,
+        or a pool of independent such dice."""
+        if self.eng.given is not None and name in self.eng.given.given:
+            return self.eng.given.reroll(name, die, count, faces)    # checked against the die itself
+        kept = rerolled_die(die, faces)
+        return self.one(name, kept) if count is None else self.pool(name, kept, count)
+
+    def explode(self, name, die, count, on, cap):
+        """An exploding pool as three pools (see `dice.explode_law`): A dice of the explode
+        faces, B of the other faces, C of any face (those rolled once the cap was reached),
+        the sizes a choice point with their exact probabilities, the faces handed over as
+        one pool in the canonical order.  Its order cannot be read (see the package doc)."""
+        count = operator.index(count)
+        if self.eng.given is not None and name in self.eng.given.given:
+            return self.eng.given.explode(name, die, count, on, cap)
+        part = self._part(name, die)
+        if part.ordered:
+            raise EvaluationError(f"roll '{name}': the exact odds of an exploding roll whose order the mechanic "
+                                  f"reads are not computed; read it through count, sum, max or a comprehension")
+        p = sum((die.weight(f) for f in die.distinct if f in on), ZERO)
+        self.eng.note_explode(name, cap, explode_more(count, p, cap))
+        law = explode_law(count, p, cap)
+        den = math.lcm(*(pr.denominator for _, pr in law))
+        at = self.pos
+        abc = self._pick([(v, pr.numerator * (den // pr.denominator), False) for v, pr in law], den)
+        hot = DieInfo(die.name, tuple(f for f in die.faces if f in on), die.custom)
+        cold = DieInfo(die.name, tuple(f for f in die.faces if f not in on), die.custom)
+        items = []
+        for tag, d, k in (("explode", hot, abc[0]), ("other", cold, abc[1]), ("any", die, abc[2])):
+            if k:
+                sub = f"{name}:{tag}"
+                items.extend(self._roll(sub, d, self._part(sub, d), k))
+        rank = part.rank
+        items.sort(key=lambda x: rank[x.faces[0] if type(x) is _Face else x])
+        out = _PoolList(items)
+        out.origin = _Origin(self, part, (name, "explode", at))
+        out.mixed = True
+        out.shape = (abc,) + tuple(_key(x, True) for x in items)
+        return out
+
     # -- choice points
     def _next(self):
         """The position of the next choice point met (skipping splits applied early)."""
@@ -111,7 +152,7 @@ class _Replay:
         return c
 
     def _part(self, name, die):
-        key = (name, die.name)
+        key = (name, die.name, die.faces)     # a re-roll's kept-face die differs from its die
         part = self.eng.parts.get(key)
         if part is None:
             part = self.eng.parts[key] = _Partition(die)

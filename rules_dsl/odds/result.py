@@ -60,6 +60,7 @@ class Distribution:
         self.mean = mean
         self.error_bound = error_bound
         self.exact = error_bound == 0
+        self.explode_caps = {}      # roll name -> (cap, P(the pool would want more extra dice))
 
     def __repr__(self):
         return f"<Distribution of {self.title()}: {len(self.outcomes)} outcomes>"
@@ -116,7 +117,10 @@ class Distribution:
                 "mean": None if mean is None else f"{mean.numerator}/{mean.denominator}",
                 "mean_float": None if mean is None else float(mean),
                 "exact": self.exact,
-                "error_bound": None if self.exact else f"{self.error_bound.numerator}/{self.error_bound.denominator}"}
+                "error_bound": None if self.exact else f"{self.error_bound.numerator}/{self.error_bound.denominator}",
+                **({"explode_caps": [{"roll": r, "cap": cap, "probability_more": f"{q.numerator}/{q.denominator}",
+                                      "float": float(q)} for r, (cap, q) in self.explode_caps.items()]}
+                   if self.explode_caps else {})}
 
     def table(self) -> str:
         cum = self.cumulative()
@@ -142,7 +146,19 @@ class Distribution:
             lines.append(f"truncated: a chain's tail was cut; total error below {float(self.error_bound):.3g}")
         if any(isinstance(v, OrMore) for v, _ in self.outcomes):
             lines.append("a chain has no upper limit: the 'or more' row is its exact remaining probability")
+        lines += explode_lines(self.explode_caps)
         return "\n".join(lines)
+
+
+def explode_lines(caps: dict) -> list:
+    """What an exploding roll's limit means for the table: the odds are exact for the rule
+    as written (at most `cap` extra dice); this says how often the limit bites."""
+    out = []
+    for name, (cap, more) in caps.items():
+        how = "never" if not more else f"with probability {more.numerator}/{more.denominator} (about {_approx(more)})"
+        out.append(f"explode: roll {name} adds at most {cap} extra dice (exact for that rule); "
+                   f"without the limit it would add more {how}")
+    return out
 
 
 def side_by_side(left: Distribution, right: Distribution) -> str:
@@ -191,6 +207,8 @@ def side_by_side(left: Distribution, right: Distribution) -> str:
         return "-" if m is None else (str(m.numerator) if m.denominator == 1 else f"{m.numerator}/{m.denominator}"
                                       f" (about {_approx(m)})")
     lines.append(f"mean: A {mean(left)}, B {mean(right)}")
+    for side, d in (("A", left), ("B", right)):
+        lines += [f"{side}: {said}" for said in explode_lines(getattr(d, "explode_caps", {}))]
     return "\n".join(lines)
 
 

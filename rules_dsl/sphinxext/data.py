@@ -89,8 +89,10 @@ def compute_odds_one(mech):
                 mean = Fraction(mean)
                 mean_text = show(mean) + ("" if mean.denominator == 1 else f" ≈ {float(mean):.3f}")
             inputs_text = ", ".join(f"{k}={show(v)}" for k, v in dict(inputs).items()) or "(no inputs)"
+            from ..odds.result import explode_lines
             rows.append({"inputs": inputs_text, "outcomes": outcomes, "mean": mean_text,
-                         "exact": bool(getattr(dist, "exact", True))})
+                         "exact": bool(getattr(dist, "exact", True)),
+                         "limits": explode_lines(getattr(dist, "explode_caps", {}))})
         return rows, None
     except Exception as e:  # the odds engine is another module: show why, do not break the site
         return None, f"{type(e).__name__}: {e}"

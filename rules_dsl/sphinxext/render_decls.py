@@ -183,6 +183,8 @@ def odds_nodes(d):
         if not block.get("exact", True):
             label += nodes.inline("", "", nodes.Text("an unbounded chain is cut where the rest is below 10⁻¹²"),
                                   classes=["rules-odds-mean"])
+        for said in block.get("limits", ()):       # an exploding roll's limit of extra dice
+            label += nodes.inline("", "", nodes.Text(said), classes=["rules-odds-mean"])
         for i, (value, num, den, percent, at_least) in enumerate(outs):
             exact = f"{num}/{den}" if den != 1 else str(num)
             row = []
