@@ -188,7 +188,10 @@ def odds_nodes(d):
             row = []
             if i == 0:
                 row.append((label.deepcopy(), len(outs) - 1) if len(outs) > 1 else label.deepcopy())
-            row.append(nodes.paragraph("", "", literal(value)))
+            if block.get("folded") and i == len(outs) - 1:   # the unlikely rest, as one row
+                row.append(nodes.paragraph("", "", nodes.emphasis(value, value, classes=["rules-odds-folded"])))
+            else:
+                row.append(nodes.paragraph("", "", literal(value)))
             row.append(percent)
             row.append(at_least)
             row.append(exact)
@@ -200,6 +203,11 @@ def odds_nodes(d):
     table = table_node(["Inputs", "Result", "Probability", "At least", "Exact"], rows, classes=["rules-odds"],
                        widths=[3, 3, 1, 1, 1])
     out = [rub, table]
+    folded = sum(b.get("folded", 0) for b in d["odds"])
+    if folded:
+        out.append(text_para(f"The unlikeliest outcomes (together under 1% for each inputs) are folded into "
+                             f"one row ({folded} outcomes in all); `rules odds` lists every one.",
+                             ["rules-odds-more"]))
     total = sum(len(b["outcomes"]) for b in d["odds"])
     if total > shown:
         out.append(text_para(f"Showing {shown} of {total} rows; use `rules odds` for the others.",
