@@ -131,3 +131,13 @@ def test_tall_odds_blocks_fold_their_unlikely_tail():
     assert sum(Fraction(o[1], o[2]) for o in block["outcomes"]) == 1
     small = fold_odds({"inputs": "", "outcomes": outs[:5], "mean": None, "exact": True})
     assert small["folded"] == 0 and small["outcomes"] == outs[:5]
+
+
+def test_an_enum_member_says_how_the_source_prints_it():
+    from rules_dsl import nodes as n
+    from rules_dsl.parser import parse_text
+    src = 'book b {\n title "B"\n}\nsection s "S" {\n rule r "R" {\n  enum e { yes "A", no "\u2013", maybe }\n }\n}\n'
+    sf = parse_text(src, "b.rules")
+    enum = next(x for x in n.iter_nodes(sf) if isinstance(x, n.Enum))
+    assert enum.members == ("yes", "no", "maybe")
+    assert enum.printed == (("yes", "A"), ("no", "\u2013"))

@@ -81,15 +81,33 @@ def definition_of(paragraphs, title_of=None) -> str:
 
 
 # ------------------------------------------------------------------ values
-def cell_text(v):
-    """A table cell from the source: (text, is_absent)."""
+def cell_text(v, printed=None):
+    """A table cell from the source: (text, is_absent), or (text, False, member) for an
+    enum member the source prints its own way (`enum chart_entry { impossible "–" }`:
+    the cell shows "–", and says "impossible" in its title and the table's legend)."""
     if v is ABSENT:
         return ("absent in source", True)
     if isinstance(v, str):
         return (v, False)
     if isinstance(v, n.Name):
+        member = v.name.rsplit(".", 1)[-1]
+        if printed and member in printed:
+            return (printed[member], False, member)
         return (v.name, False)
     return (literal_text(v), False)
+
+
+def printed_members(book) -> dict:
+    """member -> how the source prints it, for the members of the book's enums that say
+    (a member two enums print differently is left as its name)."""
+    from ..model import decls_of
+    out, clash = {}, set()
+    for p in decls_of(book.ast):
+        for member, text in getattr(p.node, "printed", ()) if isinstance(p.node, n.Enum) else ():
+            if out.get(member, text) != text:
+                clash.add(member)
+            out[member] = text
+    return {m: t for m, t in out.items() if m not in clash}
 
 
 # ------------------------------------------------------------------ exact odds of a mechanic's page
@@ -184,10 +202,13 @@ def _decl_model(book, d, odds):
         rt = d.returns
         values = ([(k, type_text(t)) for k, t in rt.fields] if isinstance(rt, n.RecordType)
                   else [("value", type_text(rt))])
+        printed = printed_members(book)
+        rows = [[cell_text(c.value, printed) for c in row] for row in d.rows]
+        used = {c[2] for row in rows for c in row if len(c) > 2}
         return {"kind": "table", "name": d.name, "doc": d.doc, "grid": d.grid,
                 "keys": [(p.name, type_text(p.type)) for p in d.params], "values": values,
                 "header": [cell_text(c.value) for c in d.header],
-                "rows": [[cell_text(c.value) for c in row] for row in d.rows],
+                "rows": rows, "legend": [(printed[m], m) for m in printed if m in used],
                 "entries": len(book.tables[d.name].entries) if d.name in book.tables else 0}
     if isinstance(d, n.Const):
         try:

@@ -133,7 +133,11 @@ def mechanic_node(ctx, d, book):
 
 
 def _cell(cell):
-    text, absent = cell
+    text, absent = cell[:2]
+    if len(cell) > 2:     # an enum member the source prints its own way: "–", titled "impossible"
+        e = nodes.paragraph()
+        e += nodes.abbreviation(text, text, explanation=cell[2], classes=["rules-printed"])
+        return e
     if absent:
         e = nodes.paragraph(classes=["rules-absent"])
         e += nodes.inline(text, text, classes=["rules-absent"])
@@ -169,7 +173,20 @@ def data_table(ctx, d, book):
     if not ctx.no_index:
         out.append(index_node([(f"{name} (table, {clean_index(ctx.book_title(book))})", anchor)]))
     out.append(table)
+    if d.get("legend"):
+        out.append(_legend(d["legend"]))
     return nodes.container("", *out, classes=["rules-table-wrapper"])
+
+
+def _legend(legend):
+    """What a printed entry means ("– impossible · A automatic"), under its table."""
+    p = nodes.paragraph(classes=["rules-table-legend"])
+    for i, (text, member) in enumerate(legend):
+        if i:
+            p += nodes.inline(" · ", " · ", classes=["rules-meta-sep"])
+        p += nodes.strong(text, text)
+        p += nodes.Text(f" {member.replace('_', ' ')}")
+    return p
 
 
 def odds_nodes(d):
