@@ -65,8 +65,11 @@ def test_glossary_entries_say_what_a_keyword_means_from_the_rule_that_defines_it
 
 def test_first_sentence_of_a_definition():
     from rules_dsl.sphinxext.data import first_sentence
-    assert first_sentence("Roll 2d6, e.g. To hit. Then add 3.") == "Roll 2d6, e.g. To hit."
-    assert first_sentence("Cover vs. Blast works. No.") == "Cover vs. Blast works."
+    assert first_sentence("Roll 2d6, e.g. To hit. Then add 3.", min_words=1) == "Roll 2d6, e.g. To hit."
+    assert first_sentence("Cover vs. Blast works. No.", min_words=1) == "Cover vs. Blast works."
+    # a lead-in ("Receiving tokens.") is not a definition: the next sentence comes with it
+    assert first_sentence("Receiving tokens. A unit hit by an attack gets a token. More.") == \
+        "Receiving tokens. A unit hit by an attack gets a token."
     assert first_sentence("No full stop at all") == "No full stop at all"
     long = first_sentence("word " * 200)
     assert len(long) <= 322 and long.endswith(" …")

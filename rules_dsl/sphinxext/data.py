@@ -56,12 +56,16 @@ _SENTENCE_END = re.compile(r"([.!?])\s+(?=[A-Z0-9\"“(])")
 _ABBREVIATIONS = {"e.g", "i.e", "etc", "vs", "cf", "fig", "no", "approx", "p", "pp"}
 
 
-def first_sentence(text: str, limit: int = DEFINITION_CHARS) -> str:
-    """The first sentence of a plain text (a glossary definition), shortened at a word."""
+def first_sentence(text: str, limit: int = DEFINITION_CHARS, min_words: int = 8) -> str:
+    """The first sentence of a plain text (a glossary definition), shortened at a word.
+    A sentence of fewer than `min_words` words is a lead-in ("Receiving tokens.", a price
+    "D x 6 gc."): the next sentences are added until the text says something."""
     s = text
     for m in _SENTENCE_END.finditer(text):
         word = text[:m.start(1)].rsplit(" ", 1)[-1]
         if m.group(1) == "." and (word.lower() in _ABBREVIATIONS or (len(word) == 1 and word.isupper())):
+            continue
+        if len(text[:m.end(1)].split()) < min_words:
             continue
         s = text[:m.end(1)]
         break
