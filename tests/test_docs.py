@@ -224,7 +224,7 @@ def test_enum_members_print_as_the_source_prints_them(tiny):
     escaped, with the member's name as their title and in a legend under the table."""
     xss = page(tiny, "docs/books/xss/esc")
     chart = xss[xss.index('id="xss:marks_chart"'):]
-    chart = chart[:chart.index("</div>")]
+    chart = chart[:chart.index("</p>", chart.index("rules-table-legend"))]   # the table, then its legend
     assert '<abbr class="rules-printed" title="no">–</abbr>' in chart
     assert '<abbr class="rules-printed" title="yes">&lt;b&gt;A&lt;/b&gt;</abbr>' in chart
     assert "<p>maybe</p>" in chart                 # a member without a printed form: its name
@@ -381,8 +381,13 @@ def test_editing_one_rule_rereads_only_its_page(tmp_path):
     src.write_text(src.read_text().replace('"""Rolls."""', '"""Rolls, edited."""'))
     proc = build(project, out, books, cache)
     _ok(proc)
-    assert "0 added, 1 changed, 0 removed" in proc.stdout, proc.stdout
+    # its page, and the glossary page whose keyword "dice" that rule (titled Dice) defines:
+    # the glossary shows the rule's first sentence
+    assert "0 added, 2 changed, 0 removed" in proc.stdout, proc.stdout
+    reread = set(re.findall(r"reading sources\.\.\. \[[ 0-9]+%\] (\S+)", proc.stdout))
+    assert reread == {"docs/books/demo/basics", "docs/books/_glossary/d"}, proc.stdout
     assert "Rolls, edited." in page(out, "docs/books/demo/basics")
+    assert "Rolls, edited." in page(out, "docs/books/_glossary/d")
     # the xss page links to demo:dice-rolls: rewritten so its preview shows the new text
     assert "Rolls, edited." in html.unescape(page(out, "docs/books/xss/esc"))
 
