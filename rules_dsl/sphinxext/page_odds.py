@@ -121,11 +121,12 @@ def page_odds(mechanic, budget: int = PAGE_BUDGET, max_inputs: int = 12) -> list
     value; a parameter that sets a number of dice starts small, at 2); then each range
     parameter in turn takes its low, middle and high value (a number of dice: its low
     value, 2 and 4, since a page shows typical rolls and large pools cost the most), each
-    boolean both values, each enum its members, a list of an enum or a die's faces its first one
-    and two values, and a list of numbers its low value once and three times.  Rows whose result is certain (one outcome: nothing
-    is rolled for those inputs) say nothing about the dice and are left out; when the
-    starting inputs are such a row, the choice starts again from the first inputs that
-    do roll; when every row is certain there is no table.
+    boolean both values, each enum its members, a list of an enum or a die's faces its
+    first one and two values, and a list of numbers its low value once and three times.
+    Rows whose result is certain (one outcome: nothing is rolled for those inputs) say
+    nothing about the dice and are left out; when the starting inputs are such a row,
+    the choice starts again from the first inputs that do roll; when every row is
+    certain there is no table.
     The whole computation stops after `budget` evaluations: work counted, not seconds,
     so a page shows the same rows on every machine.  Inputs that are rejected, or that
     would not finish within their share, are skipped.  [] for a mechanic without dice.
