@@ -218,6 +218,7 @@ class Enum:
     span: Span
     name: str
     members: tuple         # of str
+    printed: tuple = ()    # (member, how the source prints it): `enum e { impossible "–" }`
 
 
 @dataclass(frozen=True)

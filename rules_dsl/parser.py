@@ -484,7 +484,9 @@ class _Builder:
         return n.Const(self.span(t), str(name), self.expr(value), self.string(doc) if doc else "")
 
     def d_enum(self, t):
-        return n.Enum(self.span(t), str(t.children[0]), tuple(str(c) for c in t.children[1:]))
+        members = [m.children for m in t.children[1:]]
+        return n.Enum(self.span(t), str(t.children[0]), tuple(str(name) for name, _ in members),
+                      tuple((str(name), self.string(text)) for name, text in members if text is not None))
 
     def params(self, t):
         if t is None:

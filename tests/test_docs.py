@@ -74,6 +74,17 @@ XSS_BOOK = textwrap.dedent('''\
             "<script>alert(4)</script> {raw}`<b id='cell-role'>c</b>`"
             """
         }
+        rule marks "Marks" {
+            """A chart printed with signs."""
+            enum mark { yes "<b>A</b>", no "–", maybe }
+            table marks_chart(key: 1..3) -> mark "Printed marks" {
+                | key | mark |
+                |---|---|
+                | 1 | yes |
+                | 2 | no |
+                | 3 | maybe |
+            }
+        }
         rule dice-tricks "Dice Tricks" {
             keywords "chart"
             """Rolls [[evil]] with **two** dice."""
@@ -206,6 +217,18 @@ def test_data_table_marks_absent_cells(tiny):
     assert 'class="rules-absent"' in xss
     demo = page(tiny, "docs/books/demo/basics")
     assert 'id="demo:chart"' in demo and "yours / opposed" in demo
+
+
+def test_enum_members_print_as_the_source_prints_them(tiny):
+    """`enum mark { yes "<b>A</b>", no "–" }`: the chart's cells show the printed form,
+    escaped, with the member's name as their title and in a legend under the table."""
+    xss = page(tiny, "docs/books/xss/esc")
+    chart = xss[xss.index('id="xss:marks_chart"'):]
+    chart = chart[:chart.index("</p>", chart.index("rules-table-legend"))]   # the table, then its legend
+    assert '<abbr class="rules-printed" title="no">–</abbr>' in chart
+    assert '<abbr class="rules-printed" title="yes">&lt;b&gt;A&lt;/b&gt;</abbr>' in chart
+    assert "<p>maybe</p>" in chart                 # a member without a printed form: its name
+    assert 'class="rules-table-legend"' in chart and "<strong>–</strong> no" in chart
 
 
 def test_notes_findings_examples_mechanics(tiny):
@@ -390,8 +413,13 @@ def test_editing_one_rule_rereads_only_its_page(tmp_path):
     src.write_text(src.read_text().replace('"""Rolls."""', '"""Rolls, edited."""'))
     proc = build(project, out, books, cache)
     _ok(proc)
-    assert "0 added, 1 changed, 0 removed" in proc.stdout, proc.stdout
+    # its page, and the glossary page whose keyword "dice" that rule (titled Dice) defines:
+    # the glossary shows the rule's first sentence
+    assert "0 added, 2 changed, 0 removed" in proc.stdout, proc.stdout
+    reread = set(re.findall(r"reading sources\.\.\. \[[ 0-9]+%\] (\S+)", proc.stdout))
+    assert reread == {"docs/books/demo/basics", "docs/books/_glossary/d"}, proc.stdout
     assert "Rolls, edited." in page(out, "docs/books/demo/basics")
+    assert "Rolls, edited." in page(out, "docs/books/_glossary/d")
     # the xss page links to demo:dice-rolls: rewritten so its preview shows the new text
     assert "Rolls, edited." in html.unescape(page(out, "docs/books/xss/esc"))
     # only the files whose bytes change are written again (xss.json names demo's rule by its label)

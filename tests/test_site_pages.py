@@ -14,8 +14,9 @@ def test_a_page_per_letter_and_a_prefix_when_a_letter_is_over_budget():
                       entry("-", 1)] + [entry(f"s{c}x", 4) for c in "aeiou"], key=lambda e: e["key"])
     pages = crossbook.split_pages(entries, key=lambda e: e["key"], weight=lambda e: len(e["rules"]), budget=8)
     slugs = [s for s, _ in pages]
-    assert slugs == ["2", "a", "b", "sa", "se", "si", "so", "su", "other"]
-    assert [e["key"] for s, es in pages for e in es] == [e["key"] for e in entries if e["key"] != "-"] + ["-"]
+    assert slugs == ["a", "b", "sa", "se", "si", "so", "su", "0-9", "other"]    # numbers after the letters
+    keys = [e["key"] for e in entries]
+    assert [e["key"] for s, es in pages for e in es] == [k for k in keys if k[0].isalpha()] + ["2nd wave", "-"]
     assert all(sum(len(e["rules"]) for e in es) <= 8 for s, es in pages if s != "a")
 
 
@@ -66,3 +67,114 @@ def test_meta_descriptions_and_caption_headings():
     assert len(site.page_description(Site(), "x", "docs/index", None, "T" * 500)) <= site.DESCRIPTION_CHARS
     html = '<p class="caption" role="heading"><span class="caption-text">Books</span></p>'
     assert 'role="heading" aria-level="2"' in site._caption_level(html)
+
+
+def rule(rid, title, keywords=(), aliases=(), definition=""):
+    return {"id": rid, "title": title, "keywords": list(keywords), "aliases": list(aliases),
+            "definition": definition}
+
+
+def test_glossary_entries_say_what_a_keyword_means_from_the_rule_that_defines_it():
+    models = {
+        "dust": {"rules": {"suppression": rule("suppression", "Suppression", ["suppressed", "pinned"],
+                                               aliases=["Suppressed"], definition="A unit under fire may freeze."),
+                           "shooting": rule("shooting", "Shooting", ["suppression", "4+", "2d6"],
+                                            definition="Units shoot.")}},
+        "void": {"rules": {"pin": rule("pin", "Pinned", ["pinned"], definition="A pinned unit <b>stops</b>.")}},
+    }
+    gl = {e["key"]: e for e in crossbook.glossary(models)}
+    # "suppressed" is an alias of Suppression (plural/case folded as names are): its first sentence
+    assert gl["suppressed"]["definitions"] == [("dust", "suppression", "Suppression", "A unit under fire may freeze.")]
+    assert gl["suppression"]["definitions"][0][1] == "suppression"
+    # one definition per book that defines it; the text stays plain (the renderer escapes it)
+    assert [d[0] for d in gl["pinned"]["definitions"]] == ["void"]
+    assert gl["pinned"]["definitions"][0][3] == "A pinned unit <b>stops</b>."
+    assert "4+" not in gl and "2d6" in gl            # bare numbers are search words only
+    assert gl["pinned"]["rules"] == [("dust", "suppression", "Suppression"), ("void", "pin", "Pinned")]
+    pages = crossbook.glossary_pages(list(gl.values()))
+    assert [s for s, _ in pages][-1] == "0-9"
+    jump = crossbook.jump_targets([s for s, _ in pages])
+    assert jump[0] == ("A", None) and ("P", "p") in jump and ("S", "s") in jump and jump[-1] == ("0–9", "0-9")
+
+
+def test_first_sentence_of_a_definition():
+    from rules_dsl.sphinxext.data import first_sentence
+    assert first_sentence("Roll 2d6, e.g. To hit. Then add 3.", min_words=1) == "Roll 2d6, e.g. To hit."
+    assert first_sentence("Cover vs. Blast works. No.", min_words=1) == "Cover vs. Blast works."
+    # a lead-in ("Receiving tokens.") is not a definition: the next sentence comes with it
+    assert first_sentence("Receiving tokens. A unit hit by an attack gets a token. More.") == \
+        "Receiving tokens. A unit hit by an attack gets a token."
+    assert first_sentence("No full stop at all") == "No full stop at all"
+    long = first_sentence("word " * 200)
+    assert len(long) <= 322 and long.endswith(" …")
+
+
+def test_same_titles_sort_the_same_whatever_the_order_of_the_books():
+    """Ties of title are broken by rule id, so the pages do not depend on set or dict order."""
+    a = {"b1": {"rules": {"x2": rule("x2", "Cover", ["cover"]), "x1": rule("x1", "Cover", ["cover"])}},
+         "b2": {"rules": {"y": rule("y", "Cover", ["cover"])}}}
+    b = {"b2": a["b2"], "b1": {"rules": dict(reversed(list(a["b1"]["rules"].items())))}}
+    assert crossbook.glossary(a) == crossbook.glossary(b)
+    assert crossbook.cross_index(a) == crossbook.cross_index(b)
+    assert [r[1] for r in crossbook.glossary(a)[0]["rules"]] == ["x1", "x2", "y"]
+
+
+TOKENS_RULE = '''section s "S" {
+  rule tokens "Tokens" {
+    """Roll to shake off tokens."""
+    enum state { clear, shaken, broken }
+    mechanic recover(st: state, extra: bool = false) -> state {
+      roll dice: (if st == clear then 0 else if extra then 3 else 2) of dust
+      let armies = count(f for f in dice if f == army)
+      return if st == clear or armies >= 2 then clear else if armies == 1 then shaken else st
+    }
+    mechanic sure(n: 0..3) -> int {
+      roll dice: n of d6
+      return 7
+    }
+  }
+}
+'''
+
+
+def test_page_odds_show_the_inputs_that_roll_and_no_table_that_says_nothing(demo_books):
+    """A page's odds start from inputs that roll (not `clear`, where nothing is rolled),
+    vary enums and booleans, and leave out certain rows; every row certain: no table."""
+    import rules_dsl
+    from conftest import write_book
+    from rules_dsl.sphinxext.page_odds import page_odds
+    write_book(demo_books, "tok", TOKENS_RULE)
+    book = rules_dsl.load("tok")
+    shown = [inp for inp, _ in page_odds(book.mechanics["recover"])]
+    assert shown[0] == {"st": "shaken", "extra": False}
+    assert {"st": "broken", "extra": False} in shown and {"st": "shaken", "extra": True} in shown
+    assert all(inp["st"] != "clear" for inp in shown)
+    assert page_odds(book.mechanics["sure"]) == []
+
+
+def test_tall_odds_blocks_fold_their_unlikely_tail():
+    from fractions import Fraction
+
+    from rules_dsl.sphinxext.data import ODDS_BLOCK_ROWS, fold_odds
+    from rules_dsl.values import percent_text
+    probs = [Fraction(1, 2 ** (i + 1)) for i in range(29)] + [Fraction(1, 2 ** 29)]
+    at_least = [sum(probs[i:]) for i in range(len(probs))]
+    outs = [(str(i), p.numerator, p.denominator, percent_text(p), percent_text(a))
+            for i, (p, a) in enumerate(zip(probs, at_least))]
+    block = fold_odds({"inputs": "n=2", "outcomes": outs, "mean": "1", "exact": True})
+    assert len(block["outcomes"]) <= ODDS_BLOCK_ROWS and block["folded"] == 30 - 7
+    last = block["outcomes"][-1]
+    assert last[0] == "7 or more" and Fraction(last[1], last[2]) == at_least[7] and last[4] == outs[7][4]
+    assert sum(Fraction(o[1], o[2]) for o in block["outcomes"]) == 1
+    small = fold_odds({"inputs": "", "outcomes": outs[:5], "mean": None, "exact": True})
+    assert small["folded"] == 0 and small["outcomes"] == outs[:5]
+
+
+def test_an_enum_member_says_how_the_source_prints_it():
+    from rules_dsl import nodes as n
+    from rules_dsl.parser import parse_text
+    src = 'book b {\n title "B"\n}\nsection s "S" {\n rule r "R" {\n  enum e { yes "A", no "\u2013", maybe }\n }\n}\n'
+    sf = parse_text(src, "b.rules")
+    enum = next(x for x in n.iter_nodes(sf) if isinstance(x, n.Enum))
+    assert enum.members == ("yes", "no", "maybe")
+    assert enum.printed == (("yes", "A"), ("no", "\u2013"))

@@ -77,14 +77,41 @@ def cross_index(models: dict) -> list:
     return out
 
 
+#: definitions shown under one keyword at most (one per book that defines it, in book order)
+DEFINITIONS_SHOWN = 3
+
+
+def defining_rules(models: dict) -> dict:
+    """name_key -> [(book, rule id, title, definition)] of the rules whose title or an alias
+    is that name: what a book *defines* (checks.defined_names), across every book."""
+    from ..checks import name_key
+    out = {}
+    for bid, m in sorted(models.items()):
+        for r in m["rules"].values():
+            if not r.get("definition"):
+                continue
+            for name in dict.fromkeys(name_key(x) for x in (r["title"], *r.get("aliases", ()))):
+                out.setdefault(name, []).append((bid, r["id"], r["title"], r["definition"]))
+    return out
+
+
 def glossary(models: dict) -> list:
-    """Every keyword across the books, with the rules that carry it."""
+    """Every keyword across the books, with what it means and the rules that carry it.
+
+    A keyword's definition is the first sentence of the rule whose title or alias is
+    that keyword (compared as a book compares names: `checks.name_key`), one per book
+    that defines it, a rule that also carries the keyword first.  Keywords without a
+    letter ("1", "4+", "+2") are left out: they name no term a player reads about, and
+    `rules lookup` still finds them; keywords that start with a digit ("2d6", "25mm")
+    are kept, after the letters (see `split_pages`)."""
+    from ..checks import name_key
+    defs = defining_rules(models)
     terms = {}
     for bid, m in models.items():
         for r in m["rules"].values():
             for kw in r["keywords"]:
                 key = " ".join(kw.lower().split())
-                if not key:
+                if not re.search(r"[^\W\d_]", key):
                     continue
                 t = terms.setdefault(key, {"forms": {}, "rules": []})
                 form = " ".join(kw.split())
@@ -93,7 +120,16 @@ def glossary(models: dict) -> list:
     out = []
     for key, t in terms.items():
         label = sorted(t["forms"].items(), key=lambda kv: (-kv[1], kv[0]))[0][0]
-        out.append({"key": key, "label": label, "rules": sorted(set(t["rules"]), key=lambda x: (x[0], x[2].lower(), x[2], x[1]))})
+        rules = sorted(set(t["rules"]), key=lambda x: (x[0], x[2].lower(), x[2], x[1]))
+        carriers = {(b, rid) for b, rid, _ in rules}
+        cands = sorted(defs.get(name_key(key), ()), key=lambda d: (d[0], (d[0], d[1]) not in carriers,
+                                                                   d[2].lower(), d[2], d[1]))
+        shown, books = [], set()
+        for d in cands:
+            if d[0] not in books and len(shown) < DEFINITIONS_SHOWN:
+                books.add(d[0])
+                shown.append(d)
+        out.append({"key": key, "label": label, "rules": rules, "definitions": shown})
     out.sort(key=lambda e: e["key"])
     return out
 
@@ -112,12 +148,23 @@ def _letters(text: str) -> str:
     return re.sub(r"[^a-z0-9]", "", text.lower())
 
 
+def _group(text: str) -> int:
+    """Where a name's page goes: 0 letters (a-z), 1 digits (after the letters), 2 other."""
+    k = _letters(text)
+    return 2 if not k else (1 if k[0].isdigit() else 0)
+
+
+DIGITS = "0-9"
+
+
 def split_pages(entries: list, key, weight, budget: int = LINKS_PER_PAGE) -> list:
     """[(slug, entries)]: `entries` (already in reading order) grouped by the
     first letter of `key(entry)`; a group with more than `budget` links
     (`weight(entry)` each) is split by its first two letters, and so on (at
     most four), so no page grows past the budget however big the library.
-    Names without a letter or digit go under ``other``."""
+    Names that start with a digit share one page, ``0-9``, after the letters
+    (split by their first digits when over budget); names without a letter or
+    digit go last, under ``other``."""
     def split(items, depth):
         groups = {}
         for e in items:
@@ -131,11 +178,44 @@ def split_pages(entries: list, key, weight, budget: int = LINKS_PER_PAGE) -> lis
             else:
                 out.append((slug, es))
         return out
-    return split(entries, 1)
+    letters = [e for e in entries if _group(key(e)) == 0]
+    digits = [e for e in entries if _group(key(e)) == 1]
+    other = [e for e in entries if _group(key(e)) == 2]
+    out = split(letters, 1)
+    if digits:
+        if sum(weight(e) for e in digits) > budget and len({_letters(key(e))[:1] for e in digits}) > 1:
+            out.extend(split(digits, 1))
+        else:
+            out.append((DIGITS, digits))
+    if other:
+        out.append(("other", other))
+    return out
+
+
+def page_title(slug: str) -> str:
+    """A glossary or cross-index page's heading part: "A", "Sa", "0–9", "Other"."""
+    return "0–9" if slug == DIGITS else slug.capitalize()
+
+
+def jump_targets(slugs) -> list:
+    """The A–Z jump bar: [(label, slug of the first page for it, or None)] for A..Z,
+    then 0–9 and Other when there are such pages."""
+    slugs = list(slugs)
+    out = []
+    for c in "abcdefghijklmnopqrstuvwxyz":
+        out.append((c.upper(), next((s for s in slugs if s.startswith(c)), None)))
+    digit = next((s for s in slugs if s[:1].isdigit()), None)
+    if digit:
+        out.append(("0–9", digit))
+    if "other" in slugs:
+        out.append(("Other", "other"))
+    return out
 
 
 def glossary_pages(entries: list) -> list:
-    return split_pages(entries, key=lambda e: e["key"], weight=lambda e: len(e["rules"]))
+    """A definition weighs about as much as three links (its text and its rule's link)."""
+    return split_pages(entries, key=lambda e: e["key"],
+                       weight=lambda e: len(e["rules"]) + 3 * len(e.get("definitions", ())))
 
 
 def xindex_pages(entries: list) -> list:

@@ -23,6 +23,7 @@ through the odds engine's `page_odds`).
 """
 from __future__ import annotations
 
+import re
 from fractions import Fraction
 from pathlib import Path
 
@@ -33,6 +34,7 @@ from ..values import ABSENT, percent_text, show
 
 CASES_SHOWN = 12
 SUMMARY_CHARS = 200
+DEFINITION_CHARS = 320
 
 
 # ------------------------------------------------------------------ prose
@@ -48,16 +50,68 @@ def summary_of(paragraphs, title_of=None) -> str:
     return ""
 
 
+#: a sentence ends at . ! or ? followed by a space and a capital, a digit or a quote ...
+_SENTENCE_END = re.compile(r"([.!?])\s+(?=[A-Z0-9\"“(])")
+#: ... unless the full stop ends an abbreviation ("e.g. A", "vs. Cover", "Fig. 3") or an initial
+_ABBREVIATIONS = {"e.g", "i.e", "etc", "vs", "cf", "fig", "no", "approx", "p", "pp"}
+
+
+def first_sentence(text: str, limit: int = DEFINITION_CHARS, min_words: int = 8) -> str:
+    """The first sentence of a plain text (a glossary definition), shortened at a word.
+    A sentence of fewer than `min_words` words is a lead-in ("Receiving tokens.", a price
+    "D x 6 gc."): the next sentences are added until the text says something."""
+    s = text
+    for m in _SENTENCE_END.finditer(text):
+        word = text[:m.start(1)].rsplit(" ", 1)[-1]
+        if m.group(1) == "." and (word.lower() in _ABBREVIATIONS or (len(word) == 1 and word.isupper())):
+            continue
+        if len(text[:m.end(1)].split()) < min_words:
+            continue
+        s = text[:m.end(1)]
+        break
+    if len(s) > limit:
+        s = s[:limit].rsplit(" ", 1)[0].rstrip(",;:") + " …"
+    return s
+
+
+def definition_of(paragraphs, title_of=None) -> str:
+    """What a rule says its subject is: the first sentence of its first paragraph (plain
+    text: the renderers escape it), or "" for a rule without prose."""
+    for p in paragraphs:
+        s = plain_text(parse_prose(p), title_of, first_only=True)
+        if s:
+            return first_sentence(s)
+    return ""
+
+
 # ------------------------------------------------------------------ values
-def cell_text(v):
-    """A table cell from the source: (text, is_absent)."""
+def cell_text(v, printed=None):
+    """A table cell from the source: (text, is_absent), or (text, False, member) for an
+    enum member the source prints its own way (`enum chart_entry { impossible "–" }`:
+    the cell shows "–", and says "impossible" in its title and the table's legend)."""
     if v is ABSENT:
         return ("absent in source", True)
     if isinstance(v, str):
         return (v, False)
     if isinstance(v, n.Name):
+        member = v.name.rsplit(".", 1)[-1]
+        if printed and member in printed:
+            return (printed[member], False, member)
         return (v.name, False)
     return (literal_text(v), False)
+
+
+def printed_members(book) -> dict:
+    """member -> how the source prints it, for the members of the book's enums that say
+    (a member two enums print differently is left as its name)."""
+    from ..model import decls_of
+    out, clash = {}, set()
+    for p in decls_of(book.ast):
+        for member, text in getattr(p.node, "printed", ()) if isinstance(p.node, n.Enum) else ():
+            if out.get(member, text) != text:
+                clash.add(member)
+            out[member] = text
+    return {m: t for m, t in out.items() if m not in clash}
 
 
 # ------------------------------------------------------------------ exact odds of a mechanic's page
@@ -98,6 +152,39 @@ def compute_odds_one(mech):
         return None, f"{type(e).__name__}: {e}"
 
 
+#: an odds block (one set of inputs) longer than this is folded: its likeliest outcomes,
+#: then one row for the rest (together under ODDS_FOLD_BELOW)
+ODDS_BLOCK_ROWS = 10
+ODDS_FOLD_BELOW = Fraction(1, 100)
+
+
+def fold_odds(block: dict) -> dict:
+    """A tall odds block (a chain of dice has dozens of outcomes under 0.01%) cut to the
+    fewest likeliest outcomes that hold all but ODDS_FOLD_BELOW of the probability (at
+    most ODDS_BLOCK_ROWS), in their order, then one row for the rest: "6 or more" when the
+    rest is the tail of the values (its "at least" is then exact), else "N other outcomes".
+    `folded` counts the outcomes the last row stands for (0: nothing folded)."""
+    outs = block["outcomes"]
+    if len(outs) <= ODDS_BLOCK_ROWS:
+        return {**block, "folded": 0}
+    probs = [Fraction(num, den) for _, num, den, _, _ in outs]
+    keep, covered = set(), Fraction(0)
+    for i in sorted(range(len(outs)), key=lambda i: (-probs[i], i)):
+        if covered >= 1 - ODDS_FOLD_BELOW or len(keep) >= ODDS_BLOCK_ROWS - 1:
+            break
+        keep.add(i)
+        covered += probs[i]
+    rest = [i for i in range(len(outs)) if i not in keep]
+    if len(rest) < 2:
+        return {**block, "folded": 0}
+    p = sum((probs[i] for i in rest), Fraction(0))
+    tail = rest == list(range(rest[0], len(outs))) and outs[rest[0]][4] != ""
+    first = outs[rest[0]][0]
+    label = f"{first} or more" if tail and not first.endswith(" or more") else f"{len(rest)} other outcomes"
+    row = (label, p.numerator, p.denominator, percent_text(p), outs[rest[0]][4] if tail else "")
+    return {**block, "outcomes": [outs[i] for i in sorted(keep)] + [row], "folded": len(rest)}
+
+
 # ------------------------------------------------------------------ the model
 def _decl_model(book, d, odds):
     if isinstance(d, n.Mechanic):
@@ -113,7 +200,7 @@ def _decl_model(book, d, odds):
                  "params": params, "rolls": rolls, "returns": (type_text(d.returns), m.returns.describe),
                  "lines": mechanic_lines(d), "has_dice": bool(m.has_dice), "odds": None}
         if odds is not None and d.name in odds[0]:
-            model["odds"] = odds[0][d.name]
+            model["odds"] = [fold_odds(b) for b in odds[0][d.name]]
         if odds is not None and d.name in odds[1]:
             model["odds_error"] = odds[1][d.name]
         return model
@@ -121,10 +208,13 @@ def _decl_model(book, d, odds):
         rt = d.returns
         values = ([(k, type_text(t)) for k, t in rt.fields] if isinstance(rt, n.RecordType)
                   else [("value", type_text(rt))])
+        printed = printed_members(book)
+        rows = [[cell_text(c.value, printed) for c in row] for row in d.rows]
+        used = {c[2] for row in rows for c in row if len(c) > 2}
         return {"kind": "table", "name": d.name, "doc": d.doc, "grid": d.grid,
                 "keys": [(p.name, type_text(p.type)) for p in d.params], "values": values,
                 "header": [cell_text(c.value) for c in d.header],
-                "rows": [[cell_text(c.value) for c in row] for row in d.rows],
+                "rows": rows, "legend": [(printed[m], m) for m in printed if m in used],
                 "entries": len(book.tables[d.name].entries) if d.name in book.tables else 0}
     if isinstance(d, n.Const):
         try:
@@ -201,6 +291,7 @@ def build_model(book, derived: dict) -> dict:
             "examples": [(ex.title, ex.text) for ex in r.examples],
             "workings": [_workings(book, r.id, ex) for ex in r.examples],
             "summary": summary_of([p.text for p in r.prose], title_of),
+            "definition": definition_of([p.text for p in r.prose], title_of),
             "refs": refs_of(book.id, r),
         }
 

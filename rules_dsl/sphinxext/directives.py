@@ -20,7 +20,7 @@ from docutils.parsers.rst import directives
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 
-from . import render_pages, render_rules, rendering, site as site_mod
+from . import crossbook, render_pages, render_rules, rendering, site as site_mod
 
 logger = logging.getLogger(__name__)
 
@@ -115,21 +115,26 @@ class BooksDirective(_RulesDirective):
 
 
 class GlossaryDirective(_RulesDirective):
-    """Without an argument: the list of the glossary's pages (one per letter or
-    prefix); with one (a page's slug, on the generated pages): that page."""
+    """Without an argument: the A–Z jump bar and the list of the glossary's pages (one
+    per letter or prefix); with one (a page's slug, on the generated pages): the bar
+    and that page."""
     required_arguments = 0
     optional_arguments = 1
 
     def run(self):
         site = self.site()
+        bar = render_pages.jump_bar(crossbook.jump_targets(site.glossary_pages), site.docname_glossary,
+                                    self.arguments[0].strip() if self.arguments else None)
+        self.depend({("global", "glossary", "")})
         if not self.arguments:
-            self.depend({("global", "glossary", "")})
-            return render_pages.pages_toc(self.env.docname, [site.docname_glossary(s) for s in site.glossary_pages])
+            return [bar] + render_pages.pages_toc(self.env.docname,
+                                                  [site.docname_glossary(s) for s in site.glossary_pages])
         slug = self.arguments[0].strip()
         if slug not in site.glossary_pages:
             return self.warn(f"no glossary page {slug!r}")
         self.depend({("global", "glossary", slug)})
-        return render_pages.glossary_nodes(self.ctx(), site.glossary_pages[slug], self.state.document, self.lineno)
+        return [bar] + render_pages.glossary_nodes(self.ctx(), site.glossary_pages[slug], self.state.document,
+                                                   self.lineno)
 
 
 class CrossIndexDirective(_RulesDirective):
@@ -139,16 +144,19 @@ class CrossIndexDirective(_RulesDirective):
 
     def run(self):
         site = self.site()
+        self.depend({("global", "xindex", "")})
+        if not site.xindex_pages:
+            return render_pages.crossindex_nodes(self.ctx(), [], sorted(site.models))
+        bar = render_pages.jump_bar(crossbook.jump_targets(site.xindex_pages), site.docname_xindex,
+                                    self.arguments[0].strip() if self.arguments else None)
         if not self.arguments:
-            self.depend({("global", "xindex", "")})
-            if not site.xindex_pages:
-                return render_pages.crossindex_nodes(self.ctx(), [], sorted(site.models))
-            return render_pages.pages_toc(self.env.docname, [site.docname_xindex(s) for s in site.xindex_pages])
+            return [bar] + render_pages.pages_toc(self.env.docname,
+                                                  [site.docname_xindex(s) for s in site.xindex_pages])
         slug = self.arguments[0].strip()
         if slug not in site.xindex_pages:
             return self.warn(f"no cross-index page {slug!r}")
         self.depend({("global", "xindex", slug)})
-        return render_pages.crossindex_nodes(self.ctx(), site.xindex_pages[slug], sorted(site.models))
+        return [bar] + render_pages.crossindex_nodes(self.ctx(), site.xindex_pages[slug], sorted(site.models))
 
 
 class CliDirective(SphinxDirective):

@@ -73,24 +73,42 @@ def _candidates(mech, p, counts):
         mid = (lo + hi) // 2
         return (default if default is not None else mid), [lo, mid, hi]
     if isinstance(t, n.NamedType):
-        book = mech.book
-        if t.name == "bool":
-            vals = [False, True]
-        elif t.name in book.enums:
-            vals = list(book.enums[t.name])[:3]
-        elif t.name in book.dice:
-            die = book.dice[t.name]
-            vals = [str(f) if die.custom else f for f in die.distinct][:3]
-        elif t.name in ("int", "number"):
-            vals = [1]
-        else:
-            vals = []
+        vals = _values_of(mech.book, t.name)
         if default is not None:
-            return default, []
-        return (vals[0] if vals else None), []
+            return default, vals
+        return (vals[0] if vals else None), vals
     if isinstance(t, n.ListType):
-        return (default if default is not None else []), []
+        if isinstance(t.item, n.RangeType):      # a list of numbers (model sizes): one, then three
+            shown = [[t.item.low], [t.item.low] * 3]
+        else:                                     # a list of faces or members: the first, the first two
+            vals = _values_of(mech.book, t.item.name) if isinstance(t.item, n.NamedType) else []
+            shown = [vals[:1], vals[:2]] if vals else []
+        return (default if default is not None else []), [v for v in shown if v]
     return default, []
+
+
+#: values of an enum (or die faces) a page shows at most per parameter
+NAMED_SHOWN = 6
+
+
+def _values_of(book, name) -> list:
+    """The values a page tries for a parameter of a named type: both booleans, an
+    enum's members, a custom die's faces (at most NAMED_SHOWN); [] for open types."""
+    if name == "bool":
+        return [False, True]
+    if name in book.enums:
+        return list(book.enums[name])[:NAMED_SHOWN]
+    if name in book.dice:
+        die = book.dice[name]
+        return [str(f) if die.custom else f for f in die.distinct][:NAMED_SHOWN]
+    if name in ("int", "number"):
+        return [1]
+    return []
+
+
+def _certain(dist) -> bool:
+    """A distribution with one outcome: no roll decides anything for these inputs."""
+    return len(dist.outcomes) == 1
 
 
 PAGE_BUDGET = 20_000   # evaluations per mechanic page: about 0.3-0.6 s here
@@ -102,7 +120,13 @@ def page_odds(mechanic, budget: int = PAGE_BUDGET, max_inputs: int = 12) -> list
     Every parameter starts from its default (else the middle of its range, or its first
     value; a parameter that sets a number of dice starts small, at 2); then each range
     parameter in turn takes its low, middle and high value (a number of dice: its low
-    value, 2 and 4, since a page shows typical rolls and large pools cost the most).
+    value, 2 and 4, since a page shows typical rolls and large pools cost the most), each
+    boolean both values, each enum its members, a list of an enum or a die's faces its
+    first one and two values, and a list of numbers its low value once and three times.
+    Rows whose result is certain (one outcome: nothing is rolled for those inputs) say
+    nothing about the dice and are left out; when the starting inputs are such a row,
+    the choice starts again from the first inputs that do roll; when every row is
+    certain there is no table.
     The whole computation stops after `budget` evaluations: work counted, not seconds,
     so a page shows the same rows on every machine.  Inputs that are rejected, or that
     would not finish within their share, are skipped.  [] for a mechanic without dice.
@@ -119,7 +143,6 @@ def page_odds(mechanic, budget: int = PAGE_BUDGET, max_inputs: int = 12) -> list
             dist = distribution(mechanic, *args, **kwargs)
             out.append((dist.inputs, dist))
         return out
-    left = budget
     counts = _count_params(mechanic)
     base, shown = {}, {}
     for p in mechanic.params:
@@ -128,25 +151,52 @@ def page_odds(mechanic, budget: int = PAGE_BUDGET, max_inputs: int = 12) -> list
             return []
         base[p.name] = b
         shown[p.name] = vals
+    state = {"left": budget, "too_big": {}, "done": []}     # done: [(inputs, dist or None)]
+    rows = _evaluate(mechanic, _around(mechanic, base, shown, max_inputs), counts, base, state)
+    if rows and _certain(rows[0][1]) and not all(_certain(d) for _, d in rows):
+        # the starting inputs roll nothing (Suppression when the unit is clear; a save
+        # outside its arc): start again from the first inputs that do roll
+        base = dict(next(inp for inp, d in rows if not _certain(d)))
+        rows = _evaluate(mechanic, _around(mechanic, base, shown, max_inputs), counts, base, state)
+    if not any(not _certain(d) for _, d in rows):
+        return []                       # every row is one certain result: a table that says nothing
+    return [(inp, d) for inp, d in rows if not _certain(d)]
+
+
+def _around(mechanic, base, shown, max_inputs) -> list:
+    """The base inputs, then each parameter in turn at each of its shown values."""
     inputs = [dict(base)]
     for p in mechanic.params:
         for v in shown[p.name]:
             d = {**base, p.name: v}
             if d not in inputs:
                 inputs.append(d)
-    inputs = inputs[:max_inputs]
-    out, too_big = [], {}
+    return inputs[:max_inputs]
+
+
+def _evaluate(mechanic, inputs, counts, base, state) -> list:
+    """[(inputs, Distribution)] of the inputs that finish within the budget left (work
+    counted, not seconds); an input evaluated before is not evaluated again."""
+    out = []
+    too_big = state["too_big"]
     for i, inp in enumerate(inputs):
-        if left <= 0:
+        known = next((d for x, d in state["done"] if x == inp), False)
+        if known is not False:
+            if known is not None:
+                out.append((inp, known))
+            continue
+        if state["left"] <= 0:
             break
         # a larger number of dice than one that did not finish will not finish either
         if any(k in counts and isinstance(v, int) and v >= too_big.get(k, v + 1) for k, v in inp.items()):
             continue
+        left = state["left"]
         share = left if i == 0 else max(left // (len(inputs) - i), min(left, 1_000))
         try:
             dist = distribution(mechanic, _max_evals=share, **inp)
         except TooLarge:
-            left -= share
+            state["left"] -= share
+            state["done"].append((inp, None))
             if i == 0:
                 break
             for k, v in inp.items():
@@ -154,7 +204,9 @@ def page_odds(mechanic, budget: int = PAGE_BUDGET, max_inputs: int = 12) -> list
                     too_big[k] = min(too_big.get(k, v), v)
             continue
         except RulesError:
+            state["done"].append((inp, None))
             continue
-        left -= dist.evaluations
+        state["left"] -= dist.evaluations
+        state["done"].append((inp, dist))
         out.append((inp, dist))
     return out

@@ -133,7 +133,11 @@ def mechanic_node(ctx, d, book):
 
 
 def _cell(cell):
-    text, absent = cell
+    text, absent = cell[:2]
+    if len(cell) > 2:     # an enum member the source prints its own way: "–", titled "impossible"
+        e = nodes.paragraph()
+        e += nodes.abbreviation(text, text, explanation=cell[2], classes=["rules-printed"])
+        return e
     if absent:
         e = nodes.paragraph(classes=["rules-absent"])
         e += nodes.inline(text, text, classes=["rules-absent"])
@@ -169,7 +173,20 @@ def data_table(ctx, d, book):
     if not ctx.no_index:
         out.append(index_node([(f"{name} (table, {clean_index(ctx.book_title(book))})", anchor)]))
     out.append(table)
+    if d.get("legend"):
+        out.append(_legend(d["legend"]))
     return nodes.container("", *out, classes=["rules-table-wrapper"])
+
+
+def _legend(legend):
+    """What a printed entry means ("– impossible · A automatic"), under its table."""
+    p = nodes.paragraph(classes=["rules-table-legend"])
+    for i, (text, member) in enumerate(legend):
+        if i:
+            p += nodes.inline(" · ", " · ", classes=["rules-meta-sep"])
+        p += nodes.strong(text, text)
+        p += nodes.Text(f" {member.replace('_', ' ')}")
+    return p
 
 
 def odds_nodes(d):
@@ -190,7 +207,10 @@ def odds_nodes(d):
             row = []
             if i == 0:
                 row.append((label.deepcopy(), len(outs) - 1) if len(outs) > 1 else label.deepcopy())
-            row.append(nodes.paragraph("", "", literal(value)))
+            if block.get("folded") and i == len(outs) - 1:   # the unlikely rest, as one row
+                row.append(nodes.paragraph("", "", nodes.emphasis(value, value, classes=["rules-odds-folded"])))
+            else:
+                row.append(nodes.paragraph("", "", literal(value)))
             row.append(percent)
             row.append(at_least)
             row.append(exact)
@@ -202,6 +222,11 @@ def odds_nodes(d):
     table = table_node(["Inputs", "Result", "Probability", "At least", "Exact"], rows, classes=["rules-odds"],
                        widths=[3, 3, 1, 1, 1])
     out = [rub, table]
+    folded = sum(b.get("folded", 0) for b in d["odds"])
+    if folded:
+        out.append(text_para(f"The unlikeliest outcomes (together under 1% for each inputs) are folded into "
+                             f"one row ({folded} outcomes in all); `rules odds` lists every one.",
+                             ["rules-odds-more"]))
     total = sum(len(b["outcomes"]) for b in d["odds"])
     if total > shown:
         out.append(text_para(f"Showing {shown} of {total} rows; use `rules odds` for the others.",

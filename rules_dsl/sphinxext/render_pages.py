@@ -165,7 +165,41 @@ def pages_toc(docname, docs):
 XINDEX_TABLE_BOOKS = 8
 
 
+def doc_link(docname, text, classes=()):
+    """A link to another page of the site (resolved by Sphinx's std domain)."""
+    x = addnodes.pending_xref("", refdomain="std", reftype="doc", reftarget="/" + docname, refexplicit=True,
+                              refwarn=True)
+    x += nodes.inline(text, text, classes=list(classes))
+    return x
+
+
+def jump_bar(targets, docname_of, current=None):
+    """The A–Z jump bar of the glossary or cross-index pages: a link per letter that has
+    a page (the current page's letter in bold, letters without entries greyed out), then
+    a link to the general index (every rule, section, mechanic and table, A–Z)."""
+    p = nodes.paragraph(classes=["rules-az"])
+    p += nodes.inline("Jump to: ", "Jump to: ", classes=["rules-az-label"])
+    for i, (label, slug) in enumerate(targets):
+        if i:
+            p += nodes.Text(" ")
+        if slug is None:
+            p += nodes.inline(label, label, classes=["rules-az-empty"])
+        elif current is not None and (slug == current or (len(label) == 1 and current.startswith(label.lower())
+                                                          and not current[:1].isdigit())):
+            p += nodes.strong(label, label, classes=["rules-az-current"])
+        else:
+            p += doc_link(docname_of(slug), label)
+    p += nodes.inline(" · ", " · ", classes=["rules-meta-sep"])
+    g = addnodes.pending_xref("", refdomain="std", reftype="ref", reftarget="genindex", refexplicit=True,
+                              refwarn=True)
+    g += nodes.inline("General index A–Z", "General index A–Z")
+    p += g
+    return p
+
+
 def glossary_nodes(ctx, entries, document, lineno):
+    """The glossary entries of one page: each keyword with what it means (the first
+    sentence of the rule that defines it, one per book) and the rules that carry it."""
     from sphinx.domains.std import make_glossary_term
     gloss = addnodes.glossary()
     gloss["sorted"] = True
@@ -176,7 +210,15 @@ def glossary_nodes(ctx, entries, document, lineno):
         ctx.domain.note_keyword(e["key"], ctx.docname, term["ids"][0])
         item += term
         defn = nodes.definition()
-        p = nodes.paragraph()
+        for book, rid, title, text in e.get("definitions", ()):
+            d = nodes.paragraph(classes=["rules-gloss-def"])
+            d += nodes.Text(text)
+            d += nodes.inline(" — ", " — ", classes=["rules-meta-sep"])
+            d += xref(book, f"{book}:{rid}", title)
+            d += nodes.Text(f" ({ctx.book_title(book)})")
+            defn += d
+        p = nodes.paragraph(classes=["rules-gloss-rules"])
+        p += nodes.inline("Rules: ", "Rules: ", classes=["rules-gloss-label"])
         by_book = {}
         for book, rid, title in e["rules"]:
             by_book.setdefault(book, []).append((rid, title))

@@ -142,10 +142,10 @@ class Site:
                     f"{STUB_MARK}\n\n```{{rules:section}} {bid}:{sid}\n```\n")
         for slug in self.glossary_pages:
             wanted[self.srcdir / f"{self.docname_glossary(slug)}.md"] = (
-                f"{STUB_MARK}\n\n# Glossary: {slug.capitalize()}\n\n```{{rules:glossary}} {slug}\n```\n")
+                f"{STUB_MARK}\n\n# Glossary: {crossbook.page_title(slug)}\n\n```{{rules:glossary}} {slug}\n```\n")
         for slug in self.xindex_pages:
             wanted[self.srcdir / f"{self.docname_xindex(slug)}.md"] = (
-                f"{STUB_MARK}\n\n# Across the books: {slug.capitalize()}\n\n```{{rules:crossindex}} {slug}\n```\n")
+                f"{STUB_MARK}\n\n# Across the books: {crossbook.page_title(slug)}\n\n```{{rules:crossindex}} {slug}\n```\n")
         for path, text in wanted.items():
             _write_if_changed(path, text)
         if self.gen_dir.is_dir():
