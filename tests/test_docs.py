@@ -294,6 +294,25 @@ def test_books_glossary_cross_index_and_inventory(tiny):
     assert "Opposed Stat Rolls" in search
 
 
+def test_pages_outside_the_toctree_share_one_correct_sidebar(tiny):
+    """The general index's letter pages and the search page reuse one sidebar a build (it is the
+    same for every page that is in no toctree): it must be the full one, and the same everywhere."""
+    import re
+
+    def sidebar(html):
+        m = re.search(r'<div class="sidebar-tree">(.*?)</div>', html, re.S)
+        assert m, "no sidebar"
+        return m.group(1)
+    shared = [tiny / "genindex.html", tiny / "search.html"] + sorted(tiny.glob("genindex-*.html"))
+    trees = {p.name: sidebar(p.read_text(encoding="utf-8")) for p in shared}
+    assert len(set(trees.values())) == 1, sorted(trees)
+    tree = next(iter(trees.values()))
+    assert 'href="docs/books/demo/index.html"' in tree and 'href="docs/glossary.html"' in tree
+    assert "current" not in tree                 # no page of the toctree is marked as this one
+    home = sidebar(page(tiny, "docs/index"))      # a document still gets its own, with its links relative to it
+    assert 'href="books/demo/index.html"' in home
+
+
 def test_roles_and_directive_from_markdown(tiny):
     roles = page(tiny, "docs/roles")
     links = dict((html.unescape(text), href) for href, text in

@@ -70,10 +70,20 @@ def _cap_navigation(app, pagename, templatename, context, doctree):
     if not depth or orig is None:
         return
 
+    # Pages that are no document (the per-letter general index, search) are in no toctree:
+    # their sidebar is the same for all of them at one folder depth, so it is made once a build.
+    shared = pagename not in app.env.all_docs
+    cache = app.__dict__.setdefault("_rules_nav_cache", {}) if shared else None   # one build, never pickled
+
     def toctree(**kwargs):
         if kwargs.get("titles_only") and kwargs.get("maxdepth", -1) <= 0:
             kwargs["maxdepth"] = depth
-        return orig(**kwargs)
+        if cache is None:
+            return orig(**kwargs)
+        key = (pagename.count("/"), tuple(sorted(kwargs.items())))
+        if key not in cache:
+            cache[key] = orig(**kwargs)
+        return cache[key]
     context["toctree"] = toctree
 
 

@@ -2,6 +2,7 @@
 terms shared by two books, and the table of books (from the books' render models)."""
 from __future__ import annotations
 
+import functools
 import re
 
 _STOP = {"a", "an", "the", "of", "and", "or", "to", "in", "on", "for", "with", "by", "at", "from", "as",
@@ -18,7 +19,9 @@ _STOP = {"a", "an", "the", "of", "and", "or", "to", "in", "on", "for", "with", "
 _stemmer = None
 
 
+@functools.lru_cache(maxsize=None)
 def stem(word: str) -> str:
+    """The word's English stem; cached: a library repeats the same few thousand words."""
     global _stemmer
     if _stemmer is None:
         import snowballstemmer
