@@ -67,4 +67,9 @@ def roll_js(g: Globals, gen: ExprGen, s: n.Roll, scope: dict) -> str:
     if spec.kind == "chain":
         then = gen.compile(spec.then, scope) if spec.then is not None else "null"
         return f"R.rollChain(ctx, {sp}, {name}, {die}, {count or '1n'}, {gen.compile(spec.on, scope)}, {then})"
+    if spec.kind == "reroll":
+        return f"R.rollReroll(ctx, {sp}, {name}, {die}, {count or 'null'}, {gen.compile(spec.on, scope)})"
+    if spec.kind == "explode":
+        cap = gen.compile(spec.cap, scope) if spec.cap is not None else "null"
+        return f"R.rollExplode(ctx, {sp}, {name}, {die}, {count or 'null'}, {gen.compile(spec.on, scope)}, {cap})"
     raise unsupported(s.span, f"the roll kind {spec.kind!r}")

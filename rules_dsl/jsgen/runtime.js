@@ -583,12 +583,66 @@ export class GivenRoller {
   }
 }
 
+// `reroll` and `explode` (dice.py GivenRoller.reroll / .explode): the same random draws in the same order
+GivenRoller.prototype.reroll = function (name, die, count, faces) {
+  if (this.given.has(name)) return count === null ? this.one(name, die) : this.pool(name, die, count);
+  const first = [];
+  for (let i = 0n; i < (count === null ? 1n : count); i++) first.push(this.randomFace(die));
+  const again = first.map((f) => (faces.has(f) ? this.randomFace(die) : null));
+  const kept = first.map((f, i) => (again[i] === null ? f : again[i]));
+  const value = count === null ? kept[0] : kept;
+  this.made.set(name, value);
+  return value;
+};
+GivenRoller.prototype.explode = function (name, die, count, on, cap) {
+  const [ok, v] = this.take(name);
+  if (ok) {
+    const value = (isFaceList(v) ? v : [v]).map((x) => die.face(x, name));
+    checkExplodeGiven(name, value, count, on, cap);
+    this.made.set(name, value);
+    return value;
+  }
+  const value = [];
+  for (let i = 0n; i < count; i++) value.push(this.randomFace(die));
+  let owed = BigInt(value.filter((f) => on.has(f)).length), extra = 0n;
+  while (owed > 0n && extra < cap) {
+    const batch = [];
+    const n = owed < cap - extra ? owed : cap - extra;
+    for (let i = 0n; i < n; i++) batch.push(this.randomFace(die));
+    extra += BigInt(batch.length);
+    owed = BigInt(batch.filter((f) => on.has(f)).length);
+    value.push(...batch);
+  }
+  this.made.set(name, value);
+  return value;
+};
+
+const extraDice = (k) => `${k} extra ${k === 1n ? "die" : "dice"}`;
+function checkExplodeGiven(name, faces, count, on, cap) {
+  let needed = count, extra = 0n;
+  faces.forEach((f, i) => {
+    if (BigInt(i) >= needed) {
+      throw new RulesError("Error", `roll '${name}': ${faces.length} faces were given, but ${count} dice and the ${extraDice(extra)} their explode faces add make ${needed}`);
+    }
+    if (on.has(f) && extra < cap) { needed += 1n; extra += 1n; }
+  });
+  if (BigInt(faces.length) < needed) {
+    throw new RulesError("Error", `roll '${name}': ${faces.length} faces were given, but ${count} dice and the ${extraDice(extra)} their explode faces add make ${needed}: list the extra dice after the first ${count}`);
+  }
+}
+
 class ForcedRoller {   // a callee's rolls given by the caller (`save(3, die=d)`), the rest to `inner`
   constructor(inner, forced) { this.inner = inner; this.forced = forced; }
   one(name, die) { return this.forced.has(name) ? new GivenRoller(new Map([[name, this.forced.get(name)]])).one(name, die) : this.inner.one(name, die); }
   pool(name, die, c) { return this.forced.has(name) ? new GivenRoller(new Map([[name, this.forced.get(name)]])).pool(name, die, c) : this.inner.pool(name, die, c); }
   chain(name, die, c, on, then) {
     return this.forced.has(name) ? new GivenRoller(new Map([[name, this.forced.get(name)]])).chain(name, die, c, on, then) : this.inner.chain(name, die, c, on, then);
+  }
+  reroll(name, die, c, faces) {
+    return this.forced.has(name) ? new GivenRoller(new Map([[name, this.forced.get(name)]])).reroll(name, die, c, faces) : this.inner.reroll(name, die, c, faces);
+  }
+  explode(name, die, c, on, cap) {
+    return this.forced.has(name) ? new GivenRoller(new Map([[name, this.forced.get(name)]])).explode(name, die, c, on, cap) : this.inner.explode(name, die, c, on, cap);
   }
 }
 
@@ -619,6 +673,31 @@ export function rollChain(ctx, span, name, die, count, on, then) {
   const first = new PySet(iterable(span, on));
   const later = then === null ? first : new PySet(iterable(span, then));
   return ctx.roller.chain(ctx.prefix + name, die, count, first, later);
+}
+
+function rollFaces(span, die, faces, name, what) {   // dice.roll_faces: each must be a face of the die
+  const out = [];
+  for (let f of iterable(span, faces)) {
+    let face = null;
+    if (die.custom) {
+      if (typeof f === "string" || f instanceof Sym) { f = String(f); face = die.faces.find((x) => x.name === f) || null; }
+    } else if (typeof f === "bigint") face = die.faces.find((x) => x === f) ?? null;
+    if (face === null) fail(span, `roll '${name}': ${pyRepr(f)} is not a face of ${die.describe}, so it cannot be ${what}`);
+    out.push(face);
+  }
+  return new PySet(out);
+}
+export function rollReroll(ctx, span, name, die, count, faces) {
+  return ctx.roller.reroll(ctx.prefix + name, die, count, rollFaces(span, die, faces, name, "re-rolled"));
+}
+export const EXPLODE_CAP = 20n;
+export function rollExplode(ctx, span, name, die, count, faces, cap) {
+  const k = count === null ? 1n : count;
+  const on = rollFaces(span, die, faces, name, "exploding");
+  if (die.faces.every((f) => on.has(f))) fail(span, `roll '${name}': exploding on every face of ${die.name} would never stop`);
+  const most = cap === null ? EXPLODE_CAP : cap;
+  if (!isInt(most) || most < 0n || most > MAX_DICE - k) fail(span, `roll '${name}': 'up to' takes 0..${MAX_DICE - k} extra dice, got ${show(most)}`);
+  return ctx.roller.explode(ctx.prefix + name, die, k, on, most);
 }
 
 // ------------------------------------------------------------------ types (compiler/typecheck.py)
