@@ -40,5 +40,6 @@ def build(project: Path, out: Path, books: Path, cache: Path, *extra, timeout=60
     env["RULES_DSL_BOOKS"] = str(books)
     env["RULES_DSL_CACHE"] = str(cache)
     env.setdefault("PYTHONHASHSEED", "0")
+    env["NO_COLOR"] = "1"       # Sphinx colours its log when CI=true: the tests read that log as text
     return subprocess.run(build_command(project, out, *extra, builder=builder), env=env, cwd=str(project),
                           capture_output=True, text=True, timeout=timeout)
