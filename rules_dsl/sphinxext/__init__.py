@@ -17,7 +17,11 @@ Add ``"rules_dsl.sphinxext"`` to ``extensions`` in conf.py.  It provides:
   failing example is a warning at its ``.rules`` line and fails the build;
 * hover previews of cross-references (offline: title attribute + a small
   script), exact odds tables for dice mechanics when ``rules_dsl.odds``
-  provides ``page_odds``.
+  provides ``page_odds``;
+* the rule search box on every page (``static/rules_search_ui.js``), ranked as
+  ``rules lookup`` ranks (``static/rules_search.js``), over
+  ``_static/rules-search-index.js`` written at ``build-finished`` from the CLI
+  index's records (see :mod:`rules_dsl.sphinxext.search_index`).
 
 Config values: ``rules_books_dir`` (generated pages folder, relative to the
 source folder), ``rules_fail_on_error`` (default True: a failing example or a
@@ -39,7 +43,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from . import directives, domain, keys, site
+from . import directives, domain, keys, search_index, site
 
 STATIC = Path(__file__).resolve().parent / "static"
 
@@ -90,10 +94,13 @@ def setup(app):
     app.connect("env-updated", site.report_problems)
     app.connect("doctree-read", domain.collect_refs)
     app.connect("build-finished", site.build_finished)
+    app.connect("build-finished", search_index.write_index)
     app.connect("html-page-context", _cap_navigation, priority=400)
     app.connect("html-page-context", site.one_page_index)
     app.add_css_file("rules_dsl.css")
     app.add_js_file("rules_dsl.js", loading_method="defer")
+    app.add_css_file("rules_search.css")
+    app.add_js_file("rules_search_ui.js", loading_method="defer")
     return {
         "version": keys.MODEL_VERSION,
         "env_version": keys.MODEL_VERSION,
