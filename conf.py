@@ -12,6 +12,7 @@ are generated at build time from rulebooks/ into docs/books/ by the
 rules_dsl.sphinxext extension.  RULES_DSL_BOOKS selects another books folder.
 """
 import rules_dsl
+from rules_dsl.sphinxext import FAVICON
 
 project = "Rulebooks as code"
 author = "rules-dsl contributors"
@@ -59,6 +60,7 @@ autodoc_default_options = {"members": True, "undoc-members": False}
 
 html_theme = "furo"
 html_title = "Rulebooks as code"
+html_favicon = str(FAVICON)      # an SVG of our own (rules_dsl/sphinxext/static/favicon.svg)
 html_static_path = []
 html_copy_source = False
 html_split_index = True      # the general index: a page per letter, not one page for the whole library

@@ -1,4 +1,4 @@
-"""The `rules` command: books, lookup, show, call, explain, odds, check.
+"""The `rules` command: books, lookup, show, call, explain, odds, check, export, js, preview, lsp.
 
 Start-up is kept lean: argparse and the index (SQLite) load for `lookup`; the
 compiler and lark load only for subcommands that need compiled books.  Every
@@ -74,6 +74,24 @@ def build_parser():
     s.add_argument("--strict", action="store_true", help="also fail when a check reports findings")
     s.add_argument("--watch", action="store_true",
                    help="check again whenever a source is saved and print only what changed (Ctrl-C stops)")
+    s = sub.add_parser("export", parents=[colour],
+                       help="write every book (or one) as JSON open data, with index.json and the JSON Schema")
+    s.add_argument("book", nargs="?")
+    s.add_argument("--out", metavar="DIR",
+                   help="the folder to write into (default: ./rules-data); '-' with a BOOK prints that book's JSON")
+    s.add_argument("--json", action="store_true", help="report what was written as JSON")
+    s = sub.add_parser("preview", help="serve the website and rebuild it on every save of a book or docs page")
+    s.add_argument("--project", metavar="DIR", help="the folder with conf.py and docs/ (default: here)")
+    s.add_argument("--port", type=int, default=8000, help="port to serve on (default 8000; 0 picks a free one)")
+    s.add_argument("--host", default="127.0.0.1", help="address to serve on (default 127.0.0.1)")
+    s.add_argument("--open", action="store_true", help="open the site in a browser after the first build")
+    s = sub.add_parser("js", parents=[colour],
+                       help="compile books to JavaScript: one ES module per book and the shared runtime (runtime.mjs)")
+    s.add_argument("book", nargs="*", help="book ids (default: every book)")
+    s.add_argument("--out", default="_build/js", help="the folder to write to (default: _build/js)")
+    s.add_argument("--examples", action="store_true",
+                   help="also write BOOK.examples.mjs: every worked example's expression, compiled (for testing)")
+    s.add_argument("--json", action="store_true")
     s = sub.add_parser("lsp", help="serve the Language Server Protocol over stdin/stdout, for editors")
     s.add_argument("--stdio", action="store_true", help="accepted for editors that pass it; stdio is the only transport")
     return p
@@ -111,7 +129,8 @@ def main(argv=None):
 
 def _run(args):
     command = {"books": cmd_books, "lookup": cmd_lookup, "show": cmd_show, "call": cmd_call,
-               "odds": cmd_odds, "check": cmd_check, "explain": cmd_explain, "lsp": cmd_lsp}[args.cmd]
+               "odds": cmd_odds, "check": cmd_check, "explain": cmd_explain, "export": cmd_export,
+               "js": cmd_js, "lsp": cmd_lsp, "preview": cmd_preview}[args.cmd]
     try:
         return command(args) or 0
     except Exception as e:
@@ -560,12 +579,83 @@ def cmd_check(args):
     return 1 if failed else 0
 
 
+def cmd_export(args):
+    """`rules export`: the books as JSON files (rules_dsl/export.py), and where they went."""
+    import os
+    from . import export
+    from .loader import book_ids, load
+    if not book_ids():
+        _require_books()
+    if args.out == "-":
+        if not args.book:
+            _die("--out - prints one book's JSON: name the book, e.g. rules export null-strike --out -")
+        sys.stdout.write(export.book_json(load(args.book)))
+        return 0
+    out = args.out or export.DEFAULT_OUT
+    try:
+        result = export.export(out, [args.book] if args.book else None)
+    except OSError as e:
+        _die(f"cannot write the export to {_short(out)}: {e.strerror or e}")
+    for bid, err in result.errors.items():
+        sys.stderr.write(f"rules: book '{bid}' does not compile and is not exported: {_short(err, 300)}\n")
+    where = os.path.abspath(out)
+    if args.json:
+        _json({"out": where, "books": result.books, "errors": result.errors,
+               "files": [{"name": name, "bytes": size, "written": name in result.written}
+                         for name, size in result.sizes.items()]})
+    else:
+        _out(f"{len(result.books)} book(s) exported to {where}")
+        for name, size in result.sizes.items():
+            note = "" if name in result.written else "  (unchanged)"
+            _out(f"  {name:<30} {size / 1024:8.1f} KB{note}")
+    return 1 if result.errors else 0
+
+
+def cmd_js(args):
+    """`rules js [BOOK ...] [--out DIR]`: each book's ES module and the runtime, with their sizes."""
+    import gzip
+    import os
+
+    from .jsgen import write
+    from .loader import book_ids, load
+    known = book_ids()
+    ids = args.book or known
+    if not ids:
+        _require_books()
+    for bid in ids:
+        if bid not in known:
+            from .errors import NotFound
+            raise NotFound("book", bid, known)
+    written = []
+    for bid in ids:
+        book = load(bid)
+        for kind, path in write(book, args.out, examples=args.examples).items():
+            if kind == "runtime" and any(w["kind"] == "runtime" for w in written):
+                continue
+            data = open(path, "rb").read()
+            written.append({"kind": kind, "book": "" if kind == "runtime" else bid, "path": path, "bytes": len(data),
+                            "gzip_bytes": len(gzip.compress(data, 9)),
+                            "mechanics": len(book.mechanics) if kind == "book" else 0})
+    if args.json:
+        _json(written)
+        return 0
+    for w in written:
+        what = f"{w['book']} ({w['mechanics']} mechanics)" if w["kind"] == "book" else w["kind"]
+        _out(f"{os.path.relpath(w['path'])}: {w['bytes']:,} bytes, {w['gzip_bytes']:,} gzipped  {what}")
+    return 0
+
+
 def cmd_lsp(args):
     try:
         from .lsp import main as serve   # pygls is imported by this command only
     except ImportError as e:
         _die(f"rules lsp needs pygls ({e}); install it with: pip install pygls==1.3.1 lsprotocol==2023.0.1", 2)
     return serve()
+
+
+def cmd_preview(args):
+    from .preview import run   # sphinx-autobuild runs in its own process
+    return run(args.project, args.port, args.host, args.open)
 
 
 if __name__ == "__main__":  # pragma: no cover

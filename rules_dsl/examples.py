@@ -27,6 +27,21 @@ class CaseResult:
     expected: str
     got: str
     passed: bool
+    hint: str = ""       # for a failure: what to change, in the author's terms
+    line: int = 0
+    column: int = 0
+
+    def render(self) -> str:
+        """The failure as a diagnostic: where, the example line with a caret, expected vs got, one hint."""
+        gutter = f"{self.line:>4}" if self.line else "    "
+        out = [f"{self.location}: this example fails",
+               f"{gutter} | >>> {self.source}",
+               "     |     ^",
+               f"    expected: {self.expected}",
+               f"    got:      {self.got}"]
+        if self.hint:
+            out.append(f"     = hint: {self.hint}")
+        return "\n".join(out)
 
 
 @dataclass(frozen=True)
@@ -79,8 +94,7 @@ class ExampleRunner:
     def run(self, rule_id: str, example: n.Example) -> ExampleResult:
         results = tuple(self.run_case(c) for c in example.cases)
         failed = [r for r in results if not r.passed]
-        report = "\n".join(
-            f"{r.location}: >>> {r.source}\n    expected: {r.expected}\n    got:      {r.got}" for r in failed)
+        report = "\n".join(r.render() for r in failed)
         return ExampleResult(self.book_id, rule_id, example.title, f"{example.span.file}:{example.first_line}",
                              not failed and bool(results), report or ("" if results else "no cases"), results)
 
@@ -91,7 +105,9 @@ class ExampleRunner:
         where = f"{case.span.file}:{case.span.line}:{case.span.column}"
 
         def result(passed, got):
-            return CaseResult(where, case.source, case.expected_text, got, passed)
+            hint = "" if passed else _failure_hint(case, got)
+            return CaseResult(where, case.source, case.expected_text, got, passed, hint,
+                              case.span.line, case.span.column)
 
         try:
             ctx = Ctx(GivenRoller(rng=random.Random(0)))
@@ -114,6 +130,27 @@ class ExampleRunner:
         except RulesError as e:
             return result(False, f"{literal(value)} (the expected value cannot be evaluated: {e})")
         return result(same(value, want), literal(value))
+
+
+def _failure_hint(case: n.ExampleCase, got: str) -> str:
+    """One suggestion for a failing case, from what was expected and what came out."""
+    expected_error = case.error is not None
+    if got.startswith("InputError: ") and not expected_error:
+        param = got[len("InputError: "):].split(" ", 1)[0]
+        return (f"an input is out of its range; if the example is meant to show that, write "
+                f"'InputError: {param}' as its expected line")
+    if got.startswith(("Error: ", "InputError: ")) and expected_error:
+        return ("the expression fails as expected but not with these words: the expected line's words "
+                "must appear in the error's message")
+    if got.startswith("Error: "):
+        return ("the expression stops with an error; if the example is meant to show that, write "
+                "'Error: <words of the message>' as its expected line")
+    if expected_error:
+        return "the example expects an error, but the expression gives a value: check its inputs"
+    if "the expected value cannot be evaluated" in got:
+        return "the expected line must be a value: a number, true/false, an enum member, a \"string\"..."
+    return ("the book's mechanics give the 'got' value: if the rule's text agrees with it, correct the "
+            "expected line; if not, the mechanic (or a table it reads) is wrong")
 
 
 def _contains(message: str, detail: str) -> bool:

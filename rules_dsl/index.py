@@ -320,6 +320,14 @@ def _rule_record(book, r) -> dict:
     }
 
 
+def book_info(book) -> dict:
+    """What `rules books --json` says of one compiled book: its id, title, edition and
+    counts (`rules export` lists the same counts in its index.json)."""
+    return {"id": book.id, "title": book.title, "edition": book.edition, "rules": len(book.rules),
+            "mechanics": len(book.mechanics), "examples": sum(len(r.examples) for r in book.rules),
+            "tables": len(book.tables), "findings": len(book.findings)}
+
+
 def _book_key(files) -> str:
     """A book's content key: every file's path and bytes, and the index code."""
     parts = []
@@ -344,10 +352,7 @@ def book_entry(library, bid: str) -> dict:
         book = library.compile_book(bid, consulted=consulted)
     except RulebookError as e:
         return {"info": None, "records": [], "deps": sorted(consulted), "error": e.first_line()}
-    info = {"id": bid, "title": book.title, "edition": book.edition, "rules": len(book.rules),
-            "mechanics": len(book.mechanics), "examples": sum(len(r.examples) for r in book.rules),
-            "tables": len(book.tables), "findings": len(book.findings)}
-    return {"info": info, "records": [_rule_record(book, r) for r in book.rules],
+    return {"info": book_info(book), "records": [_rule_record(book, r) for r in book.rules],
             "deps": sorted(consulted), "error": None}
 
 

@@ -178,7 +178,8 @@ def _syntax_diagnostic(e, text: str, path: str) -> Diagnostic:
     if isinstance(e, UnexpectedToken) and e.token.type != "$END":
         tok = e.token
         before = line_of(text, e.line)[: max(e.column - 1, 0)]
-        hint = _teach(str(tok), before, e.expected) or _hint_for(tok, e.expected)
+        hint = (_unclosed_prose(text, e.line, e.column) or _teach(str(tok), before, e.expected)
+                or _keyword_hint(tok, e.expected) or _hint_for(tok, e.expected))
         return Diagnostic(path, e.line, e.column, f"unexpected {str(tok)!r}", hint, line_of(text, e.line))
     if isinstance(e, UnexpectedCharacters):
         ch = text[e.pos_in_stream] if e.pos_in_stream < len(text) else ""
@@ -222,6 +223,49 @@ def _teach(found: str, before: str, expected) -> str:
     return ""
 
 
+@functools.lru_cache(maxsize=1)
+def _keyword_terminals() -> dict:
+    """Terminal name -> keyword text, for the grammar's word tokens ('MECHANIC' -> 'mechanic')."""
+    return {t.name: t.pattern.value for t in lark_parser().terminals
+            if getattr(t.pattern, "type", "") == "str" and t.pattern.value.isalpha()}
+
+
+def _keyword_hint(tok, expected) -> str:
+    """A misspelled or capitalised keyword ('mechanc', 'Rule'), named as what it probably is."""
+    import difflib
+
+    if tok.type not in ("NAME", "ID") and not str(tok).isalpha():
+        return ""
+    words = sorted({kw for t, kw in _keyword_terminals().items() if t in set(expected)})
+    found = str(tok)
+    if found.lower() in words and found != found.lower():
+        return f"keywords are lower case: write '{found.lower()}'"
+    close = difflib.get_close_matches(found.lower(), words, n=2, cutoff=0.7)
+    if close:
+        return f"did you mean {' or '.join(repr(c) for c in close)}? ({_describe_expected(expected)})"
+    return ""
+
+
+_PROSE_SWALLOWED = re.compile(r"^[ \t]*(rule|section|mechanic|table|example|enum|const|check)[ \t]", re.M)
+
+
+def _unclosed_prose(text: str, line: int, column: int) -> str:
+    """When the token before the error closes a \"\"\"prose\"\"\" block that swallowed declarations,
+    the real mistake is an unclosed \"\"\" further up: say where it opened."""
+    lines = text.splitlines()
+    pos = sum(len(x) + 1 for x in lines[: line - 1]) + column - 1
+    head = text[:pos].rstrip()
+    if not head.endswith('"""'):
+        return ""
+    opening = head.rfind('"""', 0, len(head) - 3)
+    if opening < 0 or not _PROSE_SWALLOWED.search(head[opening + 3: len(head) - 3]):
+        return ""
+    open_line = text.count("\n", 0, opening) + 1
+    close_line = text.count("\n", 0, len(head)) + 1
+    return (f"the \"\"\"prose\"\"\" opened on line {open_line} only closes on line {close_line}, taking in the "
+            f"declarations between: is the closing \"\"\" of the prose on line {open_line} missing?")
+
+
 def _end_pos(text: str):
     lines = text.splitlines() or [""]
     return len(lines), len(lines[-1]) + 1
@@ -234,6 +278,8 @@ def _hint_for(tok, expected) -> str:
     if tok.type == "LPAR" and "OF" in expected:
         return "a pool's count is a number, a name, or an expression in brackets: roll x: (f(a)) of d6"
     hint = _describe_expected(expected)
+    if set(expected) == {"LBRACE"}:
+        return "a '{' is missing before this: the body of a section, rule, enum or table opens with '{'"
     if "RETURN" in expected:
         hint += "; a { } body ends with 'return <expression>'"
     return hint

@@ -288,7 +288,7 @@ def test_roles_and_directive_from_markdown(tiny):
 
 def test_cli_and_api_pages(tiny):
     cli = page(tiny, "docs/cli")
-    for sub in ("books", "lookup", "show", "call", "check", "odds", "explain"):
+    for sub in ("books", "lookup", "show", "call", "check", "odds", "explain", "js"):
         assert f"usage: rules {sub}" in cli
     api = page(tiny, "docs/api")
     assert 'id="rules_dsl.load"' in api and 'id="rules_dsl.book.Book"' in api
@@ -346,14 +346,46 @@ def test_book_that_does_not_compile_is_reported(tmp_path):
     assert not (out / "docs" / "books" / "broken").exists()
 
 
+def test_open_data_files_are_published_and_valid(tiny):
+    """data/<book>.json, data/index.json and data/book.schema.json in the output (as
+    `rules export` writes them), valid against the schema, linked from docs/open-data."""
+    import json
+
+    import jsonschema
+
+    from rules_dsl import export
+    data = tiny / "data"
+    schema = json.loads((data / "book.schema.json").read_text(encoding="utf-8"))
+    assert schema == json.loads(export.schema_path().read_text(encoding="utf-8"))
+    index = json.loads((data / "index.json").read_text(encoding="utf-8"))
+    jsonschema.validate(index, {**schema["$defs"]["index"], "$defs": schema["$defs"]},
+                        cls=jsonschema.Draft202012Validator)
+    assert [b["id"] for b in index["books"]] == ["demo", "xss"]
+    assert sorted(f.name for f in data.iterdir()) == ["book.schema.json", "demo.json", "index.json", "xss.json"]
+    for entry in index["books"]:
+        book = json.loads((data / entry["file"]).read_text(encoding="utf-8"))
+        jsonschema.validate(book, schema, cls=jsonschema.Draft202012Validator)
+        assert book["counts"] == entry["counts"] and book["id"] == entry["id"]
+    xss = json.loads((data / "xss.json").read_text(encoding="utf-8"))
+    assert xss["rules"][0]["title"] == "Evil <script>alert(1)</script>"      # data, not markup: kept as written
+    assert xss["tables"][0]["rows"][1][1]["absent"] is True
+    open_data = page(tiny, "docs/open-data")
+    for name in ("index.json", "book.schema.json"):
+        assert f'href="../data/{name}"' in open_data
+
+
 def test_editing_one_rule_rereads_only_its_page(tmp_path):
     project = make_project(tmp_path / "project")
     books = _books(tmp_path, {"xss": XSS_BOOK})
     out, cache = tmp_path / "out", tmp_path / "cache"
     _ok(build(project, out, books, cache))
+    data = out / "data"
+    stamps = {f.name: f.stat().st_mtime_ns for f in data.iterdir()}
     again = build(project, out, books, cache)
     _ok(again)
     assert "0 added, 0 changed, 0 removed" in again.stdout
+    # the open data: nothing to do when nothing changed
+    assert "open data" not in again.stdout and {f.name: f.stat().st_mtime_ns for f in data.iterdir()} == stamps
     src = books / "demo.rules"
     src.write_text(src.read_text().replace('"""Rolls."""', '"""Rolls, edited."""'))
     proc = build(project, out, books, cache)
@@ -362,6 +394,10 @@ def test_editing_one_rule_rereads_only_its_page(tmp_path):
     assert "Rolls, edited." in page(out, "docs/books/demo/basics")
     # the xss page links to demo:dice-rolls: rewritten so its preview shows the new text
     assert "Rolls, edited." in html.unescape(page(out, "docs/books/xss/esc"))
+    # only the files whose bytes change are written again (xss.json names demo's rule by its label)
+    assert "Rolls, edited." in (data / "demo.json").read_text(encoding="utf-8")
+    changed = {f.name for f in data.iterdir() if f.stat().st_mtime_ns != stamps[f.name]}
+    assert changed == {"demo.json", "index.json"}, changed
 
 
 def test_parallel_read_builds_the_same_site(tmp_path, tiny):
@@ -400,6 +436,11 @@ def test_real_site_builds(tmp_path):
             refs += text.count("rules-ref")
             assert "<script>alert" not in text
     assert refs > 0, "no cross-reference links at all"
+    # the open data: every book's JSON beside the pages (validated in test_export.py)
+    import json
+    index = json.loads((out / "data" / "index.json").read_text(encoding="utf-8"))
+    assert [b["id"] for b in index["books"]] == ids
+    assert all((out / "data" / b["file"]).stat().st_size == b["bytes"] for b in index["books"])
     if _odds_available():
         assert any("rules-odds" in p.read_text(encoding="utf-8") for p in (out / "docs" / "books").rglob("*.html"))
 

@@ -134,7 +134,8 @@ def test_a_wrong_value_reports_expected_and_got_at_file_line_col(demo_books):
     assert not res.passed
     line, col = next((i, l.index("needed") + 1)
                      for i, l in enumerate((demo_books / "t.rules").read_text().splitlines(), 1) if "needed(5, 3)" in l)
-    assert f"t.rules:{line}:{col}: >>> needed(5, 3)" in res.report
+    assert f"t.rules:{line}:{col}: this example fails" in res.report
+    assert f"{line:>4} | >>> needed(5, 3)\n     |     ^" in res.report
     assert "expected: 5" in res.report and "got:      4" in res.report
 
 

@@ -143,7 +143,13 @@ def test_examples_run_and_fail_visibly(demo_books):
     write_book(demo_books, "t", 'rule r "R" {\n mechanic f() -> int = 1\n example """\n >>> f()\n 2\n """\n}\n')
     (res,) = rules_dsl.load("t").run_examples()
     assert not res.passed
-    assert res.report.endswith("t.rules:9:6: >>> f()\n    expected: 2\n    got:      1")
+    assert res.report.split("\n")[:5] == [
+        f"{demo_books / 't.rules'}:9:6: this example fails",
+        "   9 | >>> f()",
+        "     |     ^",
+        "    expected: 2",
+        "    got:      1"]
+    assert "correct the expected line" in res.report.split("\n")[5]
     assert res.location.endswith("t.rules:9")
 
 

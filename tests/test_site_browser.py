@@ -120,8 +120,7 @@ class Browser:
                                  session=False)["sessionId"]
         for domain in ("Page", "Runtime", "Log"):
             self.send(f"{domain}.enable")
-        self.send("Emulation.setDeviceMetricsOverride",
-                  {"width": 1280, "height": 900, "deviceScaleFactor": 1, "mobile": False})
+        self.viewport(1280, 900)
 
     def js(self, expression, timeout=30):
         r = self.send("Runtime.evaluate", {"expression": expression, "returnByValue": True,
@@ -147,6 +146,18 @@ class Browser:
         self.wait_for("document.readyState === 'complete' && location.href !== 'about:blank'")
         if ready:
             self.wait_for(ready)
+
+    def viewport(self, width, height, mobile=False):
+        """Emulate a screen: a phone (`mobile`: touch events, no hover) or a desktop window."""
+        self.send("Emulation.setDeviceMetricsOverride",
+                  {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": mobile})
+        self.send("Emulation.setTouchEmulationEnabled", {"enabled": mobile, "maxTouchPoints": 5 if mobile else 1})
+
+    def tap(self, x, y):
+        """A finger's tap at (x, y) in CSS pixels of the viewport."""
+        point = [{"x": x, "y": y}]
+        self.send("Input.dispatchTouchEvent", {"type": "touchStart", "touchPoints": point})
+        self.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
 
     def screenshot(self, path: Path, full=False):
         params = {"format": "png"}
@@ -295,13 +306,260 @@ def test_pages_have_no_console_errors(site, browser):
     assert browser.console_errors == []
 
 
+# ------------------------------------------------------------------ rule pages at the table
+PHONE = (390, 844)
+DESKTOP = (1400, 1000)
+SHOTS = Path(os.environ.get("RULES_DSL_SHOTS") or "/tmp/shots")
+AXE = REPO / "tests" / "vendor" / "axe-core" / "axe.min.js"
+RULE = "dust-tactics:suppression"      # a long rule: prose, notes, mechanics, odds, examples
+
+
+def _page_of(site: Path, anchor: str) -> Path:
+    for p in sorted((site / "docs" / "books").rglob("*.html")):
+        if f'id="{anchor}"' in p.read_text(encoding="utf-8"):
+            return p
+    pytest.skip(f"no page holds {anchor}")
+
+
+def _shot(browser, site: Path, name: str):
+    """A screenshot of the viewport, in the build's folder and copied to /tmp/shots/ to look at."""
+    path = site / "_screenshots" / name
+    browser.screenshot(path)
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    shutil.copy2(path, SHOTS / name)
+    return path
+
+
+@pytest.fixture()
+def phone(browser):
+    browser.viewport(*PHONE, mobile=True)
+    try:
+        yield browser
+    finally:
+        browser.viewport(1280, 900)
+
+
+def _open(browser, page: Path, anchor: str | None = None):
+    # a fresh load every time (a hash-only change would keep the page and its folds as they were)
+    browser.send("Page.navigate", {"url": "about:blank"})
+    browser.wait_for("location.href === 'about:blank'")
+    browser.goto(page.as_uri() + (f"#{anchor}" if anchor else ""))
+    browser.wait_for("document.readyState === 'complete'")
+
+
+def test_rule_page_on_a_phone_shows_the_prose_first(site, phone):
+    page = _page_of(site, RULE)
+    phone.console_errors.clear()
+    _open(phone, page, RULE)
+    facts = phone.js(f"""(() => {{
+        const sec = document.getElementById({json.dumps(RULE)});
+        const prose = sec.querySelector('.rules-rule-text > p');
+        const folds = Array.from(sec.querySelectorAll('details.rules-fold'));
+        const top = sec.getBoundingClientRect().top;
+        return {{proseBelowHeading: prose.getBoundingClientRect().top - top,
+                 proseText: prose.textContent.length,
+                 folds: folds.map(d => [d.className, d.open, d.querySelector('summary').textContent]),
+                 foldsAfterProse: folds.every(d => prose.compareDocumentPosition(d) & Node.DOCUMENT_POSITION_FOLLOWING),
+                 pageWidth: document.documentElement.scrollWidth, height: innerHeight}};
+    }})()""")
+    assert facts["proseText"] > 0
+    assert facts["proseBelowHeading"] < 0.4 * facts["height"], facts     # the rule's text opens its first screen
+    kinds = {c.split()[1] for c, _, _ in facts["folds"]}
+    assert {"rules-fold-notes", "rules-fold-mechanics", "rules-fold-examples"} <= kinds, facts["folds"]
+    assert not any(is_open for _, is_open, _ in facts["folds"]), "a fold is open on a phone"
+    assert facts["foldsAfterProse"]
+    assert facts["pageWidth"] <= PHONE[0], "the page scrolls sideways on a phone"
+    _shot(phone, site, "rule-390x844.png")
+    phone.js(f"""document.getElementById({json.dumps(RULE)}).querySelector('.rules-folds')
+        .scrollIntoView({{block: 'center', behavior: 'instant'}})""")
+    time.sleep(0.2)
+    _shot(phone, site, "rule-390x844-folds.png")
+    # one tap opens the mechanics; the exact odds are one more tap; tables scroll in their own box
+    phone.js(f"document.getElementById({json.dumps(RULE)}).querySelector('details.rules-fold-mechanics > summary').click()")
+    boxes = phone.js(f"""(() => {{
+        const sec = document.getElementById({json.dumps(RULE)});
+        const odds = sec.querySelector('details.rules-fold-odds');
+        if (odds) odds.querySelector('summary').click();
+        return Array.from(sec.querySelectorAll('div.table-wrapper.rules-table')).filter(w => w.offsetParent)
+          .map(w => {{ const th = w.querySelector('thead th'), td = w.querySelector('tbody td');
+                      return {{overflow: getComputedStyle(w).overflowX, fits: w.getBoundingClientRect().right <= innerWidth + 1,
+                              head: th && getComputedStyle(th).position, first: td && getComputedStyle(td).position}}; }});
+    }})()""")
+    assert boxes, "no table shown after opening the folds"
+    for b in boxes:
+        assert b["fits"] and b["overflow"] == "auto" and b["head"] == "sticky" and b["first"] == "sticky", b
+    assert phone.js("document.documentElement.scrollWidth") <= PHONE[0]
+    phone.js(f"""Array.from(document.getElementById({json.dumps(RULE)}).querySelectorAll('div.table-wrapper.rules-odds'))
+        .find(w => w.offsetParent).scrollIntoView({{block: 'center', behavior: 'instant'}})""")
+    time.sleep(0.2)
+    _shot(phone, site, "rule-390x844-open.png")
+    assert phone.console_errors == []
+
+
+def test_rule_page_on_a_desktop_opens_the_folds(site, browser):
+    page = _page_of(site, RULE)
+    browser.viewport(*DESKTOP)
+    try:
+        _open(browser, page, RULE)
+        folds = browser.js(f"""Array.from(document.getElementById({json.dumps(RULE)})
+            .querySelectorAll(':scope > .rules-folds > details.rules-fold')).map(d => [d.className.split(' ')[1], d.open])""")
+        state = dict(folds)
+        assert state.get("rules-fold-mechanics"), folds
+        # notes (often about how the text was restated) and worked examples stay a tap away
+        assert state.get("rules-fold-examples") is False and state.get("rules-fold-notes") is False, folds
+        _shot(browser, site, "rule-1400x1000.png")
+    finally:
+        browser.viewport(1280, 900)
+
+
+def test_copy_link_button_copies_the_rule_url_or_selects_it(site, phone):
+    page = _page_of(site, RULE)
+    _open(phone, page)
+    button = f"document.getElementById({json.dumps(RULE)}).querySelector('button.rules-copylink')"
+    label = phone.js(f"{button}.getAttribute('aria-label')")
+    assert label and "Copy link" in label and RULE in label
+    want = page.as_uri() + "#" + RULE
+    # with a clipboard: the full URL with the rule's anchor is written
+    phone.js("window.__copied = null; Object.defineProperty(navigator, 'clipboard', {configurable: true,"
+             " value: {writeText: t => { window.__copied = t; return Promise.resolve(); }}})")
+    phone.js(f"{button}.click()")
+    assert phone.wait_for("window.__copied", timeout=5) == want
+    # clipboard refused: the URL is shown in a text box, selected, ready to copy by hand
+    phone.js("Object.defineProperty(navigator, 'clipboard', {configurable: true,"
+             " value: {writeText: t => Promise.reject(new Error('denied'))}})")
+    phone.js(f"{button}.click()")
+    box = phone.wait_for(f"""(() => {{ const i = document.getElementById({json.dumps(RULE)})
+        .querySelector('input.rules-copylink-text'); return i && !i.hidden &&
+        {{value: i.value, selected: i.selectionEnd - i.selectionStart, focused: document.activeElement === i}}; }})()""",
+                         timeout=5)
+    assert box["value"] == want and box["selected"] == len(want) and box["focused"], box
+
+
+def test_referenced_by_links_point_to_rules_that_reference_this_one(site, browser):
+    page = _page_of(site, RULE)
+    _open(browser, page)
+    back = browser.js(f"""Array.from(document.getElementById({json.dumps(RULE)})
+        .querySelectorAll('.rules-meta-backlinks a.rules-ref')).map(a => a.href)""")
+    assert back, "no referenced-by links on a rule that other rules reference"
+    for href in back[:3]:
+        path, anchor = href.split("#", 1)
+        anchor = anchor.replace("%3A", ":")
+        text = Path(path.replace("file://", "")).read_text(encoding="utf-8")
+        start = text.index(f'id="{anchor}"')
+        end = text.find('<section id="', start + 1)
+        assert f"#{RULE}" in text[start:end if end > 0 else None], f"{anchor} does not reference {RULE}"
+
+
+def test_preview_works_on_a_touch_screen(site, phone):
+    page = _page_of(site, RULE)
+    phone.console_errors.clear()
+    _open(phone, page)
+    phone.js(f"""document.getElementById({json.dumps(RULE)}).querySelector('.rules-rule-text a.rules-ref')
+        .scrollIntoView({{block: 'center', behavior: 'instant'}})""")
+    time.sleep(0.3)
+    link = phone.js(f"""(() => {{
+        const a = document.getElementById({json.dumps(RULE)}).querySelector('.rules-rule-text a.rules-ref');
+        const r = a.getBoundingClientRect();
+        return {{x: r.left + Math.min(r.width / 2, 20), y: r.top + r.height / 2, href: a.href}};
+    }})()""")
+    before = phone.js("location.href")
+    phone.tap(link["x"], link["y"])
+    tip = phone.wait_for("""(() => { const t = document.getElementById('rules-preview');
+        if (!t || t.hidden) return null; const go = t.querySelector('a.rules-preview-go');
+        return {text: t.textContent, go: go && !go.hidden && go.href}; })()""", timeout=5)
+    time.sleep(0.3)
+    assert phone.js("location.href") == before, "the first tap followed the link instead of previewing it"
+    assert tip["go"] == link["href"], tip
+    _shot(phone, site, "preview-touch-390x844.png")
+    # tapping the preview's link follows the reference
+    go = phone.js("""(() => { const r = document.querySelector('#rules-preview a.rules-preview-go').getBoundingClientRect();
+        return {x: r.left + r.width / 2, y: r.top + r.height / 2}; })()""")
+    phone.tap(go["x"], go["y"])
+    phone.wait_for(f"location.href === {json.dumps(link['href'])} && document.readyState === 'complete'")
+    assert phone.console_errors == []
+
+
+def _axe(browser) -> list:
+    browser.js(AXE.read_text(encoding="utf-8"))
+    return browser.js("""axe.run(document, {resultTypes: ['violations']}).then(r => r.violations
+        .filter(v => v.impact === 'serious' || v.impact === 'critical')
+        .map(v => ({id: v.id, impact: v.impact, help: v.help,
+                    nodes: v.nodes.slice(0, 3).map(n => n.target.join(' '))})))""", timeout=120)
+
+
+@pytest.mark.skipif(not AXE.is_file(), reason="axe-core is not vendored (tests/vendor/axe-core/)")
+def test_no_serious_accessibility_violations(site, browser):
+    """axe-core on the home page, a book's page, a section page and a rule's page (phone and desktop)."""
+    rule_page = _page_of(site, RULE)
+    pages = [site / "docs" / "index.html", site / "docs" / "books" / "dust-tactics" / "index.html",
+             sorted((site / "docs" / "books" / "null-strike").glob("*.html"))[-1], rule_page]
+    found = {}
+    for size, mobile in ((PHONE, True), ((1280, 900), False)):
+        browser.viewport(*size, mobile=mobile)
+        for p in pages:
+            _open(browser, p)
+            head = browser.js("""({desc: (document.querySelector('meta[name=description]') || {}).content,
+                                  icon: (document.querySelector('link[rel~=icon]') || {}).href})""")
+            assert head["desc"] and len(head["desc"]) > 30, (p, head)
+            assert head["icon"] and Path(head["icon"].replace("file://", "")).is_file(), (p, head)
+            bad = _axe(browser)
+            if bad:
+                found[f"{p.relative_to(site)} at {size[0]}px"] = bad
+    browser.viewport(1280, 900)
+    assert not found, json.dumps(found, indent=1)
+
+
+def test_measure_rule_pages_and_page_weights(site, phone):
+    """Reported, and bounded: where a rule's prose starts on its page at 390 px (in screens
+    from the top), and what the home, a section and a rule page weigh (HTML + CSS + JS)."""
+    import re
+    import statistics
+    positions, heights = [], [0, 0, 0]
+    pages = sorted(p for p in (site / "docs" / "books").glob("*/*.html")
+                   if not p.parent.name.startswith("_") and p.name != "index.html")
+    for p in pages:
+        _open(phone, p)
+        positions += phone.js("""Array.from(document.querySelectorAll('section.rules-rule')).map(s => {
+            const p = s.querySelector('.rules-rule-text > *') || s;
+            return (p.getBoundingClientRect().top + scrollY) / innerHeight; })""")
+        page_h, prose_h, tall = phone.js("""(() => { const rules = Array.from(document.querySelectorAll('section.rules-rule'))
+            .filter(s => !s.parentElement.closest('section.rules-rule'));
+            const h = el => el ? el.getBoundingClientRect().height : 0;
+            return [document.documentElement.scrollHeight,
+                    rules.reduce((a, s) => a + h(s.querySelector(':scope > .rules-rule-text')), 0),
+                    rules.filter(s => h(s) > 3 * innerHeight).length]; })()""")
+        heights = [heights[0] + page_h, heights[1] + prose_h, heights[2] + tall]
+    assert positions
+
+    def weight(page: Path) -> dict:
+        html = page.read_text(encoding="utf-8")
+        refs = re.findall(r'<link rel="stylesheet"[^>]*href="([^"?]+)', html) + re.findall(r'<script[^>]*src="([^"?]+)', html)
+        assets = sum((page.parent / r).resolve().stat().st_size for r in refs if (page.parent / r).resolve().is_file())
+        return {"html": page.stat().st_size, "css_js": assets, "total": page.stat().st_size + assets}
+
+    rule_page = _page_of(site, RULE)
+    report = {"rules": len(positions), "pages": len(pages),
+              "median_screens_to_prose": round(statistics.median(positions), 2),
+              "max_screens_to_prose": round(max(positions), 2),
+              "prose_share_of_page_height": round(heights[1] / heights[0], 2),
+              "rules_taller_than_3_screens": heights[2],
+              "weights": {"home": weight(site / "docs" / "index.html"),
+                          "section (dust-tactics/the-dice)": weight(site / "docs" / "books" / "dust-tactics" / "the-dice.html"),
+                          f"rule page ({rule_page.relative_to(site)})": weight(rule_page)}}
+    (site / "_screenshots").mkdir(exist_ok=True)
+    (site / "_screenshots" / "measures.json").write_text(json.dumps(report, indent=1))
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    (SHOTS / "measures.json").write_text(json.dumps(report, indent=1))
+    print(json.dumps(report, indent=1))
+    assert report["median_screens_to_prose"] < 4, report
+
+
 # ------------------------------------------------------------------ the rule search box
-PHONE = {"width": 390, "height": 844, "deviceScaleFactor": 2, "mobile": True}
-SHOTS = Path("/tmp/shots")
+SEARCH_PHONE = {"width": 390, "height": 844, "deviceScaleFactor": 2, "mobile": True}
 
 
-def _phone(browser, on=True):
-    metrics = PHONE if on else {"width": 1280, "height": 900, "deviceScaleFactor": 1, "mobile": False}
+def _search_phone(browser, on=True):
+    metrics = SEARCH_PHONE if on else {"width": 1280, "height": 900, "deviceScaleFactor": 1, "mobile": False}
     browser.send("Emulation.setDeviceMetricsOverride", metrics)
 
 
@@ -313,7 +571,7 @@ def _key(browser, key, code, vk, text=None):
     browser.send("Input.dispatchKeyEvent", {"type": "keyUp", "key": key, "code": code, "windowsVirtualKeyCode": vk})
 
 
-def _shot(browser, path: Path):
+def _search_shot(browser, path: Path):
     browser.screenshot(path)
     SHOTS.mkdir(parents=True, exist_ok=True)
     shutil.copy2(path, SHOTS / path.name)
@@ -326,14 +584,14 @@ def test_search_box_on_a_phone_finds_a_misspelled_rule(site, browser, tmp_path):
     if not (site / "_static" / "rules-search-index.js").is_file():
         pytest.fail("the build wrote no _static/rules-search-index.js")
     browser.console_errors.clear()
-    _phone(browser)
+    _search_phone(browser)
     try:
         browser.goto(url(site, "docs/index.html"), ready="!!document.getElementById('rules-search-input')")
         box = browser.js("(() => { const r = document.getElementById('rules-search-input').getBoundingClientRect();"
                          " return {top: r.top, bottom: r.bottom, width: r.width, right: r.right}; })()")
-        assert box["width"] > 200 and 0 <= box["top"] and box["bottom"] <= PHONE["height"], box
-        assert box["right"] <= PHONE["width"], f"the box overflows a phone's width: {box}"
-        assert browser.js("document.documentElement.scrollWidth") <= PHONE["width"]
+        assert box["width"] > 200 and 0 <= box["top"] and box["bottom"] <= SEARCH_PHONE["height"], box
+        assert box["right"] <= SEARCH_PHONE["width"], f"the box overflows a phone's width: {box}"
+        assert browser.js("document.documentElement.scrollWidth") <= SEARCH_PHONE["width"]
         browser.js("document.getElementById('rules-search-input').focus()")
         for ch in "supression":
             browser.send("Input.insertText", {"text": ch})
@@ -346,8 +604,8 @@ def test_search_box_on_a_phone_finds_a_misspelled_rule(site, browser, tmp_path):
         assert meta["where"].startswith("Dust Tactics") and len(meta["snippet"]) > 40, meta
         panel = browser.js("(() => { const r = document.querySelector('.rules-search-panel').getBoundingClientRect();"
                            " return {left: r.left, right: r.right}; })()")
-        assert panel["left"] >= 0 and panel["right"] <= PHONE["width"], panel
-        _shot(browser, tmp_path / "search-phone-results.png")
+        assert panel["left"] >= 0 and panel["right"] <= SEARCH_PHONE["width"], panel
+        _search_shot(browser, tmp_path / "search-phone-results.png")
         _key(browser, "ArrowDown", "ArrowDown", 40)
         assert browser.js("document.querySelector('#rules-search-results li').getAttribute('aria-selected')") == "true"
         assert browser.js("document.getElementById('rules-search-input').getAttribute('aria-activedescendant')") \
@@ -357,8 +615,8 @@ def test_search_box_on_a_phone_finds_a_misspelled_rule(site, browser, tmp_path):
                          " && document.readyState === 'complete'")
         assert "/docs/books/dust-tactics/" in browser.js("location.pathname")
         top = browser.js("document.getElementById('dust-tactics:suppression').getBoundingClientRect().top")
-        assert -5 <= top < PHONE["height"] / 2, f"the rule is not at the top of the screen: {top}"
-        _shot(browser, tmp_path / "search-phone-landed.png")
+        assert -5 <= top < SEARCH_PHONE["height"] / 2, f"the rule is not at the top of the screen: {top}"
+        _search_shot(browser, tmp_path / "search-phone-landed.png")
         # Escape closes the list; the box is on this page too
         browser.js("document.getElementById('rules-search-input').focus()")
         browser.send("Input.insertText", {"text": "cover save"})
@@ -366,7 +624,7 @@ def test_search_box_on_a_phone_finds_a_misspelled_rule(site, browser, tmp_path):
         _key(browser, "Escape", "Escape", 27)
         assert browser.js("document.querySelector('.rules-search-panel').hidden")
     finally:
-        _phone(browser, False)
+        _search_phone(browser, False)
     assert browser.console_errors == []
 
 

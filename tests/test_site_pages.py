@@ -32,3 +32,37 @@ def test_glossary_and_cross_index_pages_cover_every_entry():
     assert sum(len(es) for _, es in crossbook.glossary_pages(gl)) == len(gl) == 2
     xi = crossbook.cross_index(models)
     assert sum(len(es) for _, es in crossbook.xindex_pages(xi)) == len(xi) > 0
+
+
+def test_referenced_by_turns_checked_references_around_in_a_fixed_order():
+    from rules_dsl.sphinxext import backlinks
+
+    def rule(title, refs=()):
+        return {"title": title, "refs": list(refs)}
+    models = {
+        "one": {"rules": {"target": rule("Target"), "zeta": rule("Zeta", [("one", "target")]),
+                          "alpha": rule("Alpha", [("one", "target"), ("one", "a-section")])}},
+        "two": {"rules": {"far": rule("Far", [("one", "target"), ("gone", "x")])}},
+    }
+    back = backlinks.referenced_by(models)
+    # the target's own book first, by title; then the other books; sections and absent books ignored
+    assert back == {("one", "target"): [("one", "alpha", "Alpha"), ("one", "zeta", "Zeta"), ("two", "far", "Far")]}
+    models["one"]["rules"] = dict(reversed(list(models["one"]["rules"].items())))
+    assert backlinks.referenced_by(models) == back
+
+
+def test_meta_descriptions_and_caption_headings():
+    from rules_dsl.sphinxext import site
+
+    from types import SimpleNamespace
+    Site = lambda: SimpleNamespace(books_rel="docs/books", models={"b": {"title": "Book", "prose": ["An intro for players. More."],
+                        "sections": {"s": {"title": "Shooting", "items": [("rule", "r"), ("section", "t")]},
+                                     "t": {"title": "Cover", "items": []}},
+                        "rules": {"r": {"title": "Aimed Shot"}}}})
+    assert site.page_description(Site(), "docs/index", "docs/index") == site.HOME_DESCRIPTION
+    assert site.page_description(Site(), "docs/books/b/index", "docs/index").startswith("Book: the rules")
+    assert site.page_description(Site(), "docs/books/b/s", "docs/index") == \
+        "Shooting, from the rules of Book: Aimed Shot, Cover."
+    assert len(site.page_description(Site(), "x", "docs/index", None, "T" * 500)) <= site.DESCRIPTION_CHARS
+    html = '<p class="caption" role="heading"><span class="caption-text">Books</span></p>'
+    assert 'role="heading" aria-level="2"' in site._caption_level(html)

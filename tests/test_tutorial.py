@@ -150,6 +150,8 @@ def _commands(body: str) -> list:
         if line.startswith("$ "):
             cur = None
             words = line[2:].split("#")[0].split()
+            if words[:2] == ["rules", "preview"]:   # a server: tests/test_preview.py runs it
+                continue
             if words and words[0] == "rules":
                 cur = (words[1:], [])
                 out.append(cur)

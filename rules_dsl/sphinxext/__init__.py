@@ -15,9 +15,16 @@ Add ``"rules_dsl.sphinxext"`` to ``extensions`` in conf.py.  It provides:
   rule's rendered content changes (see :mod:`rules_dsl.sphinxext.site`);
 * worked examples executed against the compiled books on every build: a
   failing example is a warning at its ``.rules`` line and fails the build;
+* open data: every book as JSON (`data/<book>.json`, `data/index.json` and the JSON
+  Schema `data/book.schema.json`) in the HTML output, as `rules export` writes them
+  (see :mod:`rules_dsl.sphinxext.opendata`);
 * hover previews of cross-references (offline: title attribute + a small
-  script), exact odds tables for dice mechanics when ``rules_dsl.odds``
-  provides ``page_odds``;
+  script; on a touch screen the first tap previews), exact odds tables for
+  dice mechanics when ``rules_dsl.odds`` provides ``page_odds``;
+* rule pages for a phone at the table: a rule's own prose first, its notes,
+  tables, mechanics, odds and worked examples one tap away (folds, opened on
+  a wide screen), a copy-link button for its ``book:rule-id`` anchor and
+  "referenced by" links (``backlinks``); a meta description on every page;
 * the rule search box on every page (``static/rules_search_ui.js``), ranked as
   ``rules lookup`` ranks (``static/rules_search.js``), over
   ``_static/rules-search-index.js`` written at ``build-finished`` from the CLI
@@ -34,18 +41,22 @@ the theme's own, much slower, unlimited depth).  Warnings have the type
 Modules, in the order data flows: ``keys`` (cache keys), ``derived`` (findings,
 example results and odds by closure key), ``data`` (a book -> its plain render
 model), ``models`` (every book's model, cached between builds), ``crossbook``
-(glossary, cross index, books table), ``site`` (the build's state, pages,
+(glossary, cross index, books table), ``backlinks`` (referenced by), ``site`` (the build's state, pages,
 fingerprints); then ``rendering`` (what the renderers share), ``prose`` (prose ->
 nodes), ``render_rules``, ``render_decls``, ``render_pages`` (model -> nodes),
-``directives`` and ``domain``.
+``directives`` and ``domain``; ``opendata`` writes the books' JSON into the output.
 """
 from __future__ import annotations
 
 from pathlib import Path
 
-from . import directives, domain, keys, search_index, site
+# Sphinx itself is imported by `setup` (through directives, domain, site), not here:
+# the plain-data modules (`data`, `page_odds`) serve `rules export` and the odds
+# engine without Sphinx installed.
 
 STATIC = Path(__file__).resolve().parent / "static"
+#: the site's icon (conf.py: ``html_favicon = str(FAVICON)``)
+FAVICON = STATIC / "favicon.svg"
 
 
 def _add_static(app):
@@ -71,13 +82,17 @@ def _cap_navigation(app, pagename, templatename, context, doctree):
 
 
 def setup(app):
+    from . import directives, domain, keys, opendata, search_index, site
     app.add_config_value("rules_books_dir", "docs/books", "env", types=[str])
     app.add_config_value("rules_fail_on_error", True, "", types=[bool])
     app.add_config_value("rules_nav_maxdepth", 4, "html", types=[int])
-    from .render_rules import (depart_working_html, depart_working_other, visit_working_html,
-                               visit_working_other, working)
+    from .render_rules import (depart_working_html, depart_working_other, visit_working_html, visit_working_other,
+                               working)
+    from .rendering import depart_fold_html, fold, visit_fold_html
     other = (visit_working_other, depart_working_other)
     app.add_node(working, html=(visit_working_html, depart_working_html), latex=other, text=other, man=other,
+                 texinfo=other)
+    app.add_node(fold, html=(visit_fold_html, depart_fold_html), latex=other, text=other, man=other,
                  texinfo=other)
     app.add_domain(domain.RulesDomain)
     app.add_directive_to_domain("rules", "book", directives.BookDirective)
@@ -94,9 +109,11 @@ def setup(app):
     app.connect("env-updated", site.report_problems)
     app.connect("doctree-read", domain.collect_refs)
     app.connect("build-finished", site.build_finished)
+    app.connect("build-finished", opendata.build_finished)
     app.connect("build-finished", search_index.write_index)
     app.connect("html-page-context", _cap_navigation, priority=400)
     app.connect("html-page-context", site.one_page_index)
+    app.connect("html-page-context", site.page_head, priority=900)      # after the theme's own
     app.add_css_file("rules_dsl.css")
     app.add_js_file("rules_dsl.js", loading_method="defer")
     app.add_css_file("rules_search.css")

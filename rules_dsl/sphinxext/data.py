@@ -160,6 +160,15 @@ def _workings(book, rule_id, ex) -> list:
     return out
 
 
+def refs_of(book_id: str, r: n.Rule) -> list:
+    """The rules and sections a rule's text points to (its prose, flavour and notes'
+    `[[refs]]`, the ones `checks.check_references` verified), as sorted unique
+    (book, id) pairs: the other side of each is a "referenced by" link."""
+    texts = list(r.prose) + list(r.flavour) + [note.text for note in r.notes]
+    return sorted({(ref.book or book_id, ref.rule) for t in texts for ref in t.refs
+                   if (ref.book or book_id, ref.rule) != (book_id, r.id)})
+
+
 def build_model(book, derived: dict) -> dict:
     """The whole render model of one compiled book (plain data only)."""
     odds = (derived["odds"], derived["odds_errors"]) if derived.get("odds") is not None else None
@@ -190,6 +199,7 @@ def build_model(book, derived: dict) -> dict:
             "examples": [(ex.title, ex.text) for ex in r.examples],
             "workings": [_workings(book, r.id, ex) for ex in r.examples],
             "summary": summary_of([p.text for p in r.prose], title_of),
+            "refs": refs_of(book.id, r),
         }
 
     def items_model(items, sec_ids, sec_titles):

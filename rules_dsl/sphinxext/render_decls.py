@@ -5,7 +5,7 @@ from __future__ import annotations
 from docutils import nodes
 from sphinx import addnodes
 
-from .rendering import clean_index, field, index_node, literal, table_node, text_para
+from .rendering import clean_index, field, fold_node, index_node, literal, table_node, text_para
 
 ODDS_ROWS_SHOWN = 400
 
@@ -125,7 +125,7 @@ def mechanic_node(ctx, d, book):
     formula = "\n".join(d["lines"])
     content += nodes.literal_block(formula, formula, language="none", classes=["rules-formula"])
     if d.get("odds"):
-        content.extend(odds_nodes(d))
+        content += fold_node("Exact odds", odds_nodes(d), "odds")    # a second tap: tables can be tall
     elif d.get("odds_error"):
         content += text_para(f"Exact odds unavailable: {d['odds_error']}", ["rules-odds-error"])
     desc += content

@@ -9,7 +9,7 @@ from sphinx import addnodes
 from .prose import blocks, xref
 from .render_decls import decl_nodes
 from .render_rules import finding_node, rule_node
-from .rendering import clean_index, field, index_node, literal, table_node, text_para
+from .rendering import clean_index, field, fold_node, index_node, literal, table_node, text_para
 
 
 def section_node(ctx, model, sec) -> nodes.section:
@@ -53,7 +53,11 @@ def items_nodes(ctx, model, items) -> list:
 
 
 def book_node(ctx, model, section_docs) -> nodes.section:
-    """The book's own page: header, counts, its sections (a toctree), loose rules."""
+    """The book's own page, player first: its title, edition and introduction (the
+    first paragraph of the book's prose), its sections (a toctree), loose rules;
+    then, folded away "For designers", the header facts (book id, source file,
+    units, dice, counts, `.rules` files) and the rest of the prose (how the text
+    was restated from the source)."""
     book = model["id"]
     ctx.units.add(("book", book, ""))
     node = nodes.section(classes=["rules-book"])
@@ -61,6 +65,24 @@ def book_node(ctx, model, section_docs) -> nodes.section:
     ctx.target(node, "book", book, model["title"], model["edition"] or model["title"])
     if not ctx.no_index:
         node += index_node([(f"{clean_index(model['title'])} (book)", book)])
+    if model["edition"]:
+        node += text_para(model["edition"], ["rules-meta", "rules-book-edition"])
+    prose = [b for text in model["prose"] for b in blocks(text, book)]
+    node.extend(prose[:1])
+    if section_docs:
+        node += toctree_node(ctx.docname, section_docs, "rules-book-toc", maxdepth=2, caption="Sections",
+                             titlesonly=False)
+    loose = [(k, v) for k, v in model["items"] if k != "section"]
+    if loose:
+        node.extend(items_nodes(ctx, model, loose))
+    designers = [book_facts(model)] + prose[1:] + [finding_node(f) for f in model["loose_findings"]]
+    node += fold_node("For designers: source, files and counts", designers, "designers")
+    return node
+
+
+def book_facts(model):
+    """The book's header facts as a field list (kept for designers, not a player's first view)."""
+    book = model["id"]
     c = model["counts"]
     rows = []
     if model["edition"]:
@@ -89,18 +111,7 @@ def book_node(ctx, model, section_docs) -> nodes.section:
     notes = ", ".join(f"{v} {k}" for k, v in sorted(c["notes"].items()))
     fl += field("Contents", text_para(counts + (f"; notes: {notes}" if notes else "")))
     fl += field("Source files", nodes.paragraph("", "", *_join_literals(model["files"])))
-    node += fl
-    for text in model["prose"]:
-        node.extend(blocks(text, book))
-    if section_docs:
-        node += toctree_node(ctx.docname, section_docs, "rules-book-toc", maxdepth=2, caption="Sections",
-                             titlesonly=False)
-    loose = [(k, v) for k, v in model["items"] if k != "section"]
-    if loose:
-        node.extend(items_nodes(ctx, model, loose))
-    for f in model["loose_findings"]:
-        node += finding_node(f)
-    return node
+    return fl
 
 
 def _join_literals(items):

@@ -9,7 +9,7 @@ from sphinx import addnodes
 
 from .prose import blocks, xref
 from .render_decls import decl_nodes
-from .rendering import Ctx, clean_index, index_node, literal, text_para
+from .rendering import Ctx, clean_index, fold_node, index_node, literal, text_para
 
 NOTE_TITLES = {
     "clarification": "Clarification",
@@ -28,6 +28,10 @@ NOTE_CLASSES = {
 
 
 def rule_node(ctx: Ctx, r: dict) -> nodes.section:
+    """A rule, phone first: its title, one line of facts, its own prose, then the
+    links (keywords, terms used, referenced by) and, each one tap away (a fold),
+    its notes, data tables, mechanics (their exact odds folded once more) and
+    worked examples.  On a wide screen the tables and mechanics start open."""
     book, anchor = r["book"], f"{r['book']}:{r['id']}"
     ctx.units.add(("rule", book, r["id"]))
     sec = nodes.section(classes=["rules-rule"])
@@ -40,40 +44,52 @@ def rule_node(ctx: Ctx, r: dict) -> nodes.section:
         entries += [(f"{clean_index(a)} ({bt}, see {clean_index(r['title'])})", anchor) for a in r["aliases"]]
         sec += index_node(entries)
     sec += meta_line(ctx, r)
+    body = nodes.container(classes=["rules-rule-text"])
     for text in r["prose"]:
-        sec.extend(blocks(text, book))
+        body.extend(blocks(text, book))
     for text in r["flavour"]:
         quote = nodes.block_quote(classes=["rules-flavour"])
         quote.extend(blocks(text, book))
-        sec += quote
-    for kind, text in r["notes"]:
-        sec += note_node(kind, text, book)
-    for d in r["decls"]:
-        sec.extend(decl_nodes(ctx, d, book))
-    for f in r["findings"]:
-        sec += finding_node(f)
-    workings = r.get("workings") or [None] * len(r["examples"])
-    for i, ((title, text), working) in enumerate(zip(r["examples"], workings)):
-        sec.extend(example_nodes(title, text, i, len(r["examples"]), working))
+        body += quote
+    sec += body
+    links = links_line(ctx, r)
+    if links is not None:
+        sec += links
+    folds = nodes.container(classes=["rules-folds"])     # closed: a row of chips; open: full width
+    notes = [note_node(kind, text, book) for kind, text in r["notes"]] + [finding_node(f) for f in r["findings"]]
+    if notes:
+        label = " · ".join(x for x in (_counted("Note", len(r["notes"])) if r["notes"] else "",
+                                        _counted("Finding", len(r["findings"])) if r["findings"] else "") if x)
+        folds += fold_node(label, notes, "notes")      # a tap away on every screen: often about our sources
+    tables = [d for d in r["decls"] if d["kind"] == "table"]
+    if tables:
+        folds += fold_node(_counted("Table", len(tables)), [x for d in tables for x in decl_nodes(ctx, d, book)], "tables",
+                    open_wide=True)
+    code = [d for d in r["decls"] if d["kind"] != "table"]
+    if code:
+        mechanics = sum(d["kind"] == "mechanic" for d in code)
+        label = _counted("Mechanic", mechanics) if mechanics == len(code) else ("Mechanics" if mechanics else "Definitions")
+        folds += fold_node(label, [x for d in code for x in decl_nodes(ctx, d, book)], "mechanics", open_wide=True)
+    if r["examples"]:
+        workings = r.get("workings") or [None] * len(r["examples"])
+        ex = []
+        for i, ((title, text), working) in enumerate(zip(r["examples"], workings)):
+            ex.extend(example_nodes(title, text, i, len(r["examples"]), working))
+        folds += fold_node(_counted("Worked example", len(r["examples"])), ex, "examples")
+    if len(folds):
+        sec += folds
     return sec
 
 
-def meta_line(ctx, r):
-    p = nodes.paragraph(classes=["rules-meta"])
+def _counted(word: str, count: int) -> str:
+    """A fold's label: "Note", "Notes (3)"."""
+    return f"{word}s ({count})" if count != 1 else word
+
+
+def links_line(ctx, r):
+    """Keywords, the terms the rule uses and the rules referring to it: after its prose."""
     parts = []
-    ref = nodes.inline(classes=["rules-meta-item", "rules-meta-ref"])
-    ref += nodes.Text("Reference ")
-    ref += literal(f"{r['book']}:{r['id']}")
-    parts.append(ref)
-    if r["source"]:
-        s = nodes.inline(classes=["rules-meta-item", "rules-meta-source"])
-        s += nodes.Text("Source: ")
-        s += nodes.emphasis(r["source"], r["source"])
-        parts.append(s)
-    if r["aliases"]:
-        s = nodes.inline(classes=["rules-meta-item", "rules-meta-aliases"])
-        s += nodes.Text("Also: " + ", ".join(r["aliases"]))
-        parts.append(s)
+    book = r["book"]
     if r["keywords"]:
         s = nodes.inline(classes=["rules-meta-item", "rules-meta-keywords"])
         s += nodes.Text("Keywords: ")
@@ -93,11 +109,47 @@ def meta_line(ctx, r):
             if i:
                 s += nodes.Text(", ")
             if definer and definer != r["id"]:
-                s += xref(r["book"], definer, name)
+                s += xref(book, definer, name)
             elif definer:
                 s += nodes.inline(name, name, classes=["rules-use"])
             else:
                 s += nodes.inline(name + " (not defined)", name + " (not defined)", classes=["rules-use-undefined"])
+        parts.append(s)
+    back = getattr(ctx.site, "backlinks", {}).get((book, r["id"]), [])
+    if back:
+        s = nodes.inline(classes=["rules-meta-item", "rules-meta-backlinks"])
+        s += nodes.Text("Referenced by: ")
+        for i, (b, rid, title) in enumerate(back):
+            if i:
+                s += nodes.Text(", ")
+            label = title if b == book else f"{title} ({ctx.book_title(b)})"
+            s += xref(book, f"{b}:{rid}", label)
+        parts.append(s)
+    if not parts:
+        return None
+    p = nodes.paragraph(classes=["rules-meta", "rules-links"])
+    for i, part in enumerate(parts):
+        if i:
+            p += nodes.inline(" · ", " · ", classes=["rules-meta-sep"])
+        p += part
+    return p
+
+
+def meta_line(ctx, r):
+    p = nodes.paragraph(classes=["rules-meta"])
+    parts = []
+    ref = nodes.inline(classes=["rules-meta-item", "rules-meta-ref"])
+    ref += nodes.Text("Reference ")
+    ref += literal(f"{r['book']}:{r['id']}")
+    parts.append(ref)
+    if r["source"]:
+        s = nodes.inline(classes=["rules-meta-item", "rules-meta-source"])
+        s += nodes.Text("Source: ")
+        s += nodes.emphasis(r["source"], r["source"])
+        parts.append(s)
+    if r["aliases"]:
+        s = nodes.inline(classes=["rules-meta-item", "rules-meta-aliases"])
+        s += nodes.Text("Also: " + ", ".join(r["aliases"]))
         parts.append(s)
     for i, part in enumerate(parts):
         if i:

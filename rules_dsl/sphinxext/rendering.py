@@ -101,3 +101,29 @@ def table_node(headers, rows, classes=(), title=None, widths=None):
     tgroup += tbody
     table += tgroup
     return table
+
+
+class fold(nodes.General, nodes.Element):
+    """A part of a rule one tap away: `<details class="rules-fold rules-fold-KIND">`
+    with a `<summary>` label in HTML (keyboard accessible as it is); its children
+    alone in other formats.  `open_wide`: the script opens it on a wide screen
+    (`data-open-wide`); on a phone every fold starts closed, so the rule's own
+    text is what a player sees first."""
+
+
+def visit_fold_html(self, node):
+    from html import escape
+    kind = escape(node["kind"], quote=True)
+    wide = " data-open-wide" if node.get("open_wide") else ""
+    self.body.append(f'<details class="rules-fold rules-fold-{kind}"{wide}>'
+                     f'<summary>{escape(node["summary"])}</summary>\n')
+
+
+def fold_node(label: str, children, kind: str, open_wide: bool = False) -> fold:
+    f = fold(kind=kind, summary=label, open_wide=open_wide)
+    f.extend(children)
+    return f
+
+
+def depart_fold_html(self, node):
+    self.body.append("</details>\n")

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from sphinx.util import logging
 
-from . import crossbook, keys, models
+from . import backlinks, crossbook, keys, models
 
 logger = logging.getLogger(__name__)
 
@@ -64,6 +64,7 @@ class Site:
         self.glossary_pages = dict(crossbook.glossary_pages(self.glossary))
         self.xindex_pages = dict(crossbook.xindex_pages(self.xindex))
         self.books = crossbook.books_table(self.models)
+        self.backlinks = backlinks.referenced_by(self.models)
         self.unit_hashes = self._unit_hashes()
 
     # -------------------------------------------------------------- names
@@ -105,7 +106,8 @@ class Site:
                 shallow = dict(sec)
                 out[("section", bid, sid)] = keys.digest((shallow, titles[bid], code))
             for rid, r in m["rules"].items():
-                out[("rule", bid, rid)] = keys.digest((r, titles[bid], code))
+                back = self.backlinks.get((bid, rid), [])     # shown on the rule: its titles too
+                out[("rule", bid, rid)] = keys.digest((r, titles[bid], back, {b: titles[b] for b, _, _ in back}, code))
         out[("global", "books", "")] = keys.digest((self.books, code))
         out[("global", "glossary", "")] = keys.digest((list(self.glossary_pages), code))
         out[("global", "xindex", "")] = keys.digest((list(self.xindex_pages), code))
@@ -270,3 +272,67 @@ def _redirect(target: str) -> str:
     return (f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>Redirecting…</title>'
             f'<meta http-equiv="refresh" content="0; url={t}"><link rel="canonical" href="{t}"></head>'
             f'<body><p><a href="{t}">Continue to the rulebook reference</a></p></body></html>\n')
+
+
+# ------------------------------------------------------------------ page head and accessibility
+HOME_DESCRIPTION = ("Tabletop wargame rulebooks restated as checked code: find any rule and read its text, "
+                    "with its mechanics, exact dice odds and worked examples, on a phone at the table.")
+DESCRIPTION_CHARS = 160
+
+
+def _short(text: str, most: int = DESCRIPTION_CHARS) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= most else text[:most - 1].rsplit(" ", 1)[0] + "…"
+
+
+def page_description(site, pagename: str, root_doc: str, doctree=None, title: str = "") -> str:
+    """A page's meta description: the home page says what the site is; a book's page
+    names the book and opens its introduction; a section page names the section, its
+    book and its first rules; any other page, its first paragraph."""
+    if pagename == root_doc:
+        return HOME_DESCRIPTION
+    if site is not None and pagename.startswith(site.books_rel + "/"):
+        parts = pagename[len(site.books_rel) + 1:].split("/")
+        if parts[0] == "_glossary":
+            return _short(f"{title} — keywords of every rulebook, each with the rules that carry it.")
+        if parts[0] == "_cross-index":
+            return _short(f"{title} — terms that several rulebooks share, with each book's rules for them.")
+        m = site.models.get(parts[0]) if len(parts) == 2 else None
+        if m is not None and parts[1] == "index":
+            from ..prose import parse_prose, plain_text
+            intro = next((s for s in (plain_text(parse_prose(t), first_only=True) for t in m["prose"]) if s), "")
+            return _short(f"{m['title']}: the rules, section by section. {intro}")
+        if m is not None:
+            sid = "index" if parts[1] == "section-index" else parts[1]
+            sec = m["sections"].get(sid)
+            if sec is not None:
+                rules = [m["rules"][v]["title"] for k, v in sec["items"] if k == "rule"]
+                subs = [m["sections"][v]["title"] for k, v in sec["items"] if k == "section"]
+                return _short(f"{sec['title']}, from the rules of {m['title']}: " + ", ".join(rules + subs) + ".")
+    if doctree is not None:
+        from docutils import nodes
+        for p in doctree.findall(nodes.paragraph):
+            text = p.astext().strip()
+            if len(text) > 40:
+                return _short(text)
+    return _short(f"{title} · Rulebooks as code") if title else HOME_DESCRIPTION
+
+
+def _caption_level(html: str) -> str:
+    """Sphinx writes a toctree's caption as `<p class="caption" role="heading">` with no
+    `aria-level`, which ARIA requires of a heading (Lighthouse and axe flag it)."""
+    return html.replace('<p class="caption" role="heading">', '<p class="caption" role="heading" aria-level="2">')
+
+
+def page_head(app, pagename, templatename, context, doctree):
+    """html-page-context (after the theme's): a meta description on every page, and
+    every toctree caption (in the page and in the theme's sidebar) a level-2 heading."""
+    from html import escape
+    from html import unescape
+    title = unescape(str(context.get("title") or ""))
+    desc = page_description(_SITE, pagename, app.config.root_doc, doctree, title)
+    tag = f'<meta name="description" content="{escape(desc, quote=True)}">\n'
+    context["metatags"] = (context.get("metatags") or "") + tag
+    for key in ("body", "furo_navigation_tree", "toctree_html"):
+        if isinstance(context.get(key), str):
+            context[key] = _caption_level(context[key])

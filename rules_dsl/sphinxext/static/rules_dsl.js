@@ -1,8 +1,15 @@
-/* Hover previews for rule cross-references, built at build time.
+/* Rule pages at the table: previews, folds and copy-link buttons.
  *
- * Every resolved reference to a rule (a.rules-ref) carries the target's title
- * and first paragraph in its title attribute, written by the Sphinx extension.
- * This script moves that text into a styled tooltip shown on hover or focus.
+ * 1. Previews.  Every resolved reference to a rule (a.rules-ref) carries the
+ *    target's title and first paragraph in its title attribute, written by the
+ *    Sphinx extension.  This script moves that text into a styled tooltip shown
+ *    on hover or focus; on a touch screen the first tap shows it (with a link
+ *    to the rule) and a second tap on the reference, or the link, follows it.
+ * 2. Folds (details.rules-fold): those marked data-open-wide open on a wide
+ *    screen; any fold holding the URL's target opens.
+ * 3. A copy-link button on every rule (its stable book:rule-id anchor), with a
+ *    select-the-text fallback where the clipboard is refused.
+ * 4. Boxes that scroll (code, tables) join the tab order, for keyboard users.
  * It only ever uses textContent, never HTML, and needs no network.
  */
 (function () {
@@ -14,6 +21,7 @@
   }
   var tip = null;
   var current = null;
+  var lastPointer = "mouse";   /* pointerType of the last pointerdown: "touch" taps preview first */
 
   function ensureTip() {
     if (tip) return tip;
@@ -26,20 +34,29 @@
     head.className = "rules-preview-title";
     var body = document.createElement("div");
     body.className = "rules-preview-body";
+    var go = document.createElement("a");
+    go.className = "rules-preview-go";
+    go.textContent = "Open this rule \u2192";
+    go.hidden = true;
     tip.appendChild(head);
     tip.appendChild(body);
+    tip.appendChild(go);
     document.body.appendChild(tip);
     return tip;
   }
 
-  function show(link) {
+  function show(link, touch) {
     var text = link.getAttribute("data-rules-preview");
     if (!text) return;
     var t = ensureTip();
     var nl = text.indexOf("\u2003");  /* heading EM SPACE preview */
+    var body = t.children[1], go = t.children[2];
     t.firstChild.textContent = nl < 0 ? text : text.slice(0, nl);
-    t.lastChild.textContent = nl < 0 ? "" : text.slice(nl + 1);
-    t.lastChild.hidden = nl < 0;
+    body.textContent = nl < 0 ? "" : text.slice(nl + 1);
+    body.hidden = nl < 0;
+    go.hidden = !touch;
+    go.href = link.href;
+    t.classList.toggle("rules-preview-touch", !!touch);
     t.hidden = false;
     var r = link.getBoundingClientRect();
     var width = Math.min(420, document.documentElement.clientWidth - 16);
@@ -65,12 +82,159 @@
       var a = links[i];
       a.setAttribute("data-rules-preview", a.getAttribute("title"));
       a.removeAttribute("title");  /* no double tooltip */
-      a.addEventListener("mouseenter", function () { show(this); });
-      a.addEventListener("focus", function () { show(this); });
-      a.addEventListener("mouseleave", function () { hide(this); });
-      a.addEventListener("blur", function () { hide(this); });
+      a.addEventListener("mouseenter", function () { if (lastPointer === "mouse") show(this); });
+      a.addEventListener("focus", function () { if (lastPointer === "mouse") show(this); });
+      a.addEventListener("mouseleave", function () { if (lastPointer === "mouse") hide(this); });
+      a.addEventListener("blur", function () { if (lastPointer === "mouse") hide(this); });
+      a.addEventListener("click", tapPreview);
     }
-    document.addEventListener("keydown", function (e) { if (e.key === "Escape") hide(null); });
+    document.addEventListener("pointerdown", function (e) {
+      lastPointer = e.pointerType || "mouse";
+      /* a tap outside the preview and its link closes it */
+      if (tip && !tip.hidden && !tip.contains(e.target) && !(current && current.contains(e.target))) hide(null);
+    }, true);
+    document.addEventListener("keydown", function (e) {
+      lastPointer = "mouse";
+      if (e.key === "Escape") hide(null);
+    });
+    initFolds();
+    initCopyLinks();
+    initScrollables();
+  }
+
+  /* ---------------------------------------------------------------- 4. scrolling boxes */
+  /* A box that scrolls (a wide code block, a table in its wrapper) must be reachable
+     with the keyboard, to scroll it with the arrow keys: it joins the tab order while
+     it overflows (checked again when a fold opens or the window is resized). */
+  function markScrollables() {
+    var boxes = document.querySelectorAll("div.highlight > pre, pre.literal-block, div.table-wrapper");
+    for (var i = 0; i < boxes.length; i++) {
+      var b = boxes[i];
+      var over = b.scrollWidth > b.clientWidth + 1 || b.scrollHeight > b.clientHeight + 1;
+      if (over && !b.hasAttribute("tabindex")) {
+        b.setAttribute("tabindex", "0");
+        b.setAttribute("data-rules-scroll", "");
+      } else if (!over && b.hasAttribute("data-rules-scroll")) {
+        b.removeAttribute("tabindex");
+        b.removeAttribute("data-rules-scroll");
+      }
+    }
+  }
+
+  function initScrollables() {
+    markScrollables();
+    document.addEventListener("toggle", markScrollables, true);
+    var pending = null;
+    window.addEventListener("resize", function () {
+      clearTimeout(pending);
+      pending = setTimeout(markScrollables, 150);
+    });
+  }
+
+  /* A first tap on a reference (touch or pen) shows its preview instead of
+     following it; a second tap on the same reference follows it. */
+  function tapPreview(e) {
+    if (lastPointer === "mouse") return;
+    if (current === this && tip && !tip.hidden) return;   /* second tap: follow */
+    e.preventDefault();
+    show(this, true);
+  }
+
+  /* ---------------------------------------------------------------- 2. folds */
+  var WIDE = "(min-width: 67em)";   /* furo's breakpoint for the table of contents */
+
+  function openTarget() {
+    var id = decodeURIComponent(location.hash.slice(1));
+    var el = id && document.getElementById(id);
+    for (var d = el; d; d = d.parentElement) {
+      if (d.tagName === "DETAILS") d.open = true;
+    }
+    if (el && el.tagName === "DETAILS") el.open = true;
+  }
+
+  function initFolds() {
+    if (window.matchMedia && window.matchMedia(WIDE).matches) {
+      var wide = document.querySelectorAll("details.rules-fold[data-open-wide]");
+      for (var i = 0; i < wide.length; i++) wide[i].open = true;
+    }
+    openTarget();
+    window.addEventListener("hashchange", openTarget);
+  }
+
+  /* ---------------------------------------------------------------- 3. copy link */
+  var status = null;
+
+  function announce(text) {
+    if (!status) {
+      status = document.createElement("div");
+      status.className = "rules-sr-only";
+      status.setAttribute("role", "status");
+      status.setAttribute("aria-live", "polite");
+      document.body.appendChild(status);
+    }
+    status.textContent = "";
+    setTimeout(function () { status.textContent = text; }, 20);
+  }
+
+  function ruleUrl(id) {
+    return location.href.split("#")[0] + "#" + id;
+  }
+
+  /* No clipboard (refused, or not offered): show the link selected, ready to copy. */
+  function fallback(button, url) {
+    var box = button.parentNode.querySelector("input.rules-copylink-text");
+    if (!box) {
+      box = document.createElement("input");
+      box.type = "text";
+      box.readOnly = true;
+      box.className = "rules-copylink-text";
+      box.setAttribute("aria-label", "Link to this rule: select and copy it");
+      button.parentNode.insertBefore(box, button.nextSibling);
+    }
+    box.value = url;
+    box.hidden = false;
+    box.focus();
+    box.select();
+    var copied = false;
+    try { copied = document.execCommand("copy"); } catch (err) { copied = false; }
+    announce(copied ? "Link copied" : "Link selected: copy it");
+    button.setAttribute("data-state", copied ? "copied" : "selected");
+  }
+
+  function copyLink(button) {
+    var url = ruleUrl(button.getAttribute("data-anchor"));
+    var done = function () {
+      button.setAttribute("data-state", "copied");
+      announce("Link copied");
+      setTimeout(function () { button.removeAttribute("data-state"); }, 2000);
+    };
+    if (navigator.clipboard && navigator.clipboard.writeText) {
+      navigator.clipboard.writeText(url).then(done, function () { fallback(button, url); });
+    } else {
+      fallback(button, url);
+    }
+  }
+
+  function initCopyLinks() {
+    var rules = document.querySelectorAll("section.rules-rule[id]");
+    for (var i = 0; i < rules.length; i++) {
+      var sec = rules[i];
+      var meta = null;
+      for (var c = sec.firstElementChild; c; c = c.nextElementSibling) {
+        if (c.classList.contains("rules-meta")) { meta = c; break; }
+      }
+      if (!meta) continue;
+      var h = sec.querySelector("h1, h2, h3, h4, h5, h6");
+      var title = h ? h.textContent.replace(/\u00b6|#$/g, "").trim() : sec.id;
+      var b = document.createElement("button");
+      b.type = "button";
+      b.className = "rules-copylink";
+      b.setAttribute("data-anchor", sec.id);
+      b.setAttribute("aria-label", "Copy link to the rule " + title + " (" + sec.id + ")");
+      b.textContent = "Copy link";
+      b.addEventListener("click", function () { copyLink(this); });
+      meta.insertBefore(b, meta.firstChild);
+    }
   }
 
   if (document.readyState === "loading") {

@@ -1,0 +1,912 @@
+// rules-dsl JavaScript runtime: the values and operations of the rules language, shared by every
+// generated book module (rules_dsl/jsgen).  Hand-written, no dependencies, an ES module.
+//
+// It mirrors the Python back end (rules_dsl/values.py, builtins.py, dice.py, compiler/): every
+// number is exact.  Whole numbers are BigInt (Python ints have no size limit, and an `int`
+// parameter or a product of costs can pass 2**53, where a JS number silently rounds); a fraction
+// is a `Frac` of two BigInts in lowest terms with a positive denominator, and a fraction whose
+// denominator is 1 is always the BigInt itself (as values.number does).  Booleans are JS booleans,
+// text is a JS string, an enum member or custom die face a `Sym` (equal to the text of its name,
+// as Python's str subclass is), `ABSENT` the one absent value, lists are arrays, `a..b` a `Range`,
+// sets a `PySet`, table rows with several values a `Record` (a Map inside: a field named
+// `__proto__` or `constructor` is only data).  Errors a user can cause are `RulesError`s with
+// the kind Python gives them (InputError naming the parameter, NotFound, Error) and the same words.
+// `PyRandom` is CPython's Mersenne Twister and `choice`, so a seed rolls what `rules call --seed` rolls.
+
+export const MAX_CALL_DEPTH = 50;
+export const MAX_STEPS = 100000;
+export const MAX_RANGE = 1000000n;
+export const MAX_DICE = 1000n;
+export const MAX_CHAIN = 10000;
+
+// ------------------------------------------------------------------ values
+class Absent { toString() { return "absent"; } }
+export const ABSENT = Object.freeze(new Absent());
+
+export class Sym {
+  constructor(name, owner) { this.name = name; this.owner = owner; Object.freeze(this); }
+  toString() { return this.name; }
+}
+
+export class Frac {
+  constructor(n, d) { this.n = n; this.d = d; Object.freeze(this); }
+  toString() { return `${this.n}/${this.d}`; }
+}
+
+export class Range {   // Python's range(start, stop): start..stop-1
+  constructor(start, stop) { this.start = start; this.stop = stop; Object.freeze(this); }
+  get length() { return this.stop > this.start ? Number(this.stop - this.start) : 0; }
+  toArray() { const out = []; for (let i = this.start; i < this.stop; i++) out.push(i); return out; }
+  has(x) {
+    if (typeof x === "boolean") x = x ? 1n : 0n;
+    return typeof x === "bigint" && x >= this.start && x < this.stop;
+  }
+}
+
+export class PySet {    // a frozenset: items distinct by Python equality, in first-seen order
+  constructor(items) {
+    const out = [];
+    for (const x of items) {
+      if (!hashable(x)) throw new RulesError("Error", `cannot evaluate: TypeError: unhashable type: '${pyTypeName(x)}'`);
+      if (!out.some((y) => pyEq(x, y))) out.push(x);
+    }
+    this.items = out; Object.freeze(this);
+  }
+  has(x) { return hashable(x) && this.items.some((y) => pyEq(x, y)); }
+}
+
+export class Record {
+  constructor(entries) { this.fields = new Map(entries); Object.freeze(this); }
+}
+
+export class EnumNS {   // `Outcome` as a value: its members, in order
+  constructor(name, members) { this.name = name; this.members = members; Object.freeze(this); }
+}
+
+export class Die {
+  constructor(name, faces, custom, describe) {
+    this.name = name; this.faces = faces; this.custom = custom; this.describe = describe; Object.freeze(this);
+  }
+  face(value, rollName) {
+    if (this.custom) {
+      if ((typeof value === "string" || value instanceof Sym)) {
+        const name = String(value);
+        const f = this.faces.find((x) => x.name === name);
+        if (f) return f;
+      }
+    } else if (typeof value === "bigint" && this.faces.some((f) => f === value)) {
+      return value;
+    }
+    throw new RulesError("Error", `roll '${rollName}': ${pyRepr(value)} is not a face of ${this.describe}`);
+  }
+}
+
+export class Builtin {  // a built-in named as a value (not called): Python holds the function
+  constructor(name) { this.name = name; Object.freeze(this); }
+}
+
+export class RulesError extends Error {
+  // kind: "InputError" (param, mechanic), "NotFound" (name), or "Error"
+  constructor(kind, message, extra) {
+    super(message);
+    this.kind = kind;
+    Object.assign(this, extra || {});
+  }
+}
+
+function fail(span, msg) { throw new RulesError("Error", `${span}: ${msg}`); }
+
+export function inputError(mechanic, param, value, allowed) {
+  return new RulesError("InputError", `${mechanic}: parameter '${param}' got ${value === undefined ? "None" : pyRepr(value)}; allowed: ${allowed}`,
+    { mechanic, param });
+}
+
+function notFound(what, name, where) {
+  return new RulesError("NotFound", `unknown ${what} '${name}'` + (where ? ` in ${where}` : ""), { name });
+}
+
+// ------------------------------------------------------------------ numbers
+const isInt = (x) => typeof x === "bigint";
+const isNum = (x) => typeof x === "bigint" || x instanceof Frac;
+
+function gcd(a, b) { a = a < 0n ? -a : a; b = b < 0n ? -b : b; while (b) { [a, b] = [b, a % b]; } return a; }
+
+export function frac(n, d) {
+  if (d === 0n) throw new RulesError("Error", "division by zero");
+  if (d < 0n) { n = -n; d = -d; }
+  const g = gcd(n, d);
+  if (g > 1n) { n /= g; d /= g; }
+  return d === 1n ? n : new Frac(n, d);
+}
+const nd = (x) => (x instanceof Frac ? [x.n, x.d] : [x, 1n]);
+
+function floorDiv(a, b) { const q = a / b; return (a % b !== 0n && ((a < 0n) !== (b < 0n))) ? q - 1n : q; }
+function floorOf(x) { return x instanceof Frac ? floorDiv(x.n, x.d) : x; }
+function ceilOf(x) { return x instanceof Frac ? -floorDiv(-x.n, x.d) : x; }
+
+function numCmp(a, b) {   // a, b: bigint, Frac or boolean
+  const [an, ad] = nd(typeof a === "boolean" ? (a ? 1n : 0n) : a);
+  const [bn, bd] = nd(typeof b === "boolean" ? (b ? 1n : 0n) : b);
+  const l = an * bd, r = bn * ad;
+  return l < r ? -1 : l > r ? 1 : 0;
+}
+
+function arith(op, a, b) {
+  if (isInt(a) && isInt(b)) {
+    if (op === "+") return a + b;
+    if (op === "-") return a - b;
+    if (op === "*") return a * b;
+  }
+  const [an, ad] = nd(a), [bn, bd] = nd(b);
+  if (op === "+") return frac(an * bd + bn * ad, ad * bd);
+  if (op === "-") return frac(an * bd - bn * ad, ad * bd);
+  if (op === "*") return frac(an * bn, ad * bd);
+  if (op === "/") return frac(an * bd, ad * bn);
+  // '%': Python's floor modulo, a - b * floor(a / b)
+  if (isInt(a) && isInt(b)) { const m = a % b; return (m !== 0n && ((m < 0n) !== (b < 0n))) ? m + b : m; }
+  const q = floorDiv(an * bd, ad * bn);
+  return arith("-", a, arith("*", b, q));
+}
+
+function needNum(span, v, what) {
+  if (v === ABSENT) fail(span, `${what}: the value is absent in the source rulebook`);
+  if (!isNum(v)) fail(span, `${what}: expected a number, got ${show(v)}`);
+  return v;
+}
+
+export function binop(span, op, a, b) {
+  if (op === "+" && Array.isArray(a) && Array.isArray(b)) return a.concat(b);
+  needNum(span, a, `'${op}'`); needNum(span, b, `'${op}'`);
+  if ((op === "/" || op === "%") && b === 0n) fail(span, `division by zero in '${op}'`);
+  return arith(op, a, b);
+}
+
+export function neg(span, a) { needNum(span, a, "'-'"); return arith("-", 0n, a); }
+
+export function order(span, op, a, b) {
+  needNum(span, a, `'${op}'`); needNum(span, b, `'${op}'`);
+  const c = numCmp(a, b);
+  return op === "<" ? c < 0 : op === "<=" ? c <= 0 : op === ">" ? c > 0 : c >= 0;
+}
+
+// ------------------------------------------------------------------ Python equality, truth, order, repr
+const isStr = (x) => typeof x === "string" || x instanceof Sym;
+const isNumeric = (x) => typeof x === "boolean" || isNum(x);
+
+export function pyEq(a, b) {
+  if (a === b) return true;
+  if (isNumeric(a) && isNumeric(b)) return numCmp(a, b) === 0;
+  if (isStr(a) && isStr(b)) return String(a) === String(b);
+  if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((x, i) => pyEq(x, b[i]));
+  if (a instanceof Range && b instanceof Range) {
+    const la = a.length, lb = b.length;
+    return la === lb && (la === 0 || a.start === b.start);
+  }
+  if (a instanceof PySet && b instanceof PySet) return a.items.length === b.items.length && a.items.every((x) => b.has(x));
+  if (a instanceof Record && b instanceof Record) {
+    if (a.fields.size !== b.fields.size) return false;
+    for (const [k, v] of a.fields) if (!b.fields.has(k) || !pyEq(v, b.fields.get(k))) return false;
+    return true;
+  }
+  return false;
+}
+
+function hashable(x) { return !Array.isArray(x); }
+
+export function truthy(v) {
+  if (typeof v === "boolean") return v;
+  if (typeof v === "bigint") return v !== 0n;
+  if (typeof v === "string") return v.length > 0;
+  if (v === ABSENT) return false;
+  if (Array.isArray(v)) return v.length > 0;
+  if (v instanceof Range) return v.length > 0;
+  if (v instanceof PySet) return v.items.length > 0;
+  return true;
+}
+
+class Unorderable extends Error {}
+
+function pyLt(a, b) {   // Python's a < b over the values sorted/max/min meet; Unorderable otherwise
+  if (isNumeric(a) && isNumeric(b)) return numCmp(a, b) < 0;
+  if (isStr(a) && isStr(b)) return String(a) < String(b);
+  if (Array.isArray(a) && Array.isArray(b)) {
+    for (let i = 0; i < a.length && i < b.length; i++) {
+      if (!pyEq(a[i], b[i])) return pyLt(a[i], b[i]);
+    }
+    return a.length < b.length;
+  }
+  throw new Unorderable();
+}
+
+function pySorted(items, reverse) {
+  const out = items.slice();
+  // Python sorts with < only and keeps equal items in order, also with reverse=True
+  out.sort(reverse ? (x, y) => (pyLt(y, x) ? -1 : pyLt(x, y) ? 1 : 0) : (x, y) => (pyLt(x, y) ? -1 : pyLt(y, x) ? 1 : 0));
+  return out;
+}
+
+function pyTypeName(x) {
+  if (Array.isArray(x)) return "list";
+  return typeof x;
+}
+
+const NONPRINTABLE = /^[\p{C}\p{Z}]$/u;
+
+function strRepr(s) {
+  const q = s.includes("'") && !s.includes('"') ? '"' : "'";
+  let out = q;
+  for (const ch of s) {
+    const c = ch.codePointAt(0);
+    if (ch === "\\") out += "\\\\";
+    else if (ch === q) out += "\\" + q;
+    else if (ch === "\n") out += "\\n";
+    else if (ch === "\r") out += "\\r";
+    else if (ch === "\t") out += "\\t";
+    else if (ch !== " " && NONPRINTABLE.test(ch)) {   // str.isprintable: categories C* and Z* but the space
+      out += c <= 0xff ? "\\x" + c.toString(16).padStart(2, "0")
+        : c <= 0xffff ? "\\u" + c.toString(16).padStart(4, "0") : "\\U" + c.toString(16).padStart(8, "0");
+    } else out += ch;
+  }
+  return out + q;
+}
+
+export function pyRepr(v) {   // Python's repr() of a value: what an InputError shows
+  if (v === undefined || v === null) return "None";
+  if (typeof v === "boolean") return v ? "True" : "False";
+  if (typeof v === "bigint") return v.toString();
+  if (typeof v === "string") return strRepr(v);
+  if (v instanceof Sym || v instanceof Frac) return v.toString();
+  if (v === ABSENT) return "absent";
+  if (Array.isArray(v)) return "[" + v.map(pyRepr).join(", ") + "]";
+  if (v instanceof Range) return `range(${v.start}, ${v.stop})`;
+  if (v instanceof PySet) return v.items.length ? "frozenset({" + v.items.map(pyRepr).join(", ") + "})" : "frozenset()";
+  if (v instanceof Record) return "(" + [...v.fields].map(([k, x]) => `${k}=${pyRepr(x)}`).join(", ") + ")";
+  if (v instanceof EnumNS) return `<${v.name}: ${v.members.map(String).join(", ")}>`;
+  if (v instanceof Mechanic) return `<mechanic ${v.book.id}:${v.name}>`;
+  if (v instanceof Table) return `<table ${v.book.id}:${v.name} (${v.entries.length} entries)>`;
+  return String(v);
+}
+
+export function show(v) {     // values.show: how a value is printed to a person
+  if (v === ABSENT) return "absent";
+  if (typeof v === "boolean") return v ? "true" : "false";
+  if (v instanceof Range) return `${v.start}..${v.stop - 1n}`;
+  if (typeof v === "bigint" || v instanceof Frac || v instanceof Sym || typeof v === "string") return String(v);
+  if (v instanceof Record) return "(" + [...v.fields].map(([k, x]) => `${k}=${show(x)}`).join(", ") + ")";
+  if (Array.isArray(v)) return "[" + v.map(show).join(", ") + "]";
+  if (v instanceof PySet) return "{" + v.items.map(show).sort(cpCompare).join(", ") + "}";
+  return pyRepr(v);
+}
+
+function cpCompare(a, b) { return a < b ? -1 : a > b ? 1 : 0; }
+
+// ------------------------------------------------------------------ expressions
+export function contains(span, container, item) {
+  if (container === ABSENT) fail(span, "'in': the collection is absent in the source rulebook");
+  if (Array.isArray(container)) return container.some((x) => x === item || pyEq(x, item));
+  if (container instanceof Range) return container.has(item);
+  if (container instanceof PySet) return container.has(item);
+  if (typeof container === "string" || container instanceof Sym) return isStr(item) ? String(container).includes(String(item)) : false;
+  if (container instanceof EnumNS) return container.members.some((x) => pyEq(x, item));
+  if (container instanceof Die) return container.faces.some((x) => pyEq(x, item));
+  fail(span, `'in': cannot look inside ${show(container)}`);
+}
+
+function iterable(span, v) {
+  if (v === ABSENT) fail(span, "cannot iterate: the collection is absent in the source rulebook");
+  if (Array.isArray(v)) return v;
+  if (v instanceof Range) return v.toArray();
+  if (v instanceof PySet) return v.items.slice().sort((a, b) => cpCompare(pyRepr(a), pyRepr(b)));
+  if (v instanceof EnumNS) return v.members;
+  if (v instanceof Table) return v.rows();
+  fail(span, `cannot iterate over ${show(v)}`);
+}
+
+export function comp(ctx, span, source, cond, elem) {
+  const items = iterable(span, source);
+  ctx.spend(items.length);
+  const out = [];
+  for (const x of items) if (cond === null || truthy(cond(x))) out.push(elem(x));
+  return out;
+}
+
+export function range(span, a, b) {
+  const ai = typeof a === "boolean" ? (a ? 1n : 0n) : a, bi = typeof b === "boolean" ? (b ? 1n : 0n) : b;
+  if (!isInt(ai) || !isInt(bi)) fail(span, `a range needs whole numbers, got ${show(a)}..${show(b)}`);
+  if (bi - ai >= MAX_RANGE) fail(span, `the range ${ai}..${bi} has more than 1,000,000 values`);
+  return new Range(ai, bi + 1n);
+}
+
+export function setOf(values) {
+  const out = [];
+  for (const v of values) {
+    if (v instanceof Range) out.push(...v.toArray());
+    else if (Array.isArray(v)) out.push(...v);
+    else if (v instanceof PySet) out.push(...v.items);
+    else out.push(v);
+  }
+  return new PySet(out);
+}
+
+export function attr(span, o, name) {
+  if (o instanceof Record) {
+    if (o.fields.has(name)) return o.fields.get(name);
+    fail(span, `the record has no field '${name}' (fields: ${[...o.fields.keys()].join(", ")})`);
+  }
+  fail(span, `cannot take '.${name}' of ${show(o)}`);
+}
+
+export function index(span, o, i) {
+  const ii = typeof i === "boolean" ? (i ? 1n : 0n) : i;
+  if (!Array.isArray(o) || !isInt(ii)) fail(span, `cannot index ${show(o)} with ${show(i)}`);
+  const n = BigInt(o.length);
+  if (!(-n <= ii && ii < n)) fail(span, `index ${ii} is outside the list of ${n} item(s) (the first is 0)`);
+  return o[Number(ii < 0n ? ii + n : ii)];
+}
+
+export function requireFail(mechanic, message) { throw new RulesError("Error", `${mechanic}: ${message}`); }
+
+// ------------------------------------------------------------------ built-ins
+class BuiltinError extends Error {}
+function bfail(msg) { throw new BuiltinError(msg); }
+
+function bnum(x, fn) {
+  if (x === ABSENT) bfail(`${fn}: the value is absent in the source rulebook`);
+  if (!isNum(x)) bfail(`${fn}: expected a number, got ${pyRepr(x)}`);
+  return x;
+}
+
+function items(xs, fn) {
+  if (xs === ABSENT) bfail(`${fn}: the value is absent in the source rulebook`);
+  if (Array.isArray(xs)) return xs;
+  if (xs instanceof Range) return xs.toArray();
+  if (xs instanceof PySet) return xs.items;
+  bfail(`${fn}: expected a list, got ${pyRepr(xs)}`);
+}
+
+function pyInt(k) {
+  if (typeof k === "boolean") return k ? 1n : 0n;
+  if (isInt(k)) return k;
+  if (k instanceof Frac) return k.n / k.d;   // int() truncates toward zero
+  throw new Unorderable();
+}
+
+function extreme(args, fn, pickGreater) {
+  const xs = args.length === 1 ? items(args[0], fn) : args;
+  if (!xs.length) bfail(`${fn}: no values`);
+  let best = xs[0];
+  for (const x of xs.slice(1)) if (pickGreater ? pyLt(best, x) : pyLt(x, best)) best = x;
+  return best;
+}
+
+function roundMode(x, mode) {
+  x = bnum(x, "round");
+  if (mode === "up") return ceilOf(x);
+  if (mode === "down") return floorOf(x);
+  const fl = floorOf(x);
+  const c = numCmp(arith("-", x, fl), new Frac(1n, 2n));
+  if (c > 0) return fl + 1n;
+  if (c < 0) return fl;
+  if (mode === "half_up") return fl + 1n;
+  if (mode === "half_down") return fl;
+  return arith("%", fl, 2n) === 0n ? fl : fl + 1n;   // half_even
+}
+
+const BUILTINS = {
+  count: (xs) => BigInt(items(xs, "count").filter((x) => x !== false && x !== ABSENT).length),
+  sum: (xs) => items(xs, "sum").reduce((a, x) => arith("+", a, bnum(x, "sum")), 0n),
+  max: (...xs) => extreme(xs, "max", true),
+  min: (...xs) => extreme(xs, "min", false),
+  len: (xs) => BigInt(items(xs, "len").length),
+  any: (xs) => items(xs, "any").some(truthy),
+  all: (xs) => items(xs, "all").every(truthy),
+  abs: (x) => { bnum(x, "abs"); return numCmp(x, 0n) < 0 ? arith("-", 0n, x) : x; },
+  floor: (x) => floorOf(bnum(x, "floor")),
+  ceil: (x) => ceilOf(bnum(x, "ceil")),
+  clamp: (x, lo, hi) => {
+    const m = pyLt(bnum(x, "clamp"), hi) ? x : hi;   // min(hi, x)
+    return pyLt(lo, m) ? m : lo;                     // max(lo, m)
+  },
+  even: (x) => arith("%", bnum(x, "even"), 2n) === 0n,
+  odd: (x) => { const r = arith("%", bnum(x, "odd"), 2n); return r === 1n; },
+  sorted: (xs) => pySorted(items(xs, "sorted"), false),
+  highest: (xs, k = 1n) => { const s = pySorted(items(xs, "highest"), true); return s.slice(0, Number(pyInt(k))); },
+  lowest: (xs, k = 1n) => { const s = pySorted(items(xs, "lowest"), false); return s.slice(0, Number(pyInt(k))); },
+  rows: (t) => { if (!(t instanceof Table)) bfail("rows: expected a table"); return t.rows(); },
+  is_absent: (x) => x === ABSENT,
+  or_else: (x, d) => (x === ABSENT ? d : x),
+  field: (rec, name) => {
+    if (!(rec instanceof Record)) bfail(`field: expected a record, got ${pyRepr(rec)}`);
+    if (!rec.fields.has(String(name))) bfail(`field: the record has no field ${pyRepr(name)}`);
+    return rec.fields.get(String(name));
+  },
+  covers: (key, x) => (key instanceof Range ? key.has(x) : pyEq(key, x)),
+  low: (key) => (key instanceof Range ? key.start : key),
+  high: (key) => (key instanceof Range ? key.stop - 1n : key),
+};
+
+export const BUILTIN_NAMES = Object.freeze(Object.keys(BUILTINS).concat(["round"]));
+
+// round(x, mode): Python evaluates x inside the guard, so an error in x gets round's span too
+export function round(span, thunk, mode) {
+  try {
+    return roundMode(thunk(), mode);
+  } catch (e) {
+    if (e instanceof BuiltinError || (e instanceof RulesError && e.kind === "Error")) fail(span, e.message);
+    throw e;
+  }
+}
+
+export function builtin(span, name, args) {
+  try {
+    return BUILTINS[name](...args);
+  } catch (e) {
+    if (e instanceof BuiltinError) fail(span, e.message);
+    if (e instanceof Unorderable) fail(span, `${name}() cannot take ${args.map(show).join(", ")}`);
+    throw e;
+  }
+}
+
+// ------------------------------------------------------------------ Python's random (MT19937 + choice)
+export class PyRandom {
+  constructor(seed) {
+    this.mt = new Uint32Array(624); this.mti = 625;
+    let n = BigInt(seed); if (n < 0n) n = -n;
+    const key = [];
+    do { key.push(Number(n & 0xffffffffn)); n >>= 32n; } while (n > 0n);
+    this.initByArray(key);
+  }
+  initGenrand(s) {
+    const mt = this.mt; mt[0] = s >>> 0;
+    for (let i = 1; i < 624; i++) {
+      const p = mt[i - 1] ^ (mt[i - 1] >>> 30);
+      mt[i] = (Math.imul(1812433253, p) + i) >>> 0;
+    }
+    this.mti = 624;
+  }
+  initByArray(key) {
+    this.initGenrand(19650218);
+    const mt = this.mt; let i = 1, j = 0;
+    for (let k = Math.max(624, key.length); k; k--) {
+      const p = mt[i - 1] ^ (mt[i - 1] >>> 30);
+      mt[i] = ((mt[i] ^ Math.imul(p, 1664525)) + key[j] + j) >>> 0;
+      i++; j++;
+      if (i >= 624) { mt[0] = mt[623]; i = 1; }
+      if (j >= key.length) j = 0;
+    }
+    for (let k = 623; k; k--) {
+      const p = mt[i - 1] ^ (mt[i - 1] >>> 30);
+      mt[i] = ((mt[i] ^ Math.imul(p, 1566083941)) - i) >>> 0;
+      i++;
+      if (i >= 624) { mt[0] = mt[623]; i = 1; }
+    }
+    mt[0] = 0x80000000;
+  }
+  uint32() {
+    const mt = this.mt;
+    if (this.mti >= 624) {
+      for (let k = 0; k < 624; k++) {
+        const y = (mt[k] & 0x80000000) | (mt[(k + 1) % 624] & 0x7fffffff);
+        mt[k] = mt[(k + 397) % 624] ^ (y >>> 1) ^ (y & 1 ? 0x9908b0df : 0);
+      }
+      this.mti = 0;
+    }
+    let y = mt[this.mti++];
+    y ^= y >>> 11; y ^= (y << 7) & 0x9d2c5680; y ^= (y << 15) & 0xefc60000; y ^= y >>> 18;
+    return y >>> 0;
+  }
+  below(n) {   // _randbelow_with_getrandbits
+    const k = 32 - Math.clz32(n);
+    let r = this.uint32() >>> (32 - k);
+    while (r >= n) r = this.uint32() >>> (32 - k);
+    return r;
+  }
+  choice(seq) { return seq[this.below(seq.length)]; }
+}
+
+class FnRandom {   // any () => [0, 1) function, Math.random by default
+  constructor(fn) { this.fn = fn; }
+  choice(seq) { return seq[Math.min(seq.length - 1, Math.floor(this.fn() * seq.length))]; }
+}
+
+function asRng(options) {
+  if (options.rng) return typeof options.rng === "function" ? new FnRandom(options.rng) : options.rng;
+  if (options.seed !== undefined && options.seed !== null) return new PyRandom(options.seed);
+  return new FnRandom(Math.random);
+}
+
+// ------------------------------------------------------------------ rollers (dice.py)
+const isFaceList = (v) => Array.isArray(v);
+
+export class GivenRoller {
+  constructor(given, rng) { this.given = given || new Map(); this.rng = rng || new FnRandom(Math.random); this.made = new Map(); this.used = new Set(); }
+  take(name) {
+    if (this.given.has(name)) { this.used.add(name); return [true, this.given.get(name)]; }
+    return [false, null];
+  }
+  randomFace(die) { return this.rng.choice(die.faces); }
+  one(name, die) {
+    let [ok, v] = this.take(name), value;
+    if (ok) {
+      if (isFaceList(v) && v.length === 1) v = v[0];
+      value = die.face(v, name);
+    } else value = this.randomFace(die);
+    this.made.set(name, value);
+    return value;
+  }
+  pool(name, die, count) {
+    let [ok, v] = this.take(name), value;
+    if (ok) {
+      if (!isFaceList(v)) v = [v];
+      if (BigInt(v.length) !== count) throw new RulesError("Error", `roll '${name}' is ${count} x ${die.name}, but ${v.length} value(s) were given`);
+      value = v.map((x) => die.face(x, name));
+    } else {
+      value = [];
+      for (let i = 0n; i < count; i++) value.push(this.randomFace(die));
+    }
+    this.made.set(name, value);
+    return value;
+  }
+  chain(name, die, count, on, then) {
+    const [ok, v] = this.take(name);
+    if (ok) {
+      if (isInt(v)) {
+        if (v < 0n) throw new RulesError("Error", `roll '${name}': a chain cannot score ${v} successes`);
+        this.made.set(name, v);
+        return v;
+      }
+      const seqs = (count !== 1n || (truthy(v) && Array.isArray(v) && Array.isArray(v[0]))) ? v : [v];
+      if (!Array.isArray(seqs) || BigInt(seqs.length) !== count) {
+        throw new RulesError("Error", `roll '${name}' is ${count} chain(s); give a list of ${count} sequences or a total`);
+      }
+      let total = 0n;
+      for (const seq of seqs) {
+        const faces = (Array.isArray(seq) ? seq : [seq]).map((x) => die.face(x, name));
+        faces.forEach((f, i) => {
+          const hit = (i === 0 ? on : then).has(f);
+          if (!hit && i !== faces.length - 1) throw new RulesError("Error", `roll '${name}': a chain stops at its first miss (${show(f)} at position ${i + 1})`);
+          if (hit && i === faces.length - 1) throw new RulesError("Error", `roll '${name}': the chain ${pyRepr(seq)} ends on a success; roll until a miss`);
+          if (hit) total += 1n;
+        });
+      }
+      this.made.set(name, total);
+      return total;
+    }
+    let total = 0n;
+    for (let c = 0n; c < count; c++) {
+      for (let i = 0; i < MAX_CHAIN; i++) {
+        if ((i === 0 ? on : then).has(this.randomFace(die))) total += 1n; else break;
+      }
+    }
+    this.made.set(name, total);
+    return total;
+  }
+}
+
+class ForcedRoller {   // a callee's rolls given by the caller (`save(3, die=d)`), the rest to `inner`
+  constructor(inner, forced) { this.inner = inner; this.forced = forced; }
+  one(name, die) { return this.forced.has(name) ? new GivenRoller(new Map([[name, this.forced.get(name)]])).one(name, die) : this.inner.one(name, die); }
+  pool(name, die, c) { return this.forced.has(name) ? new GivenRoller(new Map([[name, this.forced.get(name)]])).pool(name, die, c) : this.inner.pool(name, die, c); }
+  chain(name, die, c, on, then) {
+    return this.forced.has(name) ? new GivenRoller(new Map([[name, this.forced.get(name)]])).chain(name, die, c, on, then) : this.inner.chain(name, die, c, on, then);
+  }
+}
+
+export class Ctx {
+  constructor(roller, prefix = "", depth = 0, budget = null) {
+    this.roller = roller; this.prefix = prefix; this.depth = depth; this.budget = budget || [MAX_STEPS];
+  }
+  child(name) {
+    if (this.depth >= MAX_CALL_DEPTH) throw new RulesError("Error", `mechanics call each other more than ${MAX_CALL_DEPTH} levels deep (a cycle?)`);
+    this.spend(1);
+    return new Ctx(this.roller, `${this.prefix}${name}.`, this.depth + 1, this.budget);
+  }
+  spend(steps) {
+    this.budget[0] -= steps;
+    if (this.budget[0] < 0) {
+      throw new RulesError("Error", "the evaluation takes more than 100,000 steps (mechanic calls and list items); is a mechanic calling others in a loop?");
+    }
+  }
+}
+
+export function nDice(span, name, k) {
+  if (!isInt(k) || k < 0n || k > MAX_DICE) fail(span, `roll '${name}': the number of dice must be 0..${MAX_DICE}, got ${show(k)}`);
+  return k;
+}
+export function rollOne(ctx, name, die) { return ctx.roller.one(ctx.prefix + name, die); }
+export function rollPool(ctx, name, die, count) { return ctx.roller.pool(ctx.prefix + name, die, count); }
+export function rollChain(ctx, span, name, die, count, on, then) {
+  const first = new PySet(iterable(span, on));
+  const later = then === null ? first : new PySet(iterable(span, then));
+  return ctx.roller.chain(ctx.prefix + name, die, count, first, later);
+}
+
+// ------------------------------------------------------------------ types (compiler/typecheck.py)
+// A type is data the generator wrote: {k: "range", lo, hi} | {k: "int"|"number"|"bool"|"text"|"absent"|"record"}
+// | {k: "enum", name} | {k: "die", name} | {k: "list", item} | {k: "union", options}.
+class NoFit extends Error {}
+
+function convert(book, t, v) {
+  switch (t.k) {
+    case "union":
+      for (const o of t.options) { try { return convert(book, o, v); } catch (e) { if (!(e instanceof NoFit)) throw e; } }
+      throw new NoFit();
+    case "range": if (isInt(v) && v >= t.lo && v <= t.hi) return v; throw new NoFit();
+    case "list": if (Array.isArray(v)) return v.map((x) => convert(book, t.item, x)); throw new NoFit();
+    case "record": if (v instanceof Record) return v; throw new NoFit();
+    case "absent": if (v === ABSENT || (isStr(v) && String(v) === "absent")) return ABSENT; throw new NoFit();
+    case "int": if (isInt(v)) return v; throw new NoFit();
+    case "number": if (isNum(v)) return v; throw new NoFit();
+    case "bool": if (typeof v === "boolean") return v; throw new NoFit();
+    case "text": if (typeof v === "string") return v; throw new NoFit();
+    case "enum": {
+      const members = book.enums.get(t.name).members;
+      const m = isStr(v) ? members.find((x) => x.name === String(v)) : undefined;
+      if (m) return m;
+      throw new NoFit();
+    }
+    case "die":
+      try { return book.dice.get(t.name).face(v, t.name); } catch (e) { throw new NoFit(); }
+    default: throw new NoFit();
+  }
+}
+
+// ------------------------------------------------------------------ mechanics and tables
+const DEFAULT_PENDING = Symbol("pending");
+
+export class Mechanic {
+  constructor(book, spec, body) {
+    Object.assign(this, spec);   // name, params [{name, type, describe, def}], rolls, returns, returnsDescribe, span
+    this.book = book; this.body = body; this.defaults = new Map();
+  }
+  defaultOf(p) {
+    if (!this.defaults.has(p.name)) this.defaults.set(p.name, p.def(new Ctx(new GivenRoller())));
+    return this.defaults.get(p.name);
+  }
+  bind(args, kwargs) {
+    const names = this.params.map((p) => p.name);
+    if (args.length > names.length) {
+      throw inputError(this.name, names.length ? names[names.length - 1] : "-", args[names.length],
+        `at most ${names.length} argument(s): ${names.join(", ")}`);
+    }
+    const bound = new Map(names.slice(0, args.length).map((n, i) => [n, args[i]]));
+    for (const [k, v] of kwargs) {
+      if (!names.includes(k)) throw notFound("parameter", k, `${this.book.id}:${this.name}`);
+      bound.set(k, v);
+    }
+    return this.params.map((p) => {
+      if (!bound.has(p.name)) {
+        if (!p.def) throw inputError(this.name, p.name, undefined, `a value is required (${p.describe})`);
+        bound.set(p.name, this.defaultOf(p));
+      }
+      try { return convert(this.book, p.type, bound.get(p.name)); } catch (e) {
+        if (e instanceof NoFit) throw inputError(this.name, p.name, bound.get(p.name), p.describe);
+        throw e;
+      }
+    });
+  }
+  invoke(values, ctx) {
+    let value = this.body(ctx, ...values);
+    if (value instanceof Range) value = value.toArray();
+    try { return convert(this.book, this.returns, value); } catch (e) {
+      if (e instanceof NoFit) throw new RulesError("Error", `${this.span}: ${this.name} produced ${show(value)}, which is not ${this.returnsDescribe} as declared`);
+      throw e;
+    }
+  }
+  // a call from another mechanic: `given` (null, or a function giving [name, value] pairs, evaluated
+  // after the arguments as Python does) are the callee's rolls given by name
+  callFrom(ctx, args, kwargs, given) {
+    const values = this.bind(args, kwargs);
+    let child = ctx.child(this.name);
+    if (given) {
+      const forced = new Map(given().map(([k, v]) => [child.prefix + k, v]));
+      child = new Ctx(new ForcedRoller(ctx.roller, forced), child.prefix, child.depth, child.budget);
+    }
+    return this.invoke(values, child);
+  }
+}
+
+export class Table {
+  constructor(book, spec) {
+    Object.assign(this, spec);   // name, keys [{name, type, describe}], entries [[keys], value], fields
+    this.book = book;
+    this.exact = null;
+    if (!this.entries.some(([ks]) => ks.some((k) => k instanceof Range))) {
+      this.exact = new Map();
+      for (const [ks, v] of this.entries) { const h = keyOf(ks); if (!this.exact.has(h)) this.exact.set(h, v); }
+    }
+  }
+  lookup(args, kwargs) {
+    const names = this.keys.map((p) => p.name);
+    if (args.length > names.length) throw inputError(this.name, names[names.length - 1], args[args.length - 1], `${names.length} key(s): ${names.join(", ")}`);
+    const bound = new Map(names.slice(0, args.length).map((n, i) => [n, args[i]]));
+    for (const [k, v] of kwargs) {
+      if (!names.includes(k)) throw notFound("key", k, `${this.book.id}:${this.name}`);
+      bound.set(k, v);
+    }
+    const keys = this.keys.map((p) => {
+      if (!bound.has(p.name)) throw inputError(this.name, p.name, undefined, `a value is required (${p.describe})`);
+      try { return convert(this.book, p.type, bound.get(p.name)); } catch (e) {
+        if (e instanceof NoFit) throw inputError(this.name, p.name, bound.get(p.name), p.describe);
+        throw e;
+      }
+    });
+    if (this.exact) {
+      const h = keyOf(keys);
+      if (this.exact.has(h)) return this.exact.get(h);
+    } else {
+      for (const [ks, v] of this.entries) {
+        if (ks.every((want, i) => (want instanceof Range ? want.has(keys[i]) : pyEq(keys[i], want)))) return v;
+      }
+    }
+    throw new RulesError("Error", `table ${this.name} has no row for ` + this.keys.map((p, i) => `${p.name}=${show(keys[i])}`).join(", "));
+  }
+  rows() {
+    return this.entries.map(([ks, v]) => {
+      const d = this.keys.map((p, i) => [p.name, ks[i]]);
+      const out = new Map(d);
+      if (v instanceof Record) for (const [k, x] of v.fields) out.set(k, x); else out.set("value", v);
+      return new Record(out);
+    });
+  }
+}
+
+function keyOf(ks) {   // a dictionary key for converted table keys (ints, bools, names)
+  return JSON.stringify(ks.map((k) => (typeof k === "bigint" ? "i" + k : typeof k === "boolean" ? "i" + (k ? 1 : 0) : k instanceof Frac ? "f" + k : isStr(k) ? "s" + String(k) : "o" + pyRepr(k))));
+}
+
+export function callValue(ctx, span, fn, args, kwargs) {   // calling a mechanic or table held in a value
+  if (fn instanceof Mechanic) return fn.invoke(fn.bind(args, kwargs), ctx.child(fn.name));
+  if (fn instanceof Table) return fn.lookup(args, kwargs);
+  fail(span, `${show(fn)} cannot be called`);
+}
+
+// ------------------------------------------------------------------ a book
+export class Book {
+  constructor(info) {
+    this.id = info.id; this.title = info.title;
+    this.enums = new Map(); this.dice = new Map(); this.mechanics = new Map(); this.tables = new Map();
+    this.constants = new Map();
+  }
+  defineEnum(name, members) { const e = new EnumNS(name, members); this.enums.set(name, e); return e; }
+  defineDie(name, faces, custom, describe) { const d = new Die(name, faces, custom, describe); this.dice.set(name, d); return d; }
+  defineConst(name, thunk) {
+    const c = { name, thunk, state: DEFAULT_PENDING, busy: false };
+    const get = () => {
+      if (c.state !== DEFAULT_PENDING) return c.state;
+      if (c.busy) throw new RulesError("Error", `constant '${name}' is defined in terms of itself`);
+      c.busy = true;
+      try { c.state = thunk(new Ctx(new GivenRoller())); } finally { c.busy = false; }
+      return c.state;
+    };
+    this.constants.set(name, get);
+    return get;
+  }
+  defineMechanic(spec, body) { const m = new Mechanic(this, spec, body); this.mechanics.set(spec.name, m); return m; }
+  defineTable(spec) { const t = new Table(this, spec); this.tables.set(spec.name, t); return t; }
+
+  // ---- the public interface: values in and out as plain JS (see `input` and `toJSON`)
+  mechanic(name) {
+    const m = this.mechanics.get(name);
+    if (!m) throw notFound("mechanic", name, this.id);
+    return m;
+  }
+  // call("attack", {shots: 3}, {rolls: {"hit.hit_dice": [4, 4, 4]}, seed: 1}): {result, rolls}
+  call(name, inputs = {}, options = {}) {
+    const m = this.mechanic(name);
+    const kwargs = entriesOf(inputs).map(([k, v]) => [k, input(v)]);
+    const params = new Set(m.params.map((p) => p.name));
+    const given = new Map(entriesOf(options.rolls || {}).map(([k, v]) => [k, input(v)]));
+    const plain = [];
+    for (const [k, v] of kwargs) {
+      if ((m.rolls.includes(k) || k.includes(".")) && !params.has(k)) given.set(k, v); else plain.push([k, v]);
+    }
+    const values = m.bind((options.args || []).map(input), plain);
+    const roller = new GivenRoller(given, asRng(options));
+    const result = guarded(() => m.invoke(values, new Ctx(roller)));
+    const unknown = [...given.keys()].filter((k) => !roller.used.has(k)).sort();
+    if (unknown.length) {
+      throw notFound("roll", unknown[0], `${this.id}:${m.name} (rolls made: ${[...roller.made.keys()].join(", ") || "none"})`);
+    }
+    return { result, rolls: roller.made };
+  }
+  lookup(name, keys = {}, args = []) {
+    const t = this.tables.get(name);
+    if (!t) throw notFound("table", name, this.id);
+    return t.lookup(args.map(input), entriesOf(keys).map(([k, v]) => [k, input(v)]));
+  }
+  constant(name) {
+    const c = this.constants.get(name);
+    if (!c) throw notFound("constant", name, this.id);
+    return guarded(c);
+  }
+  // A mechanic's signature as data, for forms: params with their types and defaults, rolls
+  signature(name) {
+    const m = this.mechanic(name);
+    return { name, params: m.params.map((p) => ({ name: p.name, type: p.type, describe: p.describe, default: p.def ? m.defaultOf(p) : undefined })),
+      rolls: m.rolls.slice(), returns: m.returnsDescribe };
+  }
+  // evaluate a compiled expression (a worked example) as the example runner does: rolls from seed 0
+  evaluate(thunk, seed = 0) { return guarded(() => thunk(new Ctx(new GivenRoller(new Map(), new PyRandom(seed))))); }
+}
+
+function entriesOf(x) { return x instanceof Map ? [...x] : Object.keys(x).map((k) => [k, x[k]]); }
+
+function guarded(thunk) {
+  try { return thunk(); } catch (e) {
+    if (e instanceof RulesError) throw e;
+    if (e instanceof RangeError) throw new RulesError("Error", "the evaluation nests too deeply (a mechanic calling itself?)");
+    throw new RulesError("Error", `cannot evaluate: ${e && e.name}: ${e && e.message}`);
+  }
+}
+
+// ------------------------------------------------------------------ plain JS in, JSON out
+// input: a caller's plain value -> a language value.  Whole JS numbers become BigInt, other finite
+// numbers exact fractions of their decimal text (as Python reads 9.5), "7/2"-style text stays text
+// (a form gives fractions as Frac), arrays become lists, null is absent.
+export function input(v) {
+  if (typeof v === "number") {
+    if (Number.isInteger(v)) return BigInt(v);
+    if (!Number.isFinite(v)) return v;
+    const [m, e] = v.toExponential().split("e");
+    const [ip, fp = ""] = m.replace("-", "").split(".");
+    let n = BigInt(ip + fp), d = 1n, exp = Number(e) - fp.length;
+    if (exp >= 0) n *= 10n ** BigInt(exp); else d = 10n ** BigInt(-exp);
+    return frac(v < 0 ? -n : n, d);
+  }
+  if (v === null || v === undefined) return ABSENT;
+  if (Array.isArray(v)) return v.map(input);
+  return v;
+}
+
+export function toJSON(v) {   // values.to_json (and a Map of rolls: an object)
+  if (v === ABSENT) return null;
+  if (typeof v === "boolean") return v;
+  if (typeof v === "bigint") return (v <= BigInt(Number.MAX_SAFE_INTEGER) && v >= -BigInt(Number.MAX_SAFE_INTEGER)) ? Number(v) : v.toString();
+  if (v instanceof Frac || v instanceof Sym) return v.toString();
+  if (typeof v === "string") return v;
+  if (v instanceof Record) return Object.fromEntries([...v.fields].map(([k, x]) => [k, toJSON(x)]));
+  if (Array.isArray(v)) return v.map(toJSON);
+  if (v instanceof PySet) return v.items.slice().sort((a, b) => cpCompare(pyRepr(a), pyRepr(b))).map(toJSON);
+  if (v instanceof Range) return [toJSON(v.start), toJSON(v.stop - 1n)];
+  if (v instanceof Map) return Object.fromEntries([...v].map(([k, x]) => [k, toJSON(x)]));   // the rolls made
+  return pyRepr(v);
+}
+
+// canonical: the tagged JSON both back ends write to be compared (tests/test_jsgen.py)
+export function canonical(v) {
+  if (v === ABSENT) return ["absent"];
+  if (typeof v === "boolean") return ["bool", v];
+  if (typeof v === "bigint") return ["int", v.toString()];
+  if (v instanceof Frac) return ["frac", v.toString()];
+  if (v instanceof Sym) return ["sym", v.name];
+  if (typeof v === "string") return ["text", v];
+  if (Array.isArray(v)) return ["list", v.map(canonical)];
+  if (v instanceof Range) return ["list", v.toArray().map(canonical)];
+  if (v instanceof PySet) return ["set", v.items.map(canonical).map((c) => JSON.stringify(c)).sort(cpCompare).map((s) => JSON.parse(s))];
+  if (v instanceof Record) return ["record", [...v.fields].sort((a, b) => cpCompare(a[0], b[0])).map(([k, x]) => [k, canonical(x)])];
+  return ["other", pyRepr(v)];
+}
+
+export function canonicalError(e) {
+  if (e instanceof RulesError) {
+    if (e.kind === "InputError") return ["error", "InputError", e.param];
+    if (e.kind === "NotFound") return ["error", "NotFound", e.name];
+    return ["error", "Error"];
+  }
+  return ["error", "JS", String(e && e.stack || e)];
+}
+
+// decode: canonical -> a language value (inputs of the comparison tests)
+export function decode(c) {
+  switch (c[0]) {
+    case "absent": return ABSENT;
+    case "bool": return c[1];
+    case "int": return BigInt(c[1]);
+    case "frac": { const [n, d] = c[1].split("/"); return frac(BigInt(n), BigInt(d)); }
+    case "text": return c[1];
+    case "sym": return c[1];   // converted by the parameter's type, as Python's TypeCheck does with text
+    case "list": return c[1].map(decode);
+    default: throw new RulesError("Error", `cannot decode ${JSON.stringify(c)}`);
+  }
+}
