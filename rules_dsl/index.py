@@ -10,7 +10,7 @@ next call.  Rebuilding compiles only the books whose files changed (or whose
 cross-referenced books changed): each book's part of the index is cached on its
 own (`book_entries`), and the books to compile are compiled in parallel.
 
-Ranking: exact title or alias (100/95), then typo-tolerant title and alias
+Ranking: a rule's id `book:rule` or exact title (100), exact alias (95), then typo-tolerant title and alias
 matches (50..90), then full text over prose, keywords and notes (up to 40).
 Typo-tolerant matching never scans the names in Python: SQLite hands over the
 candidates (the distinct names containing the query, the names sharing the most
@@ -214,6 +214,13 @@ class Index:
             if score > scores.get(rowid, 0):
                 scores[rowid] = score
 
+        ref = query.strip().lower()
+        if ref.count(":") == 1:        # a rule's stable id `book:rule`, typed as the site shows it
+            bid, rid = ref.split(":")
+            if book in (None, bid):
+                row = self.con.execute("SELECT rowid FROM rules WHERE book=? AND rule=?", (bid, rid)).fetchone()
+                if row is not None:
+                    offer(row[0], 100)
         from difflib import SequenceMatcher
         # "re-roll" is also asked as "reroll" (one spelling when the query has no hyphen)
         for q in dict.fromkeys((_norm(query), _norm(_unhyphenated(query)))):

@@ -552,3 +552,136 @@ def test_measure_rule_pages_and_page_weights(site, phone):
     (SHOTS / "measures.json").write_text(json.dumps(report, indent=1))
     print(json.dumps(report, indent=1))
     assert report["median_screens_to_prose"] < 4, report
+
+
+# ------------------------------------------------------------------ the rule search box
+SEARCH_PHONE = {"width": 390, "height": 844, "deviceScaleFactor": 2, "mobile": True}
+
+
+def _search_phone(browser, on=True):
+    metrics = SEARCH_PHONE if on else {"width": 1280, "height": 900, "deviceScaleFactor": 1, "mobile": False}
+    browser.send("Emulation.setDeviceMetricsOverride", metrics)
+
+
+def _key(browser, key, code, vk, text=None):
+    down = {"type": "keyDown", "key": key, "code": code, "windowsVirtualKeyCode": vk, "nativeVirtualKeyCode": vk}
+    if text:
+        down["text"] = text
+    browser.send("Input.dispatchKeyEvent", down)
+    browser.send("Input.dispatchKeyEvent", {"type": "keyUp", "key": key, "code": code, "windowsVirtualKeyCode": vk})
+
+
+def _search_shot(browser, path: Path):
+    browser.screenshot(path)
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    shutil.copy2(path, SHOTS / path.name)
+
+
+def test_search_box_on_a_phone_finds_a_misspelled_rule(site, browser, tmp_path):
+    """On a 390x844 phone, the home page shows the rule box without opening the menu;
+    typing "supression" lists Dust Tactics' Suppression first; ArrowDown + Enter opens
+    its page at the rule's anchor; no console errors."""
+    if not (site / "_static" / "rules-search-index.js").is_file():
+        pytest.fail("the build wrote no _static/rules-search-index.js")
+    browser.console_errors.clear()
+    _search_phone(browser)
+    try:
+        browser.goto(url(site, "docs/index.html"), ready="!!document.getElementById('rules-search-input')")
+        box = browser.js("(() => { const r = document.getElementById('rules-search-input').getBoundingClientRect();"
+                         " return {top: r.top, bottom: r.bottom, width: r.width, right: r.right}; })()")
+        assert box["width"] > 200 and 0 <= box["top"] and box["bottom"] <= SEARCH_PHONE["height"], box
+        assert box["right"] <= SEARCH_PHONE["width"], f"the box overflows a phone's width: {box}"
+        assert browser.js("document.documentElement.scrollWidth") <= SEARCH_PHONE["width"]
+        browser.js("document.getElementById('rules-search-input').focus()")
+        for ch in "supression":
+            browser.send("Input.insertText", {"text": ch})
+        first = browser.wait_for("(() => { const a = document.querySelector('#rules-search-results li a');"
+                                 " return a && decodeURIComponent(a.href); })()", timeout=20)
+        assert first.endswith("#dust-tactics:suppression"), first
+        meta = browser.js("(() => { const li = document.querySelector('#rules-search-results li');"
+                          " return {where: li.querySelector('.rules-search-where').textContent,"
+                          " snippet: li.querySelector('.rules-search-snippet').textContent}; })()")
+        assert meta["where"].startswith("Dust Tactics") and len(meta["snippet"]) > 40, meta
+        panel = browser.js("(() => { const r = document.querySelector('.rules-search-panel').getBoundingClientRect();"
+                           " return {left: r.left, right: r.right}; })()")
+        assert panel["left"] >= 0 and panel["right"] <= SEARCH_PHONE["width"], panel
+        _search_shot(browser, tmp_path / "search-phone-results.png")
+        _key(browser, "ArrowDown", "ArrowDown", 40)
+        assert browser.js("document.querySelector('#rules-search-results li').getAttribute('aria-selected')") == "true"
+        assert browser.js("document.getElementById('rules-search-input').getAttribute('aria-activedescendant')") \
+            == "rules-search-opt-0"
+        _key(browser, "Enter", "Enter", 13, "\r")
+        browser.wait_for("decodeURIComponent(location.hash) === '#dust-tactics:suppression'"
+                         " && document.readyState === 'complete'")
+        assert "/docs/books/dust-tactics/" in browser.js("location.pathname")
+        top = browser.js("document.getElementById('dust-tactics:suppression').getBoundingClientRect().top")
+        assert -5 <= top < SEARCH_PHONE["height"] / 2, f"the rule is not at the top of the screen: {top}"
+        _search_shot(browser, tmp_path / "search-phone-landed.png")
+        # Escape closes the list; the box is on this page too
+        browser.js("document.getElementById('rules-search-input').focus()")
+        browser.send("Input.insertText", {"text": "cover save"})
+        browser.wait_for("!document.querySelector('.rules-search-panel').hidden")
+        _key(browser, "Escape", "Escape", 27)
+        assert browser.js("document.querySelector('.rules-search-panel').hidden")
+    finally:
+        _search_phone(browser, False)
+    assert browser.console_errors == []
+
+
+def test_search_box_filters_by_book(site, browser):
+    browser.console_errors.clear()
+    browser.goto(url(site, "docs/index.html"), ready="!!document.getElementById('rules-search-input')")
+    browser.js("document.getElementById('rules-search-input').focus()")
+    browser.wait_for("document.querySelectorAll('.rules-search-book option').length > 1")
+    browser.js("(() => { const s = document.querySelector('.rules-search-book'); s.value = 'void';"
+               " s.dispatchEvent(new Event('change')); })()")
+    browser.send("Input.insertText", {"text": "suppression"})
+    hrefs = browser.wait_for("(() => { const l = Array.from(document.querySelectorAll('#rules-search-results li a'));"
+                             " return l.length && l.map(a => decodeURIComponent(a.hash)); })()")
+    assert hrefs[0] == "#void:suppressive-fire" and all(h.startswith("#void:") for h in hrefs), hrefs
+    assert browser.console_errors == []
+
+
+@pytest.fixture(scope="module")
+def http_site(site):
+    """The site over HTTP (the search page fetches result pages for their snippets only then)."""
+    import functools
+    import http.server
+
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(site)))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@pytest.mark.parametrize("query", ["suppression", "dust-tactics:suppression"])
+def test_search_page_rule_hits_have_snippets_and_no_errors(http_site, browser, query):
+    """Sphinx's search page looks each hit's anchor up with a CSS selector; `book:rule`
+    anchors need escaping (rules_search_ui.js), else every rule-level hit throws and
+    shows no snippet.  A rule's id typed in finds that rule."""
+    browser.console_errors.clear()
+    browser.goto(f"{http_site}/search.html?q={query}")
+    browser.wait_for("(() => { const s = document.querySelector('p.search-summary');"
+                     " return s && /finished/i.test(s.textContent); })()", timeout=60)
+    hrefs = browser.js("Array.from(document.querySelectorAll('ul.search li a')).map(a => decodeURIComponent(a.hash))")
+    assert "#dust-tactics:suppression" in hrefs[:3], hrefs[:10]
+    if ":" in query:
+        assert hrefs[0] == "#dust-tactics:suppression", hrefs[:5]
+    if ":" not in query:
+        # a page-text hit on the rule's section: its snippet is the rule's own text (object hits,
+        # such as the id's, show their description instead: Sphinx fetches no snippet for them)
+        hit = browser.wait_for("""(() => {
+            const a = Array.from(document.querySelectorAll('ul.search li a'))
+                .find(a => decodeURIComponent(a.hash) === '#dust-tactics:suppression' && a.closest('li.kind-title'));
+            const p = a && a.closest('li').querySelector('p.context');   // added when its page is fetched
+            return p && p.textContent ? p.textContent : null;
+        })()""", timeout=30)
+        assert "suppress" in hit.lower(), hit
+    assert browser.console_errors == []

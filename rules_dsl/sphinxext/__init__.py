@@ -24,7 +24,11 @@ Add ``"rules_dsl.sphinxext"`` to ``extensions`` in conf.py.  It provides:
 * rule pages for a phone at the table: a rule's own prose first, its notes,
   tables, mechanics, odds and worked examples one tap away (folds, opened on
   a wide screen), a copy-link button for its ``book:rule-id`` anchor and
-  "referenced by" links (``backlinks``); a meta description on every page.
+  "referenced by" links (``backlinks``); a meta description on every page;
+* the rule search box on every page (``static/rules_search_ui.js``), ranked as
+  ``rules lookup`` ranks (``static/rules_search.js``), over
+  ``_static/rules-search-index.js`` written at ``build-finished`` from the CLI
+  index's records (see :mod:`rules_dsl.sphinxext.search_index`).
 
 Config values: ``rules_books_dir`` (generated pages folder, relative to the
 source folder), ``rules_fail_on_error`` (default True: a failing example or a
@@ -88,7 +92,7 @@ def _cap_navigation(app, pagename, templatename, context, doctree):
 
 
 def setup(app):
-    from . import directives, domain, keys, opendata, site
+    from . import directives, domain, keys, opendata, search_index, site
     app.add_config_value("rules_books_dir", "docs/books", "env", types=[str])
     app.add_config_value("rules_fail_on_error", True, "", types=[bool])
     app.add_config_value("rules_nav_maxdepth", 4, "html", types=[int])
@@ -116,11 +120,14 @@ def setup(app):
     app.connect("doctree-read", domain.collect_refs)
     app.connect("build-finished", site.build_finished)
     app.connect("build-finished", opendata.build_finished)
+    app.connect("build-finished", search_index.write_index)
     app.connect("html-page-context", _cap_navigation, priority=400)
     app.connect("html-page-context", site.one_page_index)
     app.connect("html-page-context", site.page_head, priority=900)      # after the theme's own
     app.add_css_file("rules_dsl.css")
     app.add_js_file("rules_dsl.js", loading_method="defer")
+    app.add_css_file("rules_search.css")
+    app.add_js_file("rules_search_ui.js", loading_method="defer")
     return {
         "version": keys.MODEL_VERSION,
         "env_version": keys.MODEL_VERSION,

@@ -1,0 +1,234 @@
+/* The search box every page opens with: rules as you type, from static files alone.
+ *
+ * The box is put at the top of the page's main column (on a phone it is on screen
+ * without opening the menu) and replaces the theme's sidebar box; the theme's search
+ * page stays, for full text ("search all text").  The ranking is rules_search.js (the
+ * port of `rules lookup`); it, MiniSearch and the index (_static/rules-search-index.js,
+ * written at build time) are loaded on first use, as scripts, so a page opened from
+ * disk works too.  Results are links to each rule's anchor, with the book, the section
+ * and a snippet; a book filter; arrows move, Enter opens, Escape closes.  Text from the
+ * books is only ever set as textContent.
+ *
+ * Also here: a fix for Sphinx's own search page, which looks each result's anchor up
+ * with querySelector('#' + anchor): our anchors are `book:rule`, and a colon must be
+ * escaped in a selector, else the lookup throws and the result shows no snippet; and a
+ * rule's id typed there lists that rule first.
+ */
+(function () {
+  "use strict";
+
+  /* -------------------------------------------- Sphinx's search page: escape anchors */
+  /* global Search */
+  if (typeof Search !== "undefined" && Search && typeof Search.htmlToText === "function" &&
+      window.CSS && CSS.escape && !Search._rulesEscaped) {
+    var htmlToText = Search.htmlToText;
+    Search.htmlToText = function (html, anchor) {
+      if (anchor && anchor.charAt(0) === "#") anchor = "#" + CSS.escape(anchor.slice(1));
+      return htmlToText(html, anchor);
+    };
+    /* a rule's id typed in (`dust-tactics:suppression`): Sphinx splits it into words and
+       finds every object of that book and page; the object named exactly so goes first */
+    var performSearch = Search._performSearch;
+    if (typeof performSearch === "function") {
+      Search._performSearch = function (query) {
+        var results = performSearch.apply(this, arguments), q = String(query).trim().toLowerCase();
+        if (q.indexOf(":") > 0) {
+          var i = results.findIndex(function (r) { return String(r[1]).toLowerCase() === q && /^#/.test(r[2]); });
+          if (i >= 0) results.push(results.splice(i, 1)[0]);    // shown from the end: first
+        }
+        return results;
+      };
+    }
+    Search._rulesEscaped = true;
+  }
+
+  var me = document.currentScript;
+  var STATIC = me && me.src ? me.src.replace(/[^/]*$/, "") : null;
+  var ROOT = document.documentElement.getAttribute("data-content_root");
+  if (!STATIC || ROOT === null) return;
+  var LIMIT = 8;
+
+  function el(tag, attrs, text) {
+    var e = document.createElement(tag);
+    Object.keys(attrs || {}).forEach(function (k) { e.setAttribute(k, attrs[k]); });
+    if (text) e.textContent = text;
+    return e;
+  }
+
+  function loadScript(src) {
+    return new Promise(function (resolve, reject) {
+      var s = el("script", {src: src});
+      s.onload = resolve;
+      s.onerror = function () { reject(new Error("could not load " + src)); };
+      document.head.appendChild(s);
+    });
+  }
+
+  var enginePromise = null;
+  function engine() {
+    if (!enginePromise) {
+      var data = new Promise(function (resolve) { window.RulesSearchData = resolve; });
+      enginePromise = (window.MiniSearch ? Promise.resolve() : loadScript(STATIC + "minisearch-7.2.0.umd.js"))
+        .then(function () { return window.RulesSearch ? null : loadScript(STATIC + "rules_search.js"); })
+        .then(function () { return loadScript(STATIC + "rules-search-index.js"); })
+        .then(function () { return data; })
+        .then(function (d) { return window.RulesSearch.create(d); });
+    }
+    return enginePromise;
+  }
+
+  /* text with the query's words marked (<mark>), as DOM nodes: never HTML */
+  function marked(parent, text, query) {
+    var words = window.RulesSearch.norm(query).split(" ").filter(function (w) { return w.length >= 2; });
+    if (!words.length) { parent.appendChild(document.createTextNode(text)); return; }
+    var re = new RegExp("(" + words.map(function (w) { return w.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"); })
+      .join("|") + ")", "ig");
+    var last = 0, m;
+    while ((m = re.exec(text))) {
+      parent.appendChild(document.createTextNode(text.slice(last, m.index)));
+      parent.appendChild(el("mark", {}, m[0]));
+      last = m.index + m[0].length;
+    }
+    parent.appendChild(document.createTextNode(text.slice(last)));
+  }
+
+  function mount() {
+    var main = document.querySelector("article[role=main]") || document.querySelector("[role=main]");
+    if (!main || document.getElementById("rules-search")) return;
+    var box = el("div", {id: "rules-search", "class": "rules-search", role: "search"});
+    var bar = el("div", {"class": "rules-search-bar"});
+    var input = el("input", {type: "search", id: "rules-search-input", "class": "rules-search-input",
+                             placeholder: "Find a rule: suppression, cover save…", autocomplete: "off",
+                             autocapitalize: "off", spellcheck: "false", enterkeyhint: "go",
+                             role: "combobox", "aria-expanded": "false", "aria-autocomplete": "list",
+                             "aria-controls": "rules-search-results", "aria-label": "Find a rule"});
+    var select = el("select", {"class": "rules-search-book", "aria-label": "Only this book"});
+    select.appendChild(el("option", {value: ""}, "All books"));
+    var panel = el("div", {"class": "rules-search-panel", hidden: ""});
+    var list = el("ul", {id: "rules-search-results", "class": "rules-search-results", role: "listbox",
+                         "aria-label": "Rules found"});
+    var foot = el("p", {"class": "rules-search-foot"});
+    var all = el("a", {href: ROOT + "search.html"}, "search all text");
+    var status = el("span", {"class": "rules-search-status", "aria-live": "polite"});
+    foot.appendChild(status);
+    foot.appendChild(all);
+    panel.appendChild(list);
+    panel.appendChild(foot);
+    bar.appendChild(input);
+    bar.appendChild(select);
+    box.appendChild(bar);
+    box.appendChild(panel);
+    main.insertBefore(box, main.firstChild);
+    document.documentElement.classList.add("rules-search-ready");
+
+    var results = [], active = -1, booksFilled = false, seq = 0;
+
+    function open(yes) {
+      panel.hidden = !yes;
+      input.setAttribute("aria-expanded", yes ? "true" : "false");
+    }
+    function setActive(i) {
+      var items = list.children;
+      if (active >= 0 && items[active]) items[active].setAttribute("aria-selected", "false");
+      active = i;
+      if (active >= 0 && items[active]) {
+        items[active].setAttribute("aria-selected", "true");
+        input.setAttribute("aria-activedescendant", items[active].id);
+        items[active].scrollIntoView({block: "nearest"});
+      } else {
+        input.removeAttribute("aria-activedescendant");
+      }
+    }
+    function href(r) { return ROOT + r.url + "#" + r.book + ":" + r.rule; }
+    function go(i) {
+      var r = results[i];
+      if (!r) return;
+      open(false);
+      window.location.href = href(r);
+    }
+    function render(query) {
+      list.textContent = "";
+      active = -1;
+      input.removeAttribute("aria-activedescendant");
+      all.setAttribute("href", ROOT + "search.html?q=" + encodeURIComponent(query));
+      results.forEach(function (r, i) {
+        var li = el("li", {id: "rules-search-opt-" + i, role: "option", "aria-selected": "false",
+                           "class": "rules-search-result"});
+        var a = el("a", {href: href(r), tabindex: "-1"});
+        var title = el("span", {"class": "rules-search-title"});
+        marked(title, r.title, query);
+        a.appendChild(title);
+        a.appendChild(el("span", {"class": "rules-search-where"},
+                         r.bookTitle + (r.section && r.section !== r.bookTitle ? " › " + r.section : "")));
+        var snip = el("span", {"class": "rules-search-snippet"});
+        marked(snip, window.RulesSearch.snippet(r.text, query), query);
+        a.appendChild(snip);
+        li.appendChild(a);
+        li.addEventListener("mousedown", function (e) { e.preventDefault(); });   // keep the focus
+        li.addEventListener("click", function (e) { e.preventDefault(); go(i); });
+        list.appendChild(li);
+      });
+      status.textContent = results.length ? results.length + " rule" + (results.length > 1 ? "s" : "") + " · "
+                                          : "No rule found · ";
+      open(true);
+    }
+    function run() {
+      var query = input.value, mine = ++seq;
+      if (!query.trim()) { results = []; open(false); return; }
+      engine().then(function (eng) {
+        if (mine !== seq) return;
+        if (!booksFilled) {
+          eng.books.forEach(function (b) { select.appendChild(el("option", {value: b.id}, b.title)); });
+          booksFilled = true;
+        }
+        results = eng.search(query, {book: select.value || null, limit: LIMIT});
+        render(query);
+      }, function (err) {
+        status.textContent = "The rules index could not be loaded · ";
+        open(true);
+        if (window.console) console.warn(err.message);
+      });
+    }
+
+    input.addEventListener("focus", function () {
+      engine().then(function (eng) {
+        if (booksFilled) return;
+        eng.books.forEach(function (b) { select.appendChild(el("option", {value: b.id}, b.title)); });
+        booksFilled = true;
+      }, function () {});
+      if (input.value.trim() && results.length) open(true);
+    });
+    input.addEventListener("input", run);
+    select.addEventListener("change", function () { run(); input.focus(); });
+    input.addEventListener("keydown", function (e) {
+      if (e.key === "ArrowDown") {
+        e.preventDefault();
+        if (panel.hidden && input.value.trim()) { run(); return; }
+        if (results.length) setActive(Math.min(active + 1, results.length - 1));
+      } else if (e.key === "ArrowUp") {
+        e.preventDefault();
+        if (results.length) setActive(Math.max(active - 1, 0));
+      } else if (e.key === "Enter") {
+        if (!input.value.trim()) return;
+        e.preventDefault();
+        engine().then(function () { go(active >= 0 ? active : 0); });
+      } else if (e.key === "Escape") {
+        if (!panel.hidden) open(false);
+        else input.value = "";
+      }
+    });
+    document.addEventListener("click", function (e) {
+      if (!box.contains(e.target)) open(false);
+    });
+    document.addEventListener("keydown", function (e) {
+      var t = e.target, typing = t && (t.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(t.tagName));
+      if (e.key === "/" && !typing && !e.ctrlKey && !e.metaKey && !e.altKey) {
+        e.preventDefault();
+        input.focus();
+      }
+    });
+  }
+
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", mount);
+  else mount();
+})();
