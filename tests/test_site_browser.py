@@ -579,22 +579,28 @@ def http_site(site):
         server.server_close()
 
 
-def _dice_free_case(book):
-    """(mechanic, {param: value}, Python's shown result, the first range param) of a dice-free
-    mechanic of `book` whose parameters are all whole-number ranges, or None."""
+def _range_case(book, dice=False, seed=None):
+    """(mechanic, {param: value}, Python's shown result, the first range param) of a mechanic
+    of `book` (with rolls of its own if `dice`, rolled from `seed`; else dice-free) whose
+    parameters are all whole-number ranges, or None."""
     from rules_dsl import nodes as n
     from rules_dsl.values import show
     for name, m in book.mechanics.items():
         ps = list(m.params)
-        if m.has_dice or not ps or not all(isinstance(p.type, n.RangeType) for p in ps):
+        if ((not m.rolls) if dice else m.has_dice) or not ps or not all(isinstance(p.type, n.RangeType) for p in ps):
             continue
         inputs = {p.name: (p.type.low + p.type.high + 1) // 2 for p in ps}
         try:
-            value = m(**inputs)
+            value = m.run(seed=seed, **inputs)[0] if dice else m(**inputs)
         except Exception:        # a `require` this choice breaks: try another mechanic
             continue
         return name, inputs, show(value), ps[0]
     return None
+
+
+def _fill(browser, box, values):
+    browser.js(";".join(f"(i => {{ i.value = {json.dumps(str(v))}; i.dispatchEvent(new Event('input')); }})"
+                        f"({box}.querySelector('[name={json.dumps(k)}]'))" for k, v in values.items()))
 
 
 def test_mechanic_forms_on_a_phone_match_the_python_back_end(site, http_site, phone):
@@ -610,7 +616,7 @@ def test_mechanic_forms_on_a_phone_match_the_python_back_end(site, http_site, ph
     report = {"books": {}, "first_result_ms": {}}
     checked = 0
     for bid in books:
-        case = _dice_free_case(load(bid))
+        case = _range_case(load(bid))
         if case is None:
             continue
         name, inputs, want, first = case
@@ -626,17 +632,14 @@ def test_mechanic_forms_on_a_phone_match_the_python_back_end(site, http_site, ph
         phone.js(f"window.__t0 = performance.now(); {box}.closest('details.rules-fold-mechanics').querySelector('summary').click()")
         phone.wait_for(f"{box}.hasAttribute('data-ready')", timeout=20)
         ms = phone.js("[performance.getEntriesByName('rules-try-first-result')[0].startTime, performance.now() - window.__t0]")
-        fill = ";".join(f"(i => {{ i.value = {json.dumps(str(v))}; i.dispatchEvent(new Event('input')); }})"
-                        f"({box}.querySelector('[name={json.dumps(k)}]'))" for k, v in inputs.items())
-        phone.js(fill)
+        _fill(phone, box, inputs)
         shown = phone.js(f"{box}.querySelector('output.rules-try-result').textContent")
         assert shown == f"= {want}", (bid, name, inputs, shown, want)
         labels = phone.js(f"""Array.from({box}.querySelectorAll('input, select'))
             .every(i => i.labels.length === 1 && i.labels[0].textContent.trim())""")
         assert labels, "a field without its label"
         # out of range: the parameter's field says so, in words naming it
-        phone.js(f"(i => {{ i.value = {json.dumps(str(first.type.high + 1))}; i.dispatchEvent(new Event('input')); }})"
-                 f"({box}.querySelector('[name={json.dumps(first.name)}]'))")
+        _fill(phone, box, {first.name: first.type.high + 1})
         err = phone.js(f"""(() => {{ const i = {box}.querySelector('[name={json.dumps(first.name)}]');
             return {{text: i.parentElement.querySelector('.rules-try-error').textContent,
                      invalid: i.getAttribute('aria-invalid'),
@@ -651,6 +654,22 @@ def test_mechanic_forms_on_a_phone_match_the_python_back_end(site, http_site, ph
         report["first_result_ms"][bid] = {"page_load_to_first_result": round(ms[0]), "fold_tap_to_form": round(ms[1])}
         checked += 1
     assert checked >= 3, f"a dice-free mechanic with range parameters was checked in only {checked} book(s)"
+    # a dice mechanic rolls from the seed in its form what `rules call --seed` rolls
+    dice = next(((bid, c) for bid in books if (c := _range_case(load(bid), dice=True, seed=7))), None)
+    if dice:
+        bid, (name, inputs, want, _) = dice
+        marker = f'data-book="{html.escape(bid)}" data-mechanic="{html.escape(name)}"'
+        page = next(p for p in pages if marker in p.read_text(encoding="utf-8"))
+        phone.goto(f"{http_site}/{page.relative_to(site).as_posix()}")
+        phone.wait_for("document.readyState === 'complete'")
+        box = f"document.querySelector('div.rules-try[data-book={json.dumps(bid)}][data-mechanic={json.dumps(name)}]')"
+        phone.js(f"{box}.closest('details.rules-fold-mechanics').querySelector('summary').click()")
+        phone.wait_for(f"{box}.hasAttribute('data-ready')", timeout=20)
+        _fill(phone, box, {**inputs, "seed": 7})
+        shown = phone.js(f"{box}.querySelector('output.rules-try-result').textContent")
+        assert shown.startswith(f"= {want} (rolled: "), (bid, name, inputs, shown, want)
+        report["dice"] = {"book": bid, "mechanic": name, "inputs": inputs, "seed": 7, "shown": shown}
+        assert phone.console_errors == [], phone.console_errors
 
     def served(rel):
         with urllib.request.urlopen(f"{http_site}/{rel}") as r:
