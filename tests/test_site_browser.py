@@ -580,9 +580,9 @@ def http_site(site):
 
 
 def _range_case(book, dice=False, seed=None):
-    """(mechanic, {param: value}, Python's shown result, the first range param) of a mechanic
-    of `book` (with rolls of its own if `dice`, rolled from `seed`; else dice-free) whose
-    parameters are all whole-number ranges, or None."""
+    """(mechanic, {param: value}, Python's shown result, the first range param, the rolls made as
+    typed in a form) of a mechanic of `book` (with rolls of its own if `dice`, rolled from `seed`;
+    else dice-free) whose parameters are all whole-number ranges, or None."""
     from rules_dsl import nodes as n
     from rules_dsl.values import show
     for name, m in book.mechanics.items():
@@ -591,10 +591,11 @@ def _range_case(book, dice=False, seed=None):
             continue
         inputs = {p.name: (p.type.low + p.type.high + 1) // 2 for p in ps}
         try:
-            value = m.run(seed=seed, **inputs)[0] if dice else m(**inputs)
+            value, made = m.run(seed=seed, **inputs) if dice else (m(**inputs), {})
         except Exception:        # a `require` this choice breaks: try another mechanic
             continue
-        return name, inputs, show(value), ps[0]
+        typed = {k: ", ".join(show(x) for x in v) if isinstance(v, list) else show(v) for k, v in made.items()}
+        return name, inputs, show(value), ps[0], typed
     return None
 
 
@@ -619,7 +620,7 @@ def test_mechanic_forms_on_a_phone_match_the_python_back_end(site, http_site, ph
         case = _range_case(load(bid))
         if case is None:
             continue
-        name, inputs, want, first = case
+        name, inputs, want, first, _ = case
         marker = f'data-book="{html.escape(bid)}" data-mechanic="{html.escape(name)}"'
         page = next(p for p in pages if marker in p.read_text(encoding="utf-8"))
         phone.console_errors.clear()
@@ -657,7 +658,7 @@ def test_mechanic_forms_on_a_phone_match_the_python_back_end(site, http_site, ph
     # a dice mechanic rolls from the seed in its form what `rules call --seed` rolls
     dice = next(((bid, c) for bid in books if (c := _range_case(load(bid), dice=True, seed=7))), None)
     if dice:
-        bid, (name, inputs, want, _) = dice
+        bid, (name, inputs, want, _, made) = dice
         marker = f'data-book="{html.escape(bid)}" data-mechanic="{html.escape(name)}"'
         page = next(p for p in pages if marker in p.read_text(encoding="utf-8"))
         phone.goto(f"{http_site}/{page.relative_to(site).as_posix()}")
@@ -668,7 +669,13 @@ def test_mechanic_forms_on_a_phone_match_the_python_back_end(site, http_site, ph
         _fill(phone, box, {**inputs, "seed": 7})
         shown = phone.js(f"{box}.querySelector('output.rules-try-result').textContent")
         assert shown.startswith(f"= {want} (rolled: "), (bid, name, inputs, shown, want)
-        report["dice"] = {"book": bid, "mechanic": name, "inputs": inputs, "seed": 7, "shown": shown}
+        # the same faces typed by hand, from another seed: the same result, and those faces
+        _fill(phone, box, {"seed": 8, **{f"roll:{k}": v for k, v in made.items()}})
+        by_hand = phone.js(f"{box}.querySelector('output.rules-try-result').textContent")
+        assert by_hand == shown, (made, by_hand, shown)
+        label = phone.js(f"{box}.querySelector('[name={json.dumps('roll:' + next(iter(made)))}]').labels[0].textContent")
+        assert label == f"roll {next(iter(made))}"
+        report["dice"] = {"book": bid, "mechanic": name, "inputs": inputs, "seed": 7, "shown": shown, "typed": made}
         assert phone.console_errors == [], phone.console_errors
 
     def served(rel):

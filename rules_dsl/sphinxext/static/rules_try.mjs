@@ -6,7 +6,8 @@
  * book's module in ./js/ (rules_dsl.jsgen, generated from the checked AST): a number field
  * per whole-number parameter with its declared min and max, a select per enum, boolean or
  * die face, a text field otherwise; dice mechanics roll from a seed (a "Roll again" button
- * draws a new one), so a result can be reproduced with `rules call --seed`.  The result
+ * draws a new one), so a result can be reproduced with `rules call --seed`, unless the
+ * faces of a roll are typed in its own field (as `rules call` takes `dice=4,6`).  The result
  * (`R.show`) appears as you type; an InputError appears in words beside the parameter it
  * names.  Only textContent is used, never HTML: names come from a book, which is data.
  */
@@ -62,7 +63,7 @@ function choices(book, t) {   // [label, value] for a select, or null for a free
 function field(book, box, p, onChange) {
   const id = `rules-try-${++uid}`;
   const wrap = el("div", { className: "rules-try-field" });
-  const label = el("label", { for: id, text: p.name });
+  const label = el("label", { for: id, text: p.label || p.name });
   const hint = el("span", { className: "rules-try-hint", id: `${id}-hint`, text: p.describe });
   const err = el("span", { className: "rules-try-error", id: `${id}-err`, "aria-live": "polite" });
   const opts = choices(book, p.type);
@@ -101,7 +102,7 @@ function build(book, box, mechanic) {
   const grid = el("div", { className: "rules-try-fields" });
   form.appendChild(grid);
   const out = el("output", { className: "rules-try-result", "aria-live": "polite" });
-  const fields = [];
+  const fields = [], given = [];
   let seed = null;
   const run = () => {
     const inputs = new Map();
@@ -112,8 +113,14 @@ function build(book, box, mechanic) {
       if (v !== undefined) inputs.set(f.name, v);
     }
     out.classList.remove("rules-try-failed");
+    for (const r of given) { r.err.textContent = ""; r.input.removeAttribute("aria-invalid"); }
     try {
-      const options = sig.rolls.length ? { seed: Number(seed.input.value) || 0 } : {};
+      const options = sig.rolls.length ? { seed: Number(seed.input.value) || 0, rolls: new Map() } : {};
+      for (const r of given) {
+        const faces = r.input.value.split(",").map((x) => x.trim()).filter((x) => x !== "")
+          .map((x) => (/^-?\d+$/.test(x) ? BigInt(x) : x));
+        if (faces.length) options.rolls.set(r.name, faces.length === 1 ? faces[0] : faces);
+      }
       const { result, rolls } = book.call(mechanic, inputs, options);
       out.textContent = `= ${R.show(result)}`;
       if (sig.rolls.length) {
@@ -124,10 +131,12 @@ function build(book, box, mechanic) {
     } catch (e) {
       if (!(e instanceof R.RulesError)) throw e;
       const f = e.kind === "InputError" && fields.find((x) => x.name === e.param);
-      if (f) {
-        f.err.textContent = e.message;
-        f.input.setAttribute("aria-invalid", "true");
-        out.textContent = `needs a valid ${f.name}`;
+      const r = !f && given.find((x) => e.message.includes(`roll '${x.name}'`));
+      if (f || r) {
+        const at = f || r;
+        at.err.textContent = e.message;
+        at.input.setAttribute("aria-invalid", "true");
+        out.textContent = `needs a valid ${at.name}`;
       } else {
         out.textContent = e.message;
       }
@@ -138,6 +147,11 @@ function build(book, box, mechanic) {
   if (sig.rolls.length) {
     seed = field(book, grid, { name: "seed", type: { k: "int" }, default: BigInt(Math.floor(Math.random() * 1000)),
       describe: `the dice (${sig.rolls.join(", ")}) are rolled from this seed, as rules call --seed does` }, run);
+    for (const name of sig.rolls) {   // a roll given by hand (faces read off the table), else from the seed
+      given.push(field(book, grid, { name, label: `roll ${name}`, type: { k: "text" },
+        describe: "the faces rolled, e.g. 4, 6 (empty: rolled from the seed)" }, run));
+      given[given.length - 1].input.name = `roll:${name}`;
+    }
     const again = el("button", { type: "button", className: "rules-try-roll", text: "Roll again" });
     again.addEventListener("click", () => { seed.input.value = String(Math.floor(Math.random() * 1000000)); run(); });
     form.appendChild(again);
