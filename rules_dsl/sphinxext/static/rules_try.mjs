@@ -35,21 +35,25 @@ function el(tag, props, ...children) {
   return e;
 }
 
-// the plain value of a text field for a parameter of type t ("" = not given)
+// the plain value of a text field for a parameter of type t ("" = not given): a list is
+// written with commas ("3, 5"), a fraction as 7/2 or 3.5; what does not fit goes to the
+// runtime as text, which says why in an InputError naming the parameter
 function parseText(t, text) {
   const s = text.trim();
   if (s === "") return undefined;
   if (t.k === "text") return text;
+  if (t.k === "list") {
+    return s.replace(/^\[|\]$/g, "").split(",").map((x) => x.trim()).filter((x) => x !== "").map((x) => parseText(t.item, x));
+  }
+  const list = t.k === "union" && t.options.find((o) => o.k === "list");
+  if (list && (s.includes(",") || s.startsWith("["))) return parseText(list, s);
   if (s === "absent") return null;
   if (s === "true" || s === "false") return s === "true";
   if (/^-?\d+$/.test(s)) return BigInt(s);
   const f = /^(-?\d+)\/(\d+)$/.exec(s);
   if (f && BigInt(f[2]) !== 0n) return R.frac(BigInt(f[1]), BigInt(f[2]));
   if (/^-?(\d+\.\d*|\.\d+)$/.test(s)) return R.input(Number(s));
-  if (t.k === "list" || (s.includes(",") && t.k !== "number")) {
-    return s.split(",").map((x) => parseText(t.k === "list" ? t.item : { k: "text" }, x));
-  }
-  return s;     // the runtime says why it does not fit, naming the parameter
+  return s;
 }
 
 function choices(book, t) {   // [label, value] for a select, or null for a free field
