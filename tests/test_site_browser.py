@@ -630,7 +630,8 @@ def test_mechanic_forms_on_a_phone_match_the_python_back_end(site, http_site, ph
         phone.wait_for("document.readyState === 'complete'")
         box = f"document.querySelector('div.rules-try[data-book={json.dumps(bid)}][data-mechanic={json.dumps(name)}]')"
         assert phone.js("document.querySelectorAll('script[src*=rules_try]').length") == 0, "loaded before it was needed"
-        phone.js(f"window.__t0 = performance.now(); {box}.closest('details.rules-fold-mechanics').querySelector('summary').click()")
+        phone.js(f"window.__t0 = performance.now(); {box}.closest('details.rules-fold-mechanics').querySelector('summary').click();"
+                 f"{box}.scrollIntoView({{block: 'center', behavior: 'instant'}})")
         phone.wait_for(f"{box}.hasAttribute('data-ready')", timeout=20)
         ms = phone.js("[performance.getEntriesByName('rules-try-first-result')[0].startTime, performance.now() - window.__t0]")
         _fill(phone, box, inputs)
@@ -655,7 +656,9 @@ def test_mechanic_forms_on_a_phone_match_the_python_back_end(site, http_site, ph
         _shot(phone, site, f"form-{bid}-390x844.png")
         assert phone.console_errors == [], (bid, phone.console_errors)
         report["books"][bid] = {"mechanic": name, "inputs": inputs, "shown": shown}
-        report["first_result_ms"][bid] = {"page_load_to_first_result": round(ms[0]), "fold_tap_to_form": round(ms[1])}
+        report["first_result_ms"][bid] = {"page_load_to_first_result": round(ms[0]), "fold_tap_to_form": round(ms[1]),
+                                         "forms_built_on_the_page": phone.js("document.querySelectorAll('div.rules-try[data-ready]').length"),
+                                         "form_places_on_the_page": phone.js("document.querySelectorAll('div.rules-try').length")}
         checked += 1
     assert checked >= 3, f"a dice-free mechanic with range parameters was checked in only {checked} book(s)"
     # a dice mechanic rolls from the seed in its form what `rules call --seed` rolls
@@ -667,7 +670,8 @@ def test_mechanic_forms_on_a_phone_match_the_python_back_end(site, http_site, ph
         phone.goto(f"{http_site}/{page.relative_to(site).as_posix()}")
         phone.wait_for("document.readyState === 'complete'")
         box = f"document.querySelector('div.rules-try[data-book={json.dumps(bid)}][data-mechanic={json.dumps(name)}]')"
-        phone.js(f"{box}.closest('details.rules-fold-mechanics').querySelector('summary').click()")
+        phone.js(f"{box}.closest('details.rules-fold-mechanics').querySelector('summary').click();"
+                 f"{box}.scrollIntoView({{block: 'center', behavior: 'instant'}})")
         phone.wait_for(f"{box}.hasAttribute('data-ready')", timeout=20)
         _fill(phone, box, {**inputs, "seed": 7})
         shown = phone.js(f"{box}.querySelector('output.rules-try-result').textContent")

@@ -1,7 +1,7 @@
 /* "Try it": a small form under every mechanic of a rule page, run in the browser.
  *
  * Loaded lazily by rules_dsl.js (as <script type="module">) when a mechanics fold opens
- * or a form's place scrolls into view.  Each `div.rules-try[data-book][data-mechanic]`
+ * or a form's place scrolls into view; each form is built when its place nears the screen.  Each `div.rules-try[data-book][data-mechanic]`
  * (written by the page renderer) gets a form built from `book.signature(mechanic)` of the
  * book's module in ./js/ (rules_dsl.jsgen, generated from the checked AST): a number field
  * per whole-number parameter with its declared min and max, a select per enum, boolean or
@@ -94,7 +94,7 @@ function field(book, box, p, onChange) {
   input.addEventListener("change", onChange);
   wrap.append(label, input, hint, err);
   box.appendChild(wrap);
-  return { name: p.name, input, err, read };
+  return { name: p.name, input, err, read, required: p.default === undefined };
 }
 
 function build(book, box, mechanic) {
@@ -109,14 +109,15 @@ function build(book, box, mechanic) {
   const fields = [], given = [];
   let seed = null;
   const run = () => {
-    const inputs = new Map();
+    const inputs = new Map(), missing = [];
     for (const f of fields) {
       f.err.textContent = "";
       f.input.removeAttribute("aria-invalid");
       const v = f.read();
-      if (v !== undefined) inputs.set(f.name, v);
+      if (v !== undefined) inputs.set(f.name, v); else if (f.required) missing.push(f.name);
     }
     out.classList.remove("rules-try-failed");
+    if (missing.length) { out.textContent = `Fill in ${missing.join(", ")}`; return; }   // not an error yet
     for (const r of given) { r.err.textContent = ""; r.input.removeAttribute("aria-invalid"); }
     try {
       const options = sig.rolls.length ? { seed: Number(seed.input.value) || 0, rolls: new Map() } : {};
@@ -166,15 +167,22 @@ function build(book, box, mechanic) {
   run();
 }
 
-async function init() {
-  const boxes = [...document.querySelectorAll("div.rules-try[data-book][data-mechanic]")];
-  for (const id of new Set(boxes.map((b) => b.dataset.book))) {
-    const book = await loadBook(id);
-    if (!book) continue;
-    for (const box of boxes) {
-      if (box.dataset.book === id && !box.firstChild) build(book, box, box.dataset.mechanic);
-    }
-  }
+// A form is built when its place comes near the screen (a section page can hold dozens of
+// mechanics; a closed fold's forms are not rendered, so they wait until it opens).
+async function fill(box) {
+  if (box.hasAttribute("data-pending")) return;
+  box.setAttribute("data-pending", "");
+  const book = await loadBook(box.dataset.book);
+  if (book && !box.firstChild) build(book, box, box.dataset.mechanic);
+}
+
+function init() {
+  const boxes = document.querySelectorAll("div.rules-try[data-book][data-mechanic]");
+  if (!("IntersectionObserver" in window)) { boxes.forEach(fill); return; }
+  const io = new IntersectionObserver((entries) => {
+    for (const e of entries) if (e.isIntersecting) { io.unobserve(e.target); fill(e.target); }
+  }, { rootMargin: "600px 0px" });
+  boxes.forEach((b) => io.observe(b));
 }
 
 init();
