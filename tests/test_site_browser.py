@@ -644,18 +644,24 @@ def test_search_box_filters_by_book(site, browser):
 
 @pytest.fixture(scope="module")
 def http_site(site):
-    """The site over HTTP (the search page fetches result pages for their snippets only then)."""
+    """The built site over http on localhost: browsers refuse module scripts from file: pages
+    (the forms are not offered there), and the search page fetches result pages for their
+    snippets only over http.  `.mjs` is served as JavaScript, as a module needs."""
     import functools
     import http.server
+    from typing import ClassVar
 
-    class Quiet(http.server.SimpleHTTPRequestHandler):
+    class Handler(http.server.SimpleHTTPRequestHandler):
+        extensions_map: ClassVar[dict] = {**http.server.SimpleHTTPRequestHandler.extensions_map, ".mjs": "text/javascript"}
+
         def log_message(self, *args):
             pass
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(site)))
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Handler, directory=str(site)))
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
+        yield f"http://127.0.0.1:{server.server_port}"
     finally:
         server.shutdown()
         server.server_close()
@@ -685,3 +691,121 @@ def test_search_page_rule_hits_have_snippets_and_no_errors(http_site, browser, q
         })()""", timeout=30)
         assert "suppress" in hit.lower(), hit
     assert browser.console_errors == []
+
+
+# ------------------------------------------------------------------ mechanic forms ("Try it")
+def _range_case(book, dice=False, seed=None):
+    """(mechanic, {param: value}, Python's shown result, the first range param, the rolls made as
+    typed in a form) of a mechanic of `book` (with rolls of its own if `dice`, rolled from `seed`;
+    else dice-free) whose parameters are all whole-number ranges, or None."""
+    from rules_dsl import nodes as n
+    from rules_dsl.values import show
+    for name, m in book.mechanics.items():
+        ps = list(m.params)
+        if ((not m.rolls) if dice else m.has_dice) or not ps or not all(isinstance(p.type, n.RangeType) for p in ps):
+            continue
+        inputs = {p.name: (p.type.low + p.type.high + 1) // 2 for p in ps}
+        try:
+            value, made = m.run(seed=seed, **inputs) if dice else (m(**inputs), {})
+        except Exception:        # a `require` this choice breaks: try another mechanic
+            continue
+        typed = {k: ", ".join(show(x) for x in v) if isinstance(v, list) else show(v) for k, v in made.items()}
+        return name, inputs, show(value), ps[0], typed
+    return None
+
+
+def _fill(browser, box, values):
+    browser.js(";".join(f"(i => {{ i.value = {json.dumps(str(v))}; i.dispatchEvent(new Event('input')); }})"
+                        f"({box}.querySelector('[name={json.dumps(k)}]'))" for k, v in values.items()))
+
+
+def test_mechanic_forms_on_a_phone_match_the_python_back_end(site, http_site, phone):
+    """One dice-free mechanic per book, on a 390 px page: the form's result as typed is what the
+    Python back end gives; an out-of-range value shows the parameter's name beside its field."""
+    import gzip
+    import html
+    import urllib.request
+    from rules_dsl.loader import book_ids, load
+    books = [b for b in book_ids() if (site / "_static" / "js" / f"{b}.mjs").is_file()]
+    assert len(books) >= 3, f"JavaScript modules for only {books}"
+    pages = sorted((site / "docs" / "books").rglob("*.html"))
+    report = {"books": {}, "first_result_ms": {}}
+    checked = 0
+    for bid in books:
+        case = _range_case(load(bid))
+        if case is None:
+            continue
+        name, inputs, want, first, _ = case
+        marker = f'data-book="{html.escape(bid)}" data-mechanic="{html.escape(name)}"'
+        page = next(p for p in pages if marker in p.read_text(encoding="utf-8"))
+        phone.console_errors.clear()
+        phone.send("Page.navigate", {"url": "about:blank"})
+        phone.wait_for("location.href === 'about:blank'")
+        phone.goto(f"{http_site}/{page.relative_to(site).as_posix()}")
+        phone.wait_for("document.readyState === 'complete'")
+        box = f"document.querySelector('div.rules-try[data-book={json.dumps(bid)}][data-mechanic={json.dumps(name)}]')"
+        assert phone.js("document.querySelectorAll('script[src*=rules_try]').length") == 0, "loaded before it was needed"
+        phone.js(f"window.__t0 = performance.now(); {box}.closest('details.rules-fold-mechanics').querySelector('summary').click();"
+                 f"{box}.scrollIntoView({{block: 'center', behavior: 'instant'}})")
+        phone.wait_for(f"{box}.hasAttribute('data-ready')", timeout=20)
+        ms = phone.js("[performance.getEntriesByName('rules-try-first-result')[0].startTime, performance.now() - window.__t0]")
+        _fill(phone, box, inputs)
+        shown = phone.js(f"{box}.querySelector('output.rules-try-result').textContent")
+        assert shown == f"= {want}", (bid, name, inputs, shown, want)
+        labels = phone.js(f"""Array.from({box}.querySelectorAll('input, select'))
+            .every(i => i.labels.length === 1 && i.labels[0].textContent.trim())""")
+        assert labels, "a field without its label"
+        # out of range: the parameter's field says so, in words naming it
+        _fill(phone, box, {first.name: first.type.high + 1})
+        err = phone.js(f"""(() => {{ const i = {box}.querySelector('[name={json.dumps(first.name)}]');
+            return {{text: i.parentElement.querySelector('.rules-try-error').textContent,
+                     invalid: i.getAttribute('aria-invalid'),
+                     failed: {box}.querySelector('output').classList.contains('rules-try-failed')}}; }})()""")
+        assert f"'{first.name}'" in err["text"] and err["invalid"] == "true" and err["failed"], err
+        assert phone.js("document.documentElement.scrollWidth") <= PHONE[0], "the form makes the page scroll sideways"
+        if checked == 0 and AXE.is_file():     # the forms (with an error shown) pass axe-core too
+            bad = _axe(phone)
+            assert not bad, json.dumps(bad, indent=1)
+        phone.js(f"{box}.scrollIntoView({{block: 'center', behavior: 'instant'}})")
+        time.sleep(0.2)
+        _shot(phone, site, f"form-{bid}-390x844.png")
+        assert phone.console_errors == [], (bid, phone.console_errors)
+        report["books"][bid] = {"mechanic": name, "inputs": inputs, "shown": shown}
+        report["first_result_ms"][bid] = {"page_load_to_first_result": round(ms[0]), "fold_tap_to_form": round(ms[1]),
+                                         "forms_built_on_the_page": phone.js("document.querySelectorAll('div.rules-try[data-ready]').length"),
+                                         "form_places_on_the_page": phone.js("document.querySelectorAll('div.rules-try').length")}
+        checked += 1
+    assert checked >= 3, f"a dice-free mechanic with range parameters was checked in only {checked} book(s)"
+    # a dice mechanic rolls from the seed in its form what `rules call --seed` rolls
+    dice = next(((bid, c) for bid in books if (c := _range_case(load(bid), dice=True, seed=7))), None)
+    if dice:
+        bid, (name, inputs, want, _, made) = dice
+        marker = f'data-book="{html.escape(bid)}" data-mechanic="{html.escape(name)}"'
+        page = next(p for p in pages if marker in p.read_text(encoding="utf-8"))
+        phone.goto(f"{http_site}/{page.relative_to(site).as_posix()}")
+        phone.wait_for("document.readyState === 'complete'")
+        box = f"document.querySelector('div.rules-try[data-book={json.dumps(bid)}][data-mechanic={json.dumps(name)}]')"
+        phone.js(f"{box}.closest('details.rules-fold-mechanics').querySelector('summary').click();"
+                 f"{box}.scrollIntoView({{block: 'center', behavior: 'instant'}})")
+        phone.wait_for(f"{box}.hasAttribute('data-ready')", timeout=20)
+        _fill(phone, box, {**inputs, "seed": 7})
+        shown = phone.js(f"{box}.querySelector('output.rules-try-result').textContent")
+        assert shown.startswith(f"= {want} (rolled: "), (bid, name, inputs, shown, want)
+        # the same faces typed by hand, from another seed: the same result, and those faces
+        _fill(phone, box, {"seed": 8, **{f"roll:{k}": v for k, v in made.items()}})
+        by_hand = phone.js(f"{box}.querySelector('output.rules-try-result').textContent")
+        assert by_hand == shown, (made, by_hand, shown)
+        label = phone.js(f"{box}.querySelector('[name={json.dumps('roll:' + next(iter(made)))}]').labels[0].textContent")
+        assert label == f"roll {next(iter(made))}"
+        report["dice"] = {"book": bid, "mechanic": name, "inputs": inputs, "seed": 7, "shown": shown, "typed": made}
+        assert phone.console_errors == [], phone.console_errors
+
+    def served(rel):
+        with urllib.request.urlopen(f"{http_site}/{rel}") as r:
+            body = r.read()
+        return {"bytes": len(body), "gzip_bytes": len(gzip.compress(body, 9))}
+    report["page_script"] = {"rules_try.mjs": served("_static/rules_try.mjs"), "rules_dsl.js (with the loader)": served("_static/rules_dsl.js")}
+    report["modules"] = {"runtime.mjs": served("_static/js/runtime.mjs")} | {f"{b}.mjs": served(f"_static/js/{b}.mjs") for b in books}
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    (SHOTS / "forms.json").write_text(json.dumps(report, indent=1))
+    print(json.dumps(report, indent=1))

@@ -29,6 +29,9 @@ Add ``"rules_dsl.sphinxext"`` to ``extensions`` in conf.py.  It provides:
   ``rules lookup`` ranks (``static/rules_search.js``), over
   ``_static/rules-search-index.js`` written at ``build-finished`` from the CLI
   index's records (see :mod:`rules_dsl.sphinxext.search_index`).
+* every mechanic runnable on its page: each book compiled to JavaScript
+  (``_static/js/<book>.mjs``, see :mod:`rules_dsl.sphinxext.jsmodules`) and a small
+  form under each mechanic (``static/rules_try.mjs``, loaded only when used).
 
 Config values: ``rules_books_dir`` (generated pages folder, relative to the
 source folder), ``rules_fail_on_error`` (default True: a failing example or a
@@ -44,7 +47,8 @@ model), ``models`` (every book's model, cached between builds), ``crossbook``
 (glossary, cross index, books table), ``backlinks`` (referenced by), ``site`` (the build's state, pages,
 fingerprints); then ``rendering`` (what the renderers share), ``prose`` (prose ->
 nodes), ``render_rules``, ``render_decls``, ``render_pages`` (model -> nodes),
-``directives`` and ``domain``; ``opendata`` writes the books' JSON into the output.
+``directives`` and ``domain``; ``opendata`` writes the books' JSON into the output,
+``jsmodules`` the books' JavaScript.
 """
 from __future__ import annotations
 
@@ -92,18 +96,20 @@ def _cap_navigation(app, pagename, templatename, context, doctree):
 
 
 def setup(app):
-    from . import directives, domain, keys, opendata, search_index, site
+    from . import directives, domain, jsmodules, keys, opendata, search_index, site
     app.add_config_value("rules_books_dir", "docs/books", "env", types=[str])
     app.add_config_value("rules_fail_on_error", True, "", types=[bool])
     app.add_config_value("rules_nav_maxdepth", 4, "html", types=[int])
     from .render_rules import (depart_working_html, depart_working_other, visit_working_html, visit_working_other,
                                working)
-    from .rendering import depart_fold_html, fold, visit_fold_html
+    from .rendering import depart_fold_html, fold, try_form, visit_fold_html, visit_try_form_html, visit_try_form_other
     other = (visit_working_other, depart_working_other)
     app.add_node(working, html=(visit_working_html, depart_working_html), latex=other, text=other, man=other,
                  texinfo=other)
     app.add_node(fold, html=(visit_fold_html, depart_fold_html), latex=other, text=other, man=other,
                  texinfo=other)
+    skip = (visit_try_form_other, None)
+    app.add_node(try_form, html=(visit_try_form_html, None), latex=skip, text=skip, man=skip, texinfo=skip)
     app.add_domain(domain.RulesDomain)
     app.add_directive_to_domain("rules", "book", directives.BookDirective)
     app.add_directive_to_domain("rules", "section", directives.SectionDirective)
@@ -121,6 +127,7 @@ def setup(app):
     app.connect("build-finished", site.build_finished)
     app.connect("build-finished", opendata.build_finished)
     app.connect("build-finished", search_index.write_index)
+    app.connect("build-finished", jsmodules.build_finished)
     app.connect("html-page-context", _cap_navigation, priority=400)
     app.connect("html-page-context", site.one_page_index)
     app.connect("html-page-context", site.page_head, priority=900)      # after the theme's own

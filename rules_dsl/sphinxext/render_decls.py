@@ -5,7 +5,7 @@ from __future__ import annotations
 from docutils import nodes
 from sphinx import addnodes
 
-from .rendering import clean_index, field, fold_node, index_node, literal, table_node, text_para
+from .rendering import clean_index, field, fold_node, index_node, literal, table_node, text_para, try_form
 
 ODDS_ROWS_SHOWN = 400
 
@@ -124,6 +124,7 @@ def mechanic_node(ctx, d, book):
     content += fl
     formula = "\n".join(d["lines"])
     content += nodes.literal_block(formula, formula, language="none", classes=["rules-formula"])
+    content += try_form(book=book, mechanic=name)       # "Try it": filled in the browser
     if d.get("odds"):
         content += fold_node("Exact odds", odds_nodes(d), "odds")    # a second tap: tables can be tall
     elif d.get("odds_error"):

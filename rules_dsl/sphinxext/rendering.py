@@ -127,3 +127,20 @@ def fold_node(label: str, children, kind: str, open_wide: bool = False) -> fold:
 
 def depart_fold_html(self, node):
     self.body.append("</details>\n")
+
+
+class try_form(nodes.General, nodes.Element):
+    """Where a mechanic's form goes (built in the browser by static/rules_try.mjs from the
+    book's JavaScript module): `<div class="rules-try" data-book data-mechanic>` in HTML,
+    nothing in other formats.  The names are attributes, escaped; never code."""
+
+
+def visit_try_form_html(self, node):
+    from html import escape
+    self.body.append(f'<div class="rules-try" data-book="{escape(node["book"], quote=True)}" '
+                     f'data-mechanic="{escape(node["mechanic"], quote=True)}"></div>\n')
+    raise nodes.SkipNode
+
+
+def visit_try_form_other(self, node):
+    raise nodes.SkipNode

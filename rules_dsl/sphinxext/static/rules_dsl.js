@@ -10,6 +10,9 @@
  * 3. A copy-link button on every rule (its stable book:rule-id anchor), with a
  *    select-the-text fallback where the clipboard is refused.
  * 4. Boxes that scroll (code, tables) join the tab order, for keyboard users.
+ * 5. Mechanic forms ("Try it", div.rules-try): their script (rules_try.mjs, a module,
+ *    with the book's JavaScript) loads only when a mechanics fold opens or a form's
+ *    place scrolls into view, so readers who never use them download nothing more.
  * It only ever uses textContent, never HTML, and needs no network.
  */
 (function () {
@@ -19,6 +22,7 @@
   if (location.protocol === "file:" && typeof DOCUMENTATION_OPTIONS !== "undefined") {
     DOCUMENTATION_OPTIONS.SHOW_SEARCH_SUMMARY = false;
   }
+  var SELF = document.currentScript ? document.currentScript.src : null;   /* .../_static/rules_dsl.js */
   var tip = null;
   var current = null;
   var lastPointer = "mouse";   /* pointerType of the last pointerdown: "touch" taps preview first */
@@ -100,6 +104,36 @@
     initFolds();
     initCopyLinks();
     initScrollables();
+    initForms();
+  }
+
+  /* ---------------------------------------------------------------- 5. mechanic forms */
+  /* Browsers refuse module scripts from file: pages (and log an error): forms need http(s). */
+  function initForms() {
+    var boxes = document.querySelectorAll("div.rules-try[data-book][data-mechanic]");
+    if (!boxes.length || !SELF || location.protocol === "file:") return;
+    var loaded = false, observer = null;
+    function load() {
+      if (loaded) return;
+      loaded = true;
+      if (observer) observer.disconnect();
+      document.removeEventListener("toggle", onToggle, true);
+      var s = document.createElement("script");
+      s.type = "module";
+      s.src = new URL("rules_try.mjs", SELF).href;
+      document.head.appendChild(s);
+    }
+    function onToggle(e) {
+      var d = e.target;
+      if (d && d.open && d.querySelector && d.querySelector("div.rules-try")) load();
+    }
+    document.addEventListener("toggle", onToggle, true);
+    if ("IntersectionObserver" in window) {
+      observer = new IntersectionObserver(function (entries) {
+        for (var i = 0; i < entries.length; i++) if (entries[i].isIntersecting) { load(); return; }
+      }, {rootMargin: "200px"});
+      for (var i = 0; i < boxes.length; i++) observer.observe(boxes[i]);
+    }
   }
 
   /* ---------------------------------------------------------------- 4. scrolling boxes */

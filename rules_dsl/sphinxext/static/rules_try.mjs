@@ -1,0 +1,188 @@
+/* "Try it": a small form under every mechanic of a rule page, run in the browser.
+ *
+ * Loaded lazily by rules_dsl.js (as <script type="module">) when a mechanics fold opens
+ * or a form's place scrolls into view; each form is built when its place nears the screen.  Each `div.rules-try[data-book][data-mechanic]`
+ * (written by the page renderer) gets a form built from `book.signature(mechanic)` of the
+ * book's module in ./js/ (rules_dsl.jsgen, generated from the checked AST): a number field
+ * per whole-number parameter with its declared min and max, a select per enum, boolean or
+ * die face, a text field otherwise; dice mechanics roll from a seed (a "Roll again" button
+ * draws a new one), so a result can be reproduced with `rules call --seed`, unless the
+ * faces of a roll are typed in its own field (as `rules call` takes `dice=4,6`).  The result
+ * (`R.show`) appears as you type; an InputError appears in words beside the parameter it
+ * names.  Only textContent is used, never HTML: names come from a book, which is data.
+ */
+import * as R from "./js/runtime.mjs";
+import BOOKS from "./js/books.mjs";
+
+const modules = new Map();
+let uid = 0;
+let firstResult = false;
+
+function loadBook(id) {
+  if (!BOOKS.includes(id)) return Promise.resolve(null);   // no module: the back end refused this book
+  if (!modules.has(id)) {
+    modules.set(id, import(new URL(`./js/${encodeURIComponent(id)}.mjs`, import.meta.url).href).then((m) => m.default));
+  }
+  return modules.get(id);
+}
+
+function el(tag, props, ...children) {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(props || {})) {
+    if (k === "text") e.textContent = v; else if (k === "className") e.className = v; else e.setAttribute(k, v);
+  }
+  for (const c of children) if (c) e.appendChild(c);
+  return e;
+}
+
+// the plain value of a text field for a parameter of type t ("" = not given): a list is
+// written with commas ("3, 5"), a fraction as 7/2 or 3.5; what does not fit goes to the
+// runtime as text, which says why in an InputError naming the parameter
+function parseText(t, text) {
+  const s = text.trim();
+  if (s === "") return undefined;
+  if (t.k === "text") return text;
+  if (t.k === "list") {
+    return s.replace(/^\[|\]$/g, "").split(",").map((x) => x.trim()).filter((x) => x !== "").map((x) => parseText(t.item, x));
+  }
+  const list = t.k === "union" && t.options.find((o) => o.k === "list");
+  if (list && (s.includes(",") || s.startsWith("["))) return parseText(list, s);
+  if (s === "absent") return null;
+  if (s === "true" || s === "false") return s === "true";
+  if (/^-?\d+$/.test(s)) return BigInt(s);
+  const f = /^(-?\d+)\/(\d+)$/.exec(s);
+  if (f && BigInt(f[2]) !== 0n) return R.frac(BigInt(f[1]), BigInt(f[2]));
+  if (/^-?(\d+\.\d*|\.\d+)$/.test(s)) return R.input(Number(s));
+  return s;
+}
+
+function choices(book, t) {   // [label, value] for a select, or null for a free field
+  if (t.k === "bool") return [["true", true], ["false", false]];
+  if (t.k === "enum") return book.enums.get(t.name).members.map((m) => [m.name, m.name]);
+  if (t.k === "die") return book.dice.get(t.name).faces.map((f) => [String(f), f instanceof R.Sym ? f.name : f]);
+  if (t.k === "range" && t.hi - t.lo <= 0n) return [[String(t.lo), t.lo]];
+  return null;
+}
+
+function field(book, box, p, onChange) {
+  const id = `rules-try-${++uid}`;
+  const wrap = el("div", { className: "rules-try-field" });
+  const label = el("label", { for: id, text: p.label || p.name });
+  const hint = el("span", { className: "rules-try-hint", id: `${id}-hint`, text: p.describe });
+  const err = el("span", { className: "rules-try-error", id: `${id}-err`, "aria-live": "polite" });
+  const opts = choices(book, p.type);
+  let input, read;
+  if (opts) {
+    input = el("select", { id, name: p.name });
+    opts.forEach(([text], i) => input.appendChild(el("option", { value: String(i), text })));
+    const def = p.default === undefined ? -1 : opts.findIndex(([, v]) => R.pyEq(R.input(v), p.default));
+    input.value = String(def < 0 ? 0 : def);
+    read = () => opts[Number(input.value)][1];
+  } else if (p.type.k === "range" || p.type.k === "int") {
+    input = el("input", { id, name: p.name, type: "number", step: "1", inputmode: "numeric" });
+    if (p.type.k === "range") { input.min = String(p.type.lo); input.max = String(p.type.hi); }
+    const start = p.default !== undefined ? p.default : p.type.k === "range" ? p.type.lo : undefined;
+    if (start !== undefined) input.value = R.show(start);
+    read = () => (input.value.trim() === "" ? (input.validity.badInput ? "?" : undefined) : parseText(p.type, input.value));
+  } else {
+    input = el("input", { id, name: p.name, type: "text", autocomplete: "off", spellcheck: "false" });
+    if (p.default !== undefined) input.value = R.show(p.default);
+    read = () => parseText(p.type, input.value);
+  }
+  input.setAttribute("aria-describedby", `${id}-hint ${id}-err`);
+  input.addEventListener("input", onChange);
+  input.addEventListener("change", onChange);
+  wrap.append(label, input, hint, err);
+  box.appendChild(wrap);
+  return { name: p.name, input, err, read, required: p.default === undefined };
+}
+
+function build(book, box, mechanic) {
+  let sig;
+  try { sig = book.signature(mechanic); } catch (e) { return; }
+  const form = el("form", { className: "rules-try-form", "aria-label": `Try ${mechanic}` });
+  form.addEventListener("submit", (e) => e.preventDefault());
+  form.appendChild(el("p", { className: "rules-try-title", text: `Try ${mechanic}` }));
+  const grid = el("div", { className: "rules-try-fields" });
+  form.appendChild(grid);
+  const out = el("output", { className: "rules-try-result", "aria-live": "polite" });
+  const fields = [], given = [];
+  let seed = null;
+  const run = () => {
+    const inputs = new Map(), missing = [];
+    for (const f of fields) {
+      f.err.textContent = "";
+      f.input.removeAttribute("aria-invalid");
+      const v = f.read();
+      if (v !== undefined) inputs.set(f.name, v); else if (f.required) missing.push(f.name);
+    }
+    out.classList.remove("rules-try-failed");
+    if (missing.length) { out.textContent = `Fill in ${missing.join(", ")}`; return; }   // not an error yet
+    for (const r of given) { r.err.textContent = ""; r.input.removeAttribute("aria-invalid"); }
+    try {
+      const options = sig.rolls.length ? { seed: Number(seed.input.value) || 0, rolls: new Map() } : {};
+      for (const r of given) {
+        const faces = r.input.value.split(",").map((x) => x.trim()).filter((x) => x !== "")
+          .map((x) => (/^-?\d+$/.test(x) ? BigInt(x) : x));
+        if (faces.length) options.rolls.set(r.name, faces.length === 1 ? faces[0] : faces);
+      }
+      const { result, rolls } = book.call(mechanic, inputs, options);
+      out.textContent = `= ${R.show(result)}`;
+      if (sig.rolls.length) {
+        const made = [...rolls].map(([k, v]) => `${k} ${R.show(v)}`).join(", ");
+        out.appendChild(el("span", { className: "rules-try-rolls", text: ` (rolled: ${made || "nothing"})` }));
+      }
+      if (!firstResult) { firstResult = true; performance.mark("rules-try-first-result"); }
+    } catch (e) {
+      if (!(e instanceof R.RulesError)) throw e;
+      const f = e.kind === "InputError" && fields.find((x) => x.name === e.param);
+      const r = !f && given.find((x) => e.message.includes(`roll '${x.name}'`));
+      if (f || r) {
+        const at = f || r;
+        at.err.textContent = e.message;
+        at.input.setAttribute("aria-invalid", "true");
+        out.textContent = `needs a valid ${at.name}`;
+      } else {
+        out.textContent = e.message;
+      }
+      out.classList.add("rules-try-failed");
+    }
+  };
+  for (const p of sig.params) fields.push(field(book, grid, p, run));
+  if (sig.rolls.length) {
+    seed = field(book, grid, { name: "seed", type: { k: "int" }, default: BigInt(Math.floor(Math.random() * 1000)),
+      describe: `the dice (${sig.rolls.join(", ")}) are rolled from this seed, as rules call --seed does` }, run);
+    for (const name of sig.rolls) {   // a roll given by hand (faces read off the table), else from the seed
+      given.push(field(book, grid, { name, label: `roll ${name}`, type: { k: "text" },
+        describe: "the faces rolled, e.g. 4, 6 (empty: rolled from the seed)" }, run));
+      given[given.length - 1].input.name = `roll:${name}`;
+    }
+    const again = el("button", { type: "button", className: "rules-try-roll", text: "Roll again" });
+    again.addEventListener("click", () => { seed.input.value = String(Math.floor(Math.random() * 1000000)); run(); });
+    form.appendChild(again);
+  }
+  form.appendChild(out);
+  box.appendChild(form);
+  box.dataset.ready = "";
+  run();
+}
+
+// A form is built when its place comes near the screen (a section page can hold dozens of
+// mechanics; a closed fold's forms are not rendered, so they wait until it opens).
+async function fill(box) {
+  if (box.hasAttribute("data-pending")) return;
+  box.setAttribute("data-pending", "");
+  const book = await loadBook(box.dataset.book);
+  if (book && !box.firstChild) build(book, box, box.dataset.mechanic);
+}
+
+function init() {
+  const boxes = document.querySelectorAll("div.rules-try[data-book][data-mechanic]");
+  if (!("IntersectionObserver" in window)) { boxes.forEach(fill); return; }
+  const io = new IntersectionObserver((entries) => {
+    for (const e of entries) if (e.isIntersecting) { io.unobserve(e.target); fill(e.target); }
+  }, { rootMargin: "600px 0px" });
+  boxes.forEach((b) => io.observe(b));
+}
+
+init();
