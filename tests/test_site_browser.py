@@ -809,3 +809,34 @@ def test_mechanic_forms_on_a_phone_match_the_python_back_end(site, http_site, ph
     SHOTS.mkdir(parents=True, exist_ok=True)
     (SHOTS / "forms.json").write_text(json.dumps(report, indent=1))
     print(json.dumps(report, indent=1))
+
+
+def test_a_dice_form_shows_the_pages_exact_odds_for_its_inputs(site, http_site, phone):
+    """Hollow Fields' nerve test: its page holds exact odds for nerve=7 with and without the
+    re-roll (the book's `odds` lines); the form shows them for those inputs, and for others
+    says they are not on the page and gives the `rules odds` command that computes them."""
+    import html
+    name, bid = "nerve_test", "skirmish-tutorial"
+    marker = f'data-book="{html.escape(bid)}" data-mechanic="{html.escape(name)}"'
+    page = next(p for p in sorted((site / "docs" / "books").rglob("*.html")) if marker in p.read_text(encoding="utf-8"))
+    phone.console_errors.clear()
+    phone.goto(f"{http_site}/{page.relative_to(site).as_posix()}")
+    phone.wait_for("document.readyState === 'complete'")
+    box = f"document.querySelector('div.rules-try[data-book={json.dumps(bid)}][data-mechanic={json.dumps(name)}]')"
+    phone.js(f"{box}.closest('details.rules-fold-mechanics').querySelector('summary').click();"
+             f"{box}.scrollIntoView({{block: 'center', behavior: 'instant'}})")
+    phone.wait_for(f"{box}.hasAttribute('data-ready')", timeout=20)
+    held = json.loads(phone.js(f"{box}.dataset.odds"))
+    assert [b["inputs"] for b in held] == [{"nerve": "7", "reroll": "false"}, {"nerve": "7", "reroll": "true"}]
+    _fill(phone, box, {"nerve": 7, "reroll": "0"})          # the select's first choice: true
+    odds = phone.js(f"""(() => {{ const o = {box}.querySelector('.rules-try-odds');
+        return {{title: o.querySelector('p').textContent,
+                 rows: Array.from(o.querySelectorAll('tbody tr')).map(r => Array.from(r.cells).map(c => c.textContent))}}; }})()""")
+    assert odds["title"].startswith("Exact odds for these inputs"), odds
+    assert odds["rows"] == held[1]["rows"], odds            # the rows of the page's own table
+    assert ["true", "82.64%"] == odds["rows"][-1][:2], odds   # docs/adding-a-book.md: 119/144
+    _fill(phone, box, {"nerve": 8})
+    none = phone.js(f"{box}.querySelector('.rules-try-odds').textContent")
+    assert "were not computed for this page" in none, none
+    assert none.endswith("rules odds skirmish-tutorial:nerve_test nerve=8 reroll=true"), none
+    assert phone.console_errors == [], phone.console_errors

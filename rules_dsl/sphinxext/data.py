@@ -144,7 +144,13 @@ def compute_odds_one(mech):
                 mean_text = show(mean) + ("" if mean.denominator == 1 else f" ≈ {float(mean):.3f}")
             inputs_text = ", ".join(f"{k}={show(v)}" for k, v in dict(inputs).items()) or "(no inputs)"
             from ..odds.result import explode_lines
-            rows.append({"inputs": inputs_text, "outcomes": outcomes, "mean": mean_text,
+            given, shown_inputs = dict(inputs), {}
+            for prm in mech.params:        # every parameter as shown, defaults included: the
+                if prm.name in given:      # page's forms match their inputs against these
+                    shown_inputs[prm.name] = show(given[prm.name])
+                elif prm.default is not None:
+                    shown_inputs[prm.name] = show(mech.default(prm.name))
+            rows.append({"inputs": inputs_text, "inputs_shown": shown_inputs, "outcomes": outcomes, "mean": mean_text,
                          "exact": bool(getattr(dist, "exact", True)),
                          "limits": explode_lines(getattr(dist, "explode_caps", {}))})
         return rows, None

@@ -124,7 +124,9 @@ def mechanic_node(ctx, d, book):
     content += fl
     formula = "\n".join(d["lines"])
     content += nodes.literal_block(formula, formula, language="none", classes=["rules-formula"])
-    content += try_form(book=book, mechanic=name)       # "Try it": filled in the browser
+    # "Try it": filled in the browser; a dice mechanic's form shows the exact odds this page
+    # holds for the inputs chosen (as data: the same rows as the table below), or says they are not here
+    content += try_form(book=book, mechanic=name, odds=form_odds(d))
     if d.get("odds"):
         content += fold_node("Exact odds", odds_nodes(d), "odds")    # a second tap: tables can be tall
     elif d.get("odds_error"):
@@ -188,6 +190,19 @@ def _legend(legend):
         p += nodes.strong(text, text)
         p += nodes.Text(f" {member.replace('_', ' ')}")
     return p
+
+
+def form_odds(d) -> str:
+    """JSON of the page's exact odds for a mechanic's form: [{"inputs": {param: shown}, "rows":
+    [[result, percent, at least]], "mean"}], or "" when the mechanic rolls no dice or has none."""
+    import json
+    blocks = []
+    for block in d.get("odds") or ():
+        if "inputs_shown" not in block:
+            continue
+        blocks.append({"inputs": block["inputs_shown"], "mean": block["mean"],
+                       "rows": [[value, percent, at_least] for value, _, _, percent, at_least in block["outcomes"]]})
+    return json.dumps(blocks, ensure_ascii=False, sort_keys=True) if blocks else ""
 
 
 def odds_nodes(d):

@@ -137,8 +137,10 @@ class try_form(nodes.General, nodes.Element):
 
 def visit_try_form_html(self, node):
     from html import escape
+    odds = node.get("odds") or ""
+    odds_attr = f' data-odds="{escape(odds, quote=True)}"' if odds else ""
     self.body.append(f'<div class="rules-try" data-book="{escape(node["book"], quote=True)}" '
-                     f'data-mechanic="{escape(node["mechanic"], quote=True)}"></div>\n')
+                     f'data-mechanic="{escape(node["mechanic"], quote=True)}"{odds_attr}></div>\n')
     raise nodes.SkipNode
 
 

@@ -106,6 +106,8 @@ function build(book, box, mechanic) {
   const grid = el("div", { className: "rules-try-fields" });
   form.appendChild(grid);
   const out = el("output", { className: "rules-try-result", "aria-live": "polite" });
+  const odds = readOdds(box);
+  const oddsBox = el("div", { className: "rules-try-odds", "aria-live": "polite" });
   const fields = [], given = [];
   let seed = null;
   const run = () => {
@@ -132,6 +134,7 @@ function build(book, box, mechanic) {
         const made = [...rolls].map(([k, v]) => `${k} ${R.show(v)}`).join(", ");
         out.appendChild(el("span", { className: "rules-try-rolls", text: ` (rolled: ${made || "nothing"})` }));
       }
+      if (sig.rolls.length) showOdds(odds, box, mechanic, sig, fields, inputs, oddsBox);
       if (!firstResult) { firstResult = true; performance.mark("rules-try-first-result"); }
     } catch (e) {
       if (!(e instanceof R.RulesError)) throw e;
@@ -162,9 +165,49 @@ function build(book, box, mechanic) {
     form.appendChild(again);
   }
   form.appendChild(out);
+  if (sig.rolls.length) form.appendChild(oddsBox);
   box.appendChild(form);
   box.dataset.ready = "";
   run();
+}
+
+// The exact odds the page holds for a dice mechanic (data-odds, written by the page renderer
+// from the same rows as its odds table): [{inputs: {param: shown value}, rows: [[result,
+// percent, at least]], mean}].  Shown for the form's inputs when they are among them; else
+// the form says the page does not hold them and gives the `rules odds` command that computes them.
+function readOdds(box) {
+  try { return JSON.parse(box.dataset.odds || "[]"); } catch (e) { return []; }
+}
+
+function showOdds(odds, box, mechanic, sig, fields, inputs, oddsBox) {
+  const shown = {};
+  for (const p of sig.params) {
+    if (inputs.has(p.name)) shown[p.name] = R.show(inputs.get(p.name));
+    else if (p.default !== undefined) shown[p.name] = R.show(p.default);
+  }
+  const same = (a) => Object.keys(a).length === Object.keys(shown).length && Object.keys(a).every((k) => a[k] === shown[k]);
+  const block = odds.find((b) => same(b.inputs));
+  oddsBox.replaceChildren();
+  if (block) {
+    oddsBox.appendChild(el("p", { className: "rules-try-odds-title",
+      text: `Exact odds for these inputs${block.mean ? ` (mean ${block.mean})` : ""}:` }));
+    const table = el("table", { className: "rules-try-odds-table" });
+    const head = el("tr");
+    for (const h of ["Result", "Probability", "At least"]) head.appendChild(el("th", { scope: "col", text: h }));
+    table.appendChild(el("thead", {}, head));
+    const body = el("tbody");
+    for (const [value, percent, atLeast] of block.rows) {
+      body.appendChild(el("tr", {}, el("td", { text: value }), el("td", { text: percent }), el("td", { text: atLeast })));
+    }
+    table.appendChild(body);
+    oddsBox.appendChild(el("div", { className: "rules-try-odds-scroll", tabindex: "0", role: "region",
+      "aria-label": `Exact odds of ${mechanic}` }, table));
+  } else {
+    const args = Object.entries(shown).map(([k, v]) => `${k}=${v.includes(" ") ? JSON.stringify(v) : v}`).join(" ");
+    oddsBox.appendChild(el("p", { className: "rules-try-odds-none",
+      text: `Exact odds for these inputs were not computed for this page${odds.length ? ` (it holds them for ${odds.length} other set${odds.length > 1 ? "s" : ""} of inputs)` : ""}; ` +
+        `to compute them: rules odds ${box.dataset.book}:${mechanic}${args ? " " + args : ""}` }));
+  }
 }
 
 // A form is built when its place comes near the screen (a section page can hold dozens of
