@@ -15,16 +15,16 @@ cells, absent cells), `prose.parse_prose` (the prose markup) and `values.show`.
 The bytes are deterministic: keys sorted, lists in the book's order, file paths
 relative to the books folder, no dates: the same books give the same files on every
 machine and every run, so a consumer can diff them and the site can skip a file
-whose bytes would not change (`write_if_changed`).
+whose bytes would not change (`paths.write_text_if_changed`).
 """
 from __future__ import annotations
 
 import json
-import os
 from fractions import Fraction
 from pathlib import Path
 
 from . import nodes as n
+from .paths import write_text_if_changed
 from .prose import BulletList, Emphasis, Paragraph, Ref, Strong, Text, inline_text, parse_prose, ref_text
 from .values import ABSENT, Record, show, to_json
 
@@ -348,20 +348,6 @@ def index_json(entries: list) -> str:
 
 
 # ------------------------------------------------------------------ writing
-def write_if_changed(path: Path, text: str) -> bool:
-    """Write `text` (UTF-8) to `path` atomically, unless the file already holds exactly
-    those bytes (its mtime then stays, for incremental builds and rsync)."""
-    data = text.encode("utf-8")
-    try:
-        if path.read_bytes() == data:
-            return False
-    except OSError:
-        pass
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_bytes(data)
-    os.replace(tmp, path)
-    return True
 
 
 class Exported:
@@ -406,7 +392,7 @@ def export(out, ids=None, library=None) -> Exported:
     texts[INDEX_FILE] = index_json(entries)
     texts[SCHEMA_FILE] = schema_path().read_text(encoding="utf-8")
     for name, text in texts.items():
-        if write_if_changed(out / name, text):
+        if write_text_if_changed(out / name, text):
             result.written.append(name)
         result.sizes[name] = len(text.encode("utf-8"))
     return result

@@ -40,5 +40,29 @@ def write_pickle(path, obj) -> bool:
         return False
 
 
+def write_text_if_changed(path, text: str) -> bool:
+    """Write `text` (UTF-8) to `path` atomically (temp file, then rename), unless the file
+    already holds exactly those bytes; True if it was written.
+
+    Every generated file uses this (site pages, open data, JavaScript modules, the search
+    index): an unchanged file keeps its mtime, so incremental builds, rsync and CDNs see
+    no change, and a reader never sees a half-written file.
+    """
+    path = os.fspath(path)
+    data = text.encode("utf-8")
+    try:
+        with open(path, "rb") as f:
+            if f.read() == data:
+                return False
+    except OSError:
+        pass
+    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+    tmp = os.path.join(os.path.dirname(path), f".{os.path.basename(path)}.{os.getpid()}.tmp")
+    with open(tmp, "wb") as f:
+        f.write(data)
+    os.replace(tmp, path)
+    return True
+
+
 def grammar_path() -> str:
     return os.path.join(_PKG, "grammar.lark")

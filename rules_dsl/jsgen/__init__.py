@@ -25,6 +25,7 @@ from __future__ import annotations
 import os
 from importlib import resources
 
+from ..paths import write_text_if_changed
 from .emit import JSGenError
 
 __all__ = ["JSGenError", "runtime_source", "generate", "write"]
@@ -58,8 +59,5 @@ def write(book, out_dir: str, examples: bool = False) -> dict:
 
 def _put(folder, name, text) -> str:
     path = os.path.join(folder, name)
-    tmp = path + ".tmp"
-    with open(tmp, "w", encoding="utf-8") as f:
-        f.write(text)
-    os.replace(tmp, path)
+    write_text_if_changed(path, text)
     return path

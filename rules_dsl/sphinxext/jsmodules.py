@@ -16,24 +16,12 @@ from pathlib import Path
 
 from sphinx.util import logging
 
+from ..paths import write_text_if_changed
+
 logger = logging.getLogger(__name__)
 
 JS_DIR = "_static/js"
 INDEX_FILE = "books.mjs"
-
-
-def _put(path: Path, text: str) -> bool:
-    """Write `text` to `path` unless it already holds exactly those bytes."""
-    data = text.encode("utf-8")
-    try:
-        if path.read_bytes() == data:
-            return False
-    except OSError:
-        pass
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_bytes(data)
-    tmp.replace(path)
-    return True
 
 
 def write_modules(outdir: Path, ids) -> tuple:
@@ -44,7 +32,7 @@ def write_modules(outdir: Path, ids) -> tuple:
     out = Path(outdir) / JS_DIR
     out.mkdir(parents=True, exist_ok=True)
     written, skipped, shipped = [], {}, []
-    if _put(out / jsgen.RUNTIME_FILE, jsgen.runtime_source()):
+    if write_text_if_changed(out / jsgen.RUNTIME_FILE, jsgen.runtime_source()):
         written.append(jsgen.RUNTIME_FILE)
     for bid in sorted(ids):
         try:
@@ -56,11 +44,11 @@ def write_modules(outdir: Path, ids) -> tuple:
             skipped[bid] = f"{type(e).__name__}: {e}"
             continue
         shipped.append(bid)
-        if _put(out / f"{bid}.mjs", text):
+        if write_text_if_changed(out / f"{bid}.mjs", text):
             written.append(f"{bid}.mjs")
     index = ("// The books whose mechanics run in the browser (written by rules_dsl.sphinxext.jsmodules).\n"
              f"export default {json.dumps(shipped)};\n")
-    if _put(out / INDEX_FILE, index):
+    if write_text_if_changed(out / INDEX_FILE, index):
         written.append(INDEX_FILE)
     keep = {jsgen.RUNTIME_FILE, INDEX_FILE} | {f"{b}.mjs" for b in shipped}
     for p in out.glob("*.mjs"):

@@ -16,6 +16,7 @@ from pathlib import Path
 from sphinx.util import logging
 
 from .. import export
+from ..paths import write_text_if_changed
 
 logger = logging.getLogger(__name__)
 
@@ -51,7 +52,7 @@ def write_data(outdir: Path, doctreedir: Path, ids) -> list:
         if p.name not in wanted:
             p.unlink(missing_ok=True)          # a book that is gone (or no longer compiles)
     if not result.errors:
-        export.write_if_changed(key_file, key)
+        write_text_if_changed(key_file, key)
     return result.written
 
 

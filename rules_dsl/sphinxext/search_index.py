@@ -81,7 +81,7 @@ def write_index(app, exc):
 
     from .. import index
     from ..loader import DEFAULT
-    from .site import _write_if_changed
+    from ..paths import write_text_if_changed
 
     objects = app.env.domains["rules"].objects
 
@@ -90,4 +90,4 @@ def write_index(app, exc):
         return app.builder.get_target_uri(entry[0]) if entry else None
 
     data = build_data(index.book_entries(DEFAULT), url_of)
-    _write_if_changed(Path(app.outdir) / "_static" / FILENAME, dumps(data))
+    write_text_if_changed(Path(app.outdir) / "_static" / FILENAME, dumps(data))

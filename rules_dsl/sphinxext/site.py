@@ -18,6 +18,7 @@ from pathlib import Path
 
 from sphinx.util import logging
 
+from ..paths import write_text_if_changed
 from . import backlinks, crossbook, keys, models
 
 logger = logging.getLogger(__name__)
@@ -33,19 +34,6 @@ def current(env=None, config=None):
     if _SITE is None and env is not None:
         _SITE = Site(Path(env.srcdir), Path(env.doctreedir), config or env.config)
     return _SITE
-
-
-def _write_if_changed(path: Path, text: str) -> bool:
-    try:
-        if path.read_text(encoding="utf-8") == text:
-            return False
-    except OSError:
-        pass
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
-    return True
 
 
 class Site:
@@ -123,7 +111,7 @@ class Site:
         for unit, h in self.unit_hashes.items():
             path = self.fp_path(unit)
             wanted.add(path)
-            _write_if_changed(path, f"{unit[0]} {unit[1]}:{unit[2]}\n{h}\n")
+            write_text_if_changed(path, f"{unit[0]} {unit[1]}:{unit[2]}\n{h}\n")
         if self.fp_dir.is_dir():
             for root, _dirs, files in os.walk(self.fp_dir):
                 for f in files:
@@ -147,7 +135,7 @@ class Site:
             wanted[self.srcdir / f"{self.docname_xindex(slug)}.md"] = (
                 f"{STUB_MARK}\n\n# Across the books: {crossbook.page_title(slug)}\n\n```{{rules:crossindex}} {slug}\n```\n")
         for path, text in wanted.items():
-            _write_if_changed(path, text)
+            write_text_if_changed(path, text)
         if self.gen_dir.is_dir():
             for root, _dirs, files in os.walk(self.gen_dir, topdown=False):
                 for f in files:
@@ -163,7 +151,7 @@ class Site:
                     os.rmdir(root)
         ignore = self.gen_dir / ".gitignore"
         if not ignore.exists():
-            _write_if_changed(ignore, "# generated at build time from rulebooks/ (see rules_dsl.sphinxext)\n*\n!.gitignore\n")
+            write_text_if_changed(ignore, "# generated at build time from rulebooks/ (see rules_dsl.sphinxext)\n*\n!.gitignore\n")
 
     def deps_for(self, units):
         return [self.fp_path(u) for u in sorted(units) if u in self.unit_hashes]
@@ -253,7 +241,7 @@ def build_finished(app, exc):
             app.statuscode = 1
             logger.info("rules_dsl: %d failing example(s) or book error(s); the build fails", len(bad))
     if app.builder.format == "html" and app.config.root_doc != "index":
-        _write_if_changed(Path(app.outdir) / "index.html", _redirect(app.builder.get_target_uri(app.config.root_doc)))
+        write_text_if_changed(Path(app.outdir) / "index.html", _redirect(app.builder.get_target_uri(app.config.root_doc)))
 
 
 def one_page_index(app, pagename, templatename, context, doctree):
