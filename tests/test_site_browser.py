@@ -714,6 +714,21 @@ def _range_case(book, dice=False, seed=None):
     return None
 
 
+def _open_form(browser, http_site, site, bid, name):
+    """Open the page holding `bid:name`'s form over http, open its mechanics fold, wait for
+    the form; returns the JS expression of its box."""
+    import html
+    marker = f'data-book="{html.escape(bid)}" data-mechanic="{html.escape(name)}"'
+    page = next(p for p in sorted((site / "docs" / "books").rglob("*.html")) if marker in p.read_text(encoding="utf-8"))
+    browser.goto(f"{http_site}/{page.relative_to(site).as_posix()}")
+    browser.wait_for("document.readyState === 'complete'")
+    box = f"document.querySelector('div.rules-try[data-book={json.dumps(bid)}][data-mechanic={json.dumps(name)}]')"
+    browser.js(f"{box}.closest('details.rules-fold-mechanics').querySelector('summary').click();"
+               f"{box}.scrollIntoView({{block: 'center', behavior: 'instant'}})")
+    browser.wait_for(f"{box}.hasAttribute('data-ready')", timeout=20)
+    return box
+
+
 def _fill(browser, box, values):
     browser.js(";".join(f"(i => {{ i.value = {json.dumps(str(v))}; i.dispatchEvent(new Event('input')); }})"
                         f"({box}.querySelector('[name={json.dumps(k)}]'))" for k, v in values.items()))
@@ -780,14 +795,7 @@ def test_mechanic_forms_on_a_phone_match_the_python_back_end(site, http_site, ph
     dice = next(((bid, c) for bid in books if (c := _range_case(load(bid), dice=True, seed=7))), None)
     if dice:
         bid, (name, inputs, want, _, made) = dice
-        marker = f'data-book="{html.escape(bid)}" data-mechanic="{html.escape(name)}"'
-        page = next(p for p in pages if marker in p.read_text(encoding="utf-8"))
-        phone.goto(f"{http_site}/{page.relative_to(site).as_posix()}")
-        phone.wait_for("document.readyState === 'complete'")
-        box = f"document.querySelector('div.rules-try[data-book={json.dumps(bid)}][data-mechanic={json.dumps(name)}]')"
-        phone.js(f"{box}.closest('details.rules-fold-mechanics').querySelector('summary').click();"
-                 f"{box}.scrollIntoView({{block: 'center', behavior: 'instant'}})")
-        phone.wait_for(f"{box}.hasAttribute('data-ready')", timeout=20)
+        box = _open_form(phone, http_site, site, bid, name)
         _fill(phone, box, {**inputs, "seed": 7})
         shown = phone.js(f"{box}.querySelector('output.rules-try-result').textContent")
         assert shown.startswith(f"= {want} (rolled: "), (bid, name, inputs, shown, want)
@@ -815,17 +823,8 @@ def test_a_dice_form_shows_the_pages_exact_odds_for_its_inputs(site, http_site, 
     """Hollow Fields' nerve test: its page holds exact odds for nerve=7 with and without the
     re-roll (the book's `odds` lines); the form shows them for those inputs, and for others
     says they are not on the page and gives the `rules odds` command that computes them."""
-    import html
-    name, bid = "nerve_test", "skirmish-tutorial"
-    marker = f'data-book="{html.escape(bid)}" data-mechanic="{html.escape(name)}"'
-    page = next(p for p in sorted((site / "docs" / "books").rglob("*.html")) if marker in p.read_text(encoding="utf-8"))
     phone.console_errors.clear()
-    phone.goto(f"{http_site}/{page.relative_to(site).as_posix()}")
-    phone.wait_for("document.readyState === 'complete'")
-    box = f"document.querySelector('div.rules-try[data-book={json.dumps(bid)}][data-mechanic={json.dumps(name)}]')"
-    phone.js(f"{box}.closest('details.rules-fold-mechanics').querySelector('summary').click();"
-             f"{box}.scrollIntoView({{block: 'center', behavior: 'instant'}})")
-    phone.wait_for(f"{box}.hasAttribute('data-ready')", timeout=20)
+    box = _open_form(phone, http_site, site, "skirmish-tutorial", "nerve_test")
     held = json.loads(phone.js(f"{box}.dataset.odds"))
     assert [b["inputs"] for b in held] == [{"nerve": "7", "reroll": "false"}, {"nerve": "7", "reroll": "true"}]
     _fill(phone, box, {"nerve": 7, "reroll": "0"})          # the select's first choice: true

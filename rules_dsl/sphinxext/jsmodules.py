@@ -58,15 +58,13 @@ def write_modules(outdir: Path, ids) -> tuple:
 
 
 def build_finished(app, exc):
-    if exc is not None or app.builder.format != "html":
-        return
-    from . import site
-    s = site.current()
-    if s is None:
+    from .site import finished_html_books
+    books = finished_html_books(app, exc)
+    if books is None:
         return
     import time
     t0 = time.perf_counter()
-    written, skipped = write_modules(Path(app.outdir), list(s.models))
+    written, skipped = write_modules(Path(app.outdir), books)
     for bid, why in sorted(skipped.items()):
         logger.info("rules_dsl: no JavaScript for %s (its mechanics get no form): %s", bid, why)
     if written:

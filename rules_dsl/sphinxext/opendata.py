@@ -57,14 +57,12 @@ def write_data(outdir: Path, doctreedir: Path, ids) -> list:
 
 
 def build_finished(app, exc):
-    if exc is not None or app.builder.format != "html":
-        return
-    from . import site
-    s = site.current()
-    if s is None:
+    from .site import finished_html_books
+    books = finished_html_books(app, exc)
+    if books is None:
         return
     import time
     t0 = time.perf_counter()
-    written = write_data(Path(app.outdir), Path(app.doctreedir), list(s.models))
+    written = write_data(Path(app.outdir), Path(app.doctreedir), books)
     if written:
         logger.info("rules_dsl: open data in %s/: %s (%.2fs)", DATA_DIR, ", ".join(written), time.perf_counter() - t0)

@@ -28,6 +28,14 @@ STUB_MARK = "% Generated from the rulebook sources by rules_dsl.sphinxext: edits
 _SITE = None
 
 
+def finished_html_books(app, exc):
+    """For build-finished hooks that write files beside the pages: the ids of the books the
+    site shows, or None when there is nothing to write (a failed or non-html build)."""
+    if exc is not None or app.builder.format != "html" or _SITE is None:
+        return None
+    return list(_SITE.models)
+
+
 def current(env=None, config=None):
     """The build's Site (built lazily if a directive runs before builder-inited)."""
     global _SITE
