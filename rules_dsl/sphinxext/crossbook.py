@@ -58,7 +58,8 @@ def cross_index(models: dict) -> list:
     for bid, m in models.items():
         for r in m["rules"].values():
             title_words = words(r["title"])
-            for st, (surface, in_title) in rule_terms(r).items():
+            terms = r["terms"] if "terms" in r else rule_terms(r)      # summaries carry them worked out
+            for st, (surface, in_title) in terms.items():
                 g = groups.setdefault(st, {"surface": {}, "rules": {}, "titles": set(), "title_hits": 0})
                 for w in surface:
                     g["surface"][w] = g["surface"].get(w, 0) + (2 if in_title else 1)

@@ -3,11 +3,14 @@
 `load_models` compiles a book only when its files changed (`content_key`), and
 recomputes its derived data only when its declarations or examples changed
 (`semantic_key`); problems (compile errors, failing examples, odds that cannot be
-computed) are returned for the build to report.
+computed) are returned for the build to report.  An unchanged book costs a build
+only its small *head* entry (keys, digests, summary, problems); its model is read
+when one of its pages is rendered (`LazyModels`).
 """
 from __future__ import annotations
 
 import pickle
+from collections.abc import Mapping
 from pathlib import Path
 
 from ..paths import write_pickle
@@ -17,35 +20,113 @@ from .keys import MODEL_VERSION, code_key, content_key, engine_key, semantic_key
 
 
 class ModelCache:
-    """book id -> entry, pickled in the doctree folder between builds."""
+    """book id -> entry, kept in a folder of the doctree folder, two files per book.
 
-    def __init__(self, path: Path):
-        self.path = path
-        self.entries = {}
+    ``<book>.head.pickle`` holds what every build needs of every book: the keys, the
+    digests of its parts (`model_digests`), the problems to report and the *summary*
+    (`summary_of`: titles, keywords, references: what the pages across books are made
+    of).  ``<book>.pickle`` holds the render model and the derived data, read only when
+    a page of that book is rendered (or the book changed).  A rebuild therefore reads a
+    few KB per unchanged book, not its whole model, and writes only the entries of the
+    books that changed."""
+
+    def __init__(self, folder: Path):
+        self.folder = Path(folder)
+        self.heads = {}
+        self.full = {}
+        self.dirty = set()
+        try:
+            names = sorted(p.name for p in self.folder.iterdir() if p.name.endswith(".head.pickle"))
+        except OSError:
+            names = []
+        for name in names:
+            bid = name[:-len(".head.pickle")]
+            data = self._read(self.folder / name, bid)
+            if data is not None:
+                self.heads[bid] = data
+
+    def _read(self, path: Path, bid: str):
         try:
             with open(path, "rb") as f:
                 data = pickle.load(f)
-            if data.get("version") == MODEL_VERSION:
-                self.entries = data["books"]
+            if data.get("version") == MODEL_VERSION and data.get("book") == bid:
+                return data["entry"]
         except Exception:
-            self.entries = {}
+            pass       # absent or damaged: that book is simply built again
+        return None
+
+    def entry(self, bid: str):
+        """The full entry (model, derived data) of a book, or None."""
+        if bid not in self.full:
+            head = self.heads.get(bid)
+            full = self._read(self.folder / f"{bid}.pickle", bid) if head is not None else None
+            if full is not None and full.get("content_key") != head.get("content_key"):
+                full = None    # written by another build than the head: not to be trusted
+            self.full[bid] = full
+        return self.full[bid]
+
+    def put(self, bid: str, entry: dict):
+        self.full[bid] = entry
+        self.heads[bid] = {k: v for k, v in entry.items() if k not in ("model", "derived", "locations")}
+        self.dirty.add(bid)
+
+    def drop(self, bid: str):
+        self.heads.pop(bid, None)
+        self.full.pop(bid, None)
+        self.dirty.add(bid)
 
     def save(self):
-        write_pickle(self.path, {"version": MODEL_VERSION, "books": self.entries})  # an optimisation only
+        """Write the entries that changed; remove those of books that are gone (an optimisation only)."""
+        for bid in sorted(self.dirty):
+            head, full = self.folder / f"{bid}.head.pickle", self.folder / f"{bid}.pickle"
+            if bid in self.heads:
+                write_pickle(full, {"version": MODEL_VERSION, "book": bid, "entry": self.full[bid]})
+                write_pickle(head, {"version": MODEL_VERSION, "book": bid, "entry": self.heads[bid]})
+            else:
+                head.unlink(missing_ok=True)
+                full.unlink(missing_ok=True)
+        self.dirty.clear()
+
+
+class LazyModels(Mapping):
+    """book id -> render model, read from the cache when first asked for: a build that
+    renders no page of a book never reads its model.  (In `-j` builds each forked
+    reader reads the models of the pages it renders.)"""
+
+    def __init__(self, ids, cache: ModelCache, made: dict):
+        self._ids = list(ids)
+        self._cache = cache
+        self._made = dict(made)
+
+    def __getitem__(self, bid):
+        if bid not in self._made:
+            if bid not in self._ids:
+                raise KeyError(bid)
+            entry = self._cache.entry(bid)
+            if entry is None or entry.get("model") is None:
+                entry = _build_entry(bid, self._cache)     # its model file went missing: made again
+            self._made[bid] = entry["model"]
+        return self._made[bid]
+
+    def __iter__(self):
+        return iter(self._ids)
+
+    def __len__(self):
+        return len(self._ids)
 
 
 def load_models(cache: ModelCache):
-    """Load every book (reusing cached models of unchanged books).
+    """Load every book (reusing cached entries of unchanged books).
 
-    Returns (models, problems): models maps book id -> model for the books that
-    compile; problems is a list of (kind, book, location, message) to report.
+    Returns (models, summaries, problems): models maps book id -> model (a
+    `LazyModels`) for the books that compile, summaries book id -> `summary_of` its
+    model; problems is a list of (kind, book, location, message) to report.
     """
-    from ..errors import RulebookError, RulesError
-    from ..loader import book_files, book_ids, load
+    from ..errors import RulesError
+    from ..loader import book_files, book_ids
 
     code = code_key()
-    engine = engine_key()
-    models, problems = {}, []
+    ids, made, summaries, problems = [], {}, {}, []
     seen = set()
     for bid in book_ids():
         seen.add(bid)
@@ -55,35 +136,88 @@ def load_models(cache: ModelCache):
         except (OSError, RulesError) as e:  # a book vanishing while we look at it
             problems.append(("error", bid, None, str(e)))
             continue
-        entry = cache.entries.get(bid)
-        if entry is not None and entry.get("content_key") == ckey and entry.get("model") is not None:
-            models[bid] = entry["model"]
-            problems.extend(_entry_problems(bid, entry))
+        head = cache.heads.get(bid)
+        if head is not None and head.get("content_key") == ckey and head.get("summary") is not None:
+            ids.append(bid)
+            summaries[bid] = head["summary"]
+            problems.extend(head.get("problems", []))
             continue
-        try:
-            book = load(bid)
-        except RulebookError as e:
-            d = e.diagnostics[0]
-            problems.append(("compile", bid, (d.file, d.line), e.render()))
-            cache.entries[bid] = {"content_key": None, "model": None}
+        entry = _build_entry(bid, cache, ckey, problems)
+        if entry is None:
             continue
-        except (OSError, RulesError) as e:
-            problems.append(("error", bid, None, str(e)))
-            continue
-        skey = semantic_key(book.ast, code)
-        derived = entry.get("derived") if entry and entry.get("semantic_key") == skey else None
-        if derived is None:
-            derived = compute_derived(book, engine)
-        model = build_model(book, derived)
-        entry = {"content_key": ckey, "semantic_key": skey, "derived": derived, "model": model,
-                 "locations": example_locations(book)}
-        cache.entries[bid] = entry
-        models[bid] = model
-        problems.extend(_entry_problems(bid, entry))
-    for bid in list(cache.entries):
+        ids.append(bid)
+        made[bid] = entry["model"]
+        summaries[bid] = entry["summary"]
+        problems.extend(entry["problems"])
+    for bid in list(cache.heads):
         if bid not in seen:
-            del cache.entries[bid]
-    return models, problems
+            cache.drop(bid)
+    return LazyModels(ids, cache, made), summaries, problems
+
+
+def _build_entry(bid: str, cache: ModelCache, ckey: str | None = None, problems: list | None = None):
+    """Compile a book and make its entry (reusing its derived data when only prose,
+    titles or notes changed); None (and a problem) when it does not compile."""
+    from ..errors import RulebookError, RulesError
+    from ..loader import book_files, load
+    code = code_key()
+    problems = problems if problems is not None else []
+    if ckey is None:
+        ckey = content_key(book_files(bid), code)
+    try:
+        book = load(bid)
+    except RulebookError as e:
+        d = e.diagnostics[0]
+        problems.append(("compile", bid, (d.file, d.line), e.render()))
+        cache.drop(bid)
+        return None
+    except (OSError, RulesError) as e:
+        problems.append(("error", bid, None, str(e)))
+        return None
+    skey = semantic_key(book.ast, code)
+    old = cache.entry(bid) if cache.heads.get(bid, {}).get("semantic_key") == skey else None
+    derived = old.get("derived") if old else None
+    if derived is None:
+        derived = compute_derived(book, engine_key())
+    model = build_model(book, derived)
+    entry = {"content_key": ckey, "semantic_key": skey, "derived": derived, "model": model,
+             "locations": example_locations(book), "digests": model_digests(model), "summary": summary_of(model)}
+    entry["problems"] = _entry_problems(bid, entry)
+    cache.put(bid, entry)
+    return entry
+
+
+def summary_of(model) -> dict:
+    """What the pages across books (glossary, cross index, table of books, referenced-by
+    links) need of a book: a small part of its model, with each rule's index terms
+    (`crossbook.rule_terms`, stemmed) worked out once."""
+    from .crossbook import rule_terms
+    rules = {}
+    for rid, r in model["rules"].items():
+        rules[rid] = {"id": r["id"], "title": r["title"], "keywords": list(r["keywords"]),
+                      "aliases": list(r.get("aliases", ())), "definition": r.get("definition"),
+                      "refs": list(r.get("refs", ())),
+                      "terms": {st: (sorted(surface), in_title) for st, (surface, in_title) in rule_terms(r).items()}}
+    return {"id": model["id"], "title": model["title"], "edition": model["edition"], "counts": model["counts"],
+            "top_sections": list(model["top_sections"]), "rules": rules}
+
+
+def model_digests(model) -> dict:
+    """Digests of a model's parts, made once when the model is made (hashing every
+    rule's model again on every build costs seconds at a hundred books): the book's
+    head and top-level items, each section (without its children) and each rule."""
+    from .keys import digest
+    top = []
+    for kind, value in model["items"]:
+        if kind == "section":
+            top.append(("section", value, model["sections"][value]["title"]))
+        else:
+            top.append((kind, value))
+    head = {k: model[k] for k in ("title", "edition", "source", "units", "dice", "prose", "files",
+                                  "counts", "loose_findings", "top_sections")}
+    return {"head": digest((head, top)),
+            "sections": {sid: digest(dict(sec)) for sid, sec in model["sections"].items()},
+            "rules": {rid: digest(r) for rid, r in model["rules"].items()}}
 
 
 def _entry_problems(bid, entry):

@@ -23,7 +23,7 @@ class Ctx:
         self.units = set()
 
     def book_title(self, book):
-        m = self.site.models.get(book)
+        m = self.site.summaries.get(book)       # the summary: no other book's model is read for its title
         return m["title"] if m else book
 
     def target(self, node, objtype, fullname, title, preview=""):

@@ -33,7 +33,7 @@ def finished_html_books(app, exc):
     site shows, or None when there is nothing to write (a failed or non-html build)."""
     if exc is not None or app.builder.format != "html" or _SITE is None:
         return None
-    return list(_SITE.models)
+    return list(_SITE.summaries)
 
 
 def current(env=None, config=None):
@@ -51,16 +51,20 @@ class Site:
         self.books_rel = config.rules_books_dir.strip("/")
         self.gen_dir = self.srcdir / self.books_rel
         self.fp_dir = self.doctreedir / "rules_dsl-deps"
-        cache = models.ModelCache(self.doctreedir / "rules_dsl-models.pickle")
-        self.models, self.problems = models.load_models(cache)
+        cache = models.ModelCache(self.doctreedir / "rules_dsl-models")
+        # models: read lazily (a page of the book is rendered); summaries: what the pages across books need
+        self.models, self.summaries, self.problems = models.load_models(cache)
         cache.save()
-        self.glossary = crossbook.glossary(self.models)
-        self.xindex = crossbook.cross_index(self.models)
+        # what each book's JavaScript is made of (its declarations, examples, dice; its id and title)
+        self.semantic_keys = {bid: cache.heads[bid].get("semantic_key") for bid in self.summaries}
+        self.digests = {bid: cache.heads[bid]["digests"] for bid in self.summaries}
+        self.glossary = crossbook.glossary(self.summaries)
+        self.xindex = crossbook.cross_index(self.summaries)
         # the glossary and the cross index: one page per letter (or prefix), none over the link budget
         self.glossary_pages = dict(crossbook.glossary_pages(self.glossary))
         self.xindex_pages = dict(crossbook.xindex_pages(self.xindex))
-        self.books = crossbook.books_table(self.models)
-        self.backlinks = backlinks.referenced_by(self.models)
+        self.books = crossbook.books_table(self.summaries)
+        self.backlinks = backlinks.referenced_by(self.summaries)
         self.unit_hashes = self._unit_hashes()
 
     # -------------------------------------------------------------- names
@@ -85,25 +89,19 @@ class Site:
 
     # -------------------------------------------------------------- fingerprints
     def _unit_hashes(self) -> dict:
+        """Every unit's fingerprint: its part of the model (digested once, when the model
+        was made: `models.model_digests`), the titles it shows, the code."""
         out = {}
         code = keys.render_key()
-        titles = {bid: m["title"] for bid, m in self.models.items()}
-        for bid, m in self.models.items():
-            top = []
-            for kind, value in m["items"]:
-                if kind == "section":
-                    top.append(("section", value, m["sections"][value]["title"]))
-                else:
-                    top.append((kind, value))
-            head = {k: m[k] for k in ("title", "edition", "source", "units", "dice", "prose", "files",
-                                      "counts", "loose_findings", "top_sections")}
-            out[("book", bid, "")] = keys.digest((head, top, code))
-            for sid, sec in m["sections"].items():
-                shallow = dict(sec)
-                out[("section", bid, sid)] = keys.digest((shallow, titles[bid], code))
-            for rid, r in m["rules"].items():
+        titles = {bid: m["title"] for bid, m in self.summaries.items()}
+        for bid in self.summaries:
+            d = self.digests[bid]
+            out[("book", bid, "")] = keys.digest((d["head"], code))
+            for sid, h in d["sections"].items():
+                out[("section", bid, sid)] = keys.digest((h, titles[bid], code))
+            for rid, h in d["rules"].items():
                 back = self.backlinks.get((bid, rid), [])     # shown on the rule: its titles too
-                out[("rule", bid, rid)] = keys.digest((r, titles[bid], back, {b: titles[b] for b, _, _ in back}, code))
+                out[("rule", bid, rid)] = keys.digest((h, titles[bid], back, {b: titles[b] for b, _, _ in back}, code))
         out[("global", "books", "")] = keys.digest((self.books, code))
         out[("global", "glossary", "")] = keys.digest((list(self.glossary_pages), code))
         out[("global", "xindex", "")] = keys.digest((list(self.xindex_pages), code))
@@ -115,22 +113,37 @@ class Site:
         return out
 
     def write_fingerprints(self):
-        wanted = set()
+        """Write the fingerprint files whose hash changed since the last build.  What was
+        written is remembered in one manifest, so a build compares hashes in memory
+        instead of reading back thousands of small files; a unit that is gone has its
+        file removed."""
+        import json
+        manifest = self.fp_dir / "manifest.json"
+        try:
+            before = json.loads(manifest.read_text(encoding="utf-8"))
+            before = before if isinstance(before, dict) else {}
+        except (OSError, ValueError):
+            before = {}
+        now = {}
         for unit, h in self.unit_hashes.items():
             path = self.fp_path(unit)
-            wanted.add(path)
-            write_text_if_changed(path, f"{unit[0]} {unit[1]}:{unit[2]}\n{h}\n")
-        if self.fp_dir.is_dir():
-            for root, _dirs, files in os.walk(self.fp_dir):
-                for f in files:
-                    p = Path(root) / f
-                    if p.suffix == ".fp" and p not in wanted:
-                        p.unlink(missing_ok=True)
+            rel = path.relative_to(self.fp_dir).as_posix()
+            now[rel] = h
+            if before.get(rel) != h or not path.is_file():
+                write_text_if_changed(path, f"{unit[0]} {unit[1]}:{unit[2]}\n{h}\n")
+        if not before or set(before) != set(now):
+            if self.fp_dir.is_dir():
+                for root, _dirs, files in os.walk(self.fp_dir):
+                    for f in files:
+                        p = Path(root) / f
+                        if p.suffix == ".fp" and p.relative_to(self.fp_dir).as_posix() not in now:
+                            p.unlink(missing_ok=True)
+        write_text_if_changed(manifest, json.dumps(now, sort_keys=True, indent=0) + "\n")
 
     # -------------------------------------------------------------- stub pages
     def write_stubs(self):
         wanted = {}
-        for bid, m in self.models.items():
+        for bid, m in self.summaries.items():
             wanted[self.srcdir / f"{self.docname_book(bid)}.md"] = (
                 f"{STUB_MARK}\n\n```{{rules:book}} {bid}\n```\n")
             for sid in m["top_sections"]:
@@ -173,8 +186,8 @@ def builder_inited(app):
     _SITE = Site(Path(app.srcdir), Path(app.doctreedir), app.config)
     _SITE.write_stubs()
     _SITE.write_fingerprints()
-    n_rules = sum(len(m["rules"]) for m in _SITE.models.values())
-    logger.info("rules_dsl: %d book(s), %d rules, loaded in %.2fs", len(_SITE.models), n_rules,
+    n_rules = sum(len(m["rules"]) for m in _SITE.summaries.values())
+    logger.info("rules_dsl: %d book(s), %d rules, loaded in %.2fs", len(_SITE.summaries), n_rules,
                 time.perf_counter() - t0)
 
 

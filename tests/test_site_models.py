@@ -1,0 +1,78 @@
+"""The site's model cache: a rebuild reads each unchanged book's small head entry
+only, and its render model when one of its pages is rendered."""
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from rules_dsl.sphinxext import models
+
+REPO = Path(__file__).resolve().parent.parent
+BOOK = "skirmish-tutorial"
+
+
+@pytest.fixture
+def library(tmp_path, monkeypatch):
+    books = tmp_path / "books"
+    books.mkdir()
+    shutil.copy(REPO / "rulebooks" / f"{BOOK}.rules", books / f"{BOOK}.rules")
+    monkeypatch.setenv("RULES_DSL_BOOKS", str(books))
+    monkeypatch.setenv("RULES_DSL_CACHE", str(tmp_path / "cache"))
+    return books
+
+
+def _load(folder):
+    cache = models.ModelCache(folder)
+    lazy, summaries, problems = models.load_models(cache)
+    cache.save()
+    return cache, lazy, summaries, problems
+
+
+def test_unchanged_book_is_not_compiled_and_its_model_is_read_when_asked(library, tmp_path, monkeypatch):
+    folder = tmp_path / "models"
+    _, lazy, summaries, problems = _load(folder)
+    assert problems == [] and list(lazy) == [BOOK] and list(summaries) == [BOOK]
+    first = lazy[BOOK]
+    assert sorted(p.name for p in folder.iterdir()) == [f"{BOOK}.head.pickle", f"{BOOK}.pickle"]
+    # the summary carries what the pages across books need, and no more than that
+    s = summaries[BOOK]
+    assert s["title"] == first["title"] and set(s["rules"]) == set(first["rules"])
+    assert all(set(r) == {"id", "title", "keywords", "aliases", "definition", "refs", "terms"}
+               for r in s["rules"].values())
+
+    monkeypatch.setattr(models, "_build_entry", lambda *a, **k: pytest.fail("an unchanged book was compiled"))
+    cache, lazy, summaries, _ = _load(folder)
+    assert cache.full == {}                         # no model read yet
+    assert lazy[BOOK] == first                      # read on demand, the same model
+    assert set(cache.full) == {BOOK}
+    with pytest.raises(KeyError):
+        lazy["no-such-book"]
+
+
+def test_a_missing_or_damaged_model_file_is_made_again(library, tmp_path):
+    folder = tmp_path / "models"
+    _, lazy, _, _ = _load(folder)
+    first = lazy[BOOK]
+    (folder / f"{BOOK}.pickle").unlink()
+    _, lazy, _, _ = _load(folder)
+    assert lazy[BOOK] == first
+    (folder / f"{BOOK}.head.pickle").write_bytes(b"not a pickle")
+    _, lazy, summaries, problems = _load(folder)
+    assert lazy[BOOK] == first and problems == [] and BOOK in summaries
+
+
+def test_an_edit_rewrites_that_book_and_a_removed_book_loses_its_files(library, tmp_path):
+    folder = tmp_path / "models"
+    _load(folder)
+    src = library / f"{BOOK}.rules"
+    text = src.read_text(encoding="utf-8")
+    i = text.index('"""', text.index("\nrule ") if "\nrule " in text else 0)
+    src.write_text(text[:i + 3] + "Edited. " + text[i + 3:], encoding="utf-8")
+    assert "Edited." not in text
+    _, lazy, _, _ = _load(folder)
+    assert "Edited." in repr(lazy[BOOK])
+    src.unlink()
+    _, lazy, summaries, _ = _load(folder)
+    assert list(lazy) == [] and summaries == {} and list(folder.iterdir()) == []
