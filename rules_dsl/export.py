@@ -219,8 +219,10 @@ def _table(book, d, rule, model) -> dict:
 
 
 # ------------------------------------------------------------------ the book
-def book_data(book, library=None) -> dict:
-    """One compiled book -> the export document (plain JSON data)."""
+def book_data(book, library=None, consulted: set | None = None) -> dict:
+    """One compiled book -> the export document (plain JSON data).  `consulted`, when
+    given, gets the ids of the other books whose titles the document shows (its
+    cross-book references): the document must be made again when one of them changes."""
     from .index import _rule_record, book_info
     from .loader import DEFAULT
     from .model import decls_of
@@ -228,7 +230,7 @@ def book_data(book, library=None) -> dict:
 
     library = library or DEFAULT
     places = _Places(library.books_dir)
-    title_of = _title_of(book, library)
+    title_of = _title_of(book, library, consulted)
     home = book.id
     compiled = book.compiled
 
@@ -306,7 +308,7 @@ def book_data(book, library=None) -> dict:
     }
 
 
-def _title_of(book, library):
+def _title_of(book, library, consulted=None):
     """title_of(book, rule) for references: this book's rules and sections, and another
     book's (parsed only, once) for a cross-book reference; None when not found."""
     from .errors import RulesError
@@ -315,6 +317,8 @@ def _title_of(book, library):
 
     def of(bid):
         if bid not in titles:
+            if consulted is not None and bid != book.id:
+                consulted.add(bid)
             found = {}
             try:
                 items = book.ast.items if bid == book.id else library.parse_book(bid)[0].items

@@ -5,7 +5,11 @@ book, so a page never asks for a module that is not there.
 
 Written at `build-finished`, for HTML builders only, in the main process.  A file is
 rewritten only when its bytes change (its mtime stays, for rsync and HTTP caches);
-modules of books that are gone are removed.  A book with a construct the JavaScript
+modules of books that are gone are removed.  A module is generated again only when
+what it is made of changed: the site keeps, per book, a key over the book's
+declarations, examples and dice (`keys.semantic_key`, which also stamps the code),
+its id and its title (`STATE_FILE` in the doctree folder), so editing a rule's prose
+or one book never regenerates the library's modules.  A book with a construct the JavaScript
 back end refuses gets no module (its mechanics then simply show no form): that is
 logged as info, not a warning, because the build runs with -W.
 """
@@ -22,26 +26,58 @@ logger = logging.getLogger(__name__)
 
 JS_DIR = "_static/js"
 INDEX_FILE = "books.mjs"
+STATE_FILE = "rules_dsl-js.json"
 
 
-def write_modules(outdir: Path, ids) -> tuple:
-    """(names written, {book id: why it was skipped}) for the books `ids`."""
+def _load_state(path):
+    try:
+        state = json.loads(Path(path).read_text(encoding="utf-8"))
+        return state if isinstance(state, dict) else {}
+    except (OSError, ValueError):
+        return {}
+
+
+def write_modules(outdir: Path, ids, keys=None, state_file=None) -> tuple:
+    """(names written, {book id: why it was skipped}) for the books `ids`.
+
+    With `keys` ({book id: key of what its module is made of}) and `state_file`, a
+    book whose key is the one recorded at the last build, and whose module is in
+    place, is neither loaded nor generated again (its earlier outcome stands)."""
     from .. import jsgen
     from ..errors import RulesError
     from ..loader import load
     out = Path(outdir) / JS_DIR
     out.mkdir(parents=True, exist_ok=True)
     written, skipped, shipped = [], {}, []
+    keys = keys or {}
+    before = _load_state(state_file) if state_file else {}
+    state = {}
     if write_text_if_changed(out / jsgen.RUNTIME_FILE, jsgen.runtime_source()):
         written.append(jsgen.RUNTIME_FILE)
     for bid in sorted(ids):
+        key = keys.get(bid)
+        old = before.get(bid)
+        if key is not None and isinstance(old, dict) and old.get("key") == key:
+            if old.get("skipped") is not None:
+                skipped[bid] = old["skipped"]
+                state[bid] = old
+                continue
+            if (out / f"{bid}.mjs").is_file():
+                shipped.append(bid)
+                state[bid] = old
+                continue
+        if key is not None:
+            state[bid] = {"key": key, "skipped": None}
         try:
             text = jsgen.generate(load(bid))
         except RulesError as e:          # JSGenError (unsupported construct) or a book that does not compile
             skipped[bid] = (str(e).splitlines() or [type(e).__name__])[0]
+            if key is not None:
+                state[bid]["skipped"] = skipped[bid]
             continue
         except Exception as e:           # a back-end bug must not cost the reader the whole site
             skipped[bid] = f"{type(e).__name__}: {e}"
+            state.pop(bid, None)         # not remembered: tried again next build
             continue
         shipped.append(bid)
         if write_text_if_changed(out / f"{bid}.mjs", text):
@@ -54,6 +90,8 @@ def write_modules(outdir: Path, ids) -> tuple:
     for p in out.glob("*.mjs"):
         if p.name not in keep:
             p.unlink(missing_ok=True)      # a book that is gone, or that the back end now refuses
+    if state_file:
+        write_text_if_changed(Path(state_file), json.dumps(state, sort_keys=True, indent=0) + "\n")
     return written, skipped
 
 
@@ -64,7 +102,10 @@ def build_finished(app, exc):
         return
     import time
     t0 = time.perf_counter()
-    written, skipped = write_modules(Path(app.outdir), books)
+    from . import site
+    keys = {bid: f"{k}|{bid}|{site.current().summaries[bid]['title']}" for bid, k in site.current().semantic_keys.items()
+            if k is not None}
+    written, skipped = write_modules(Path(app.outdir), books, keys, Path(app.doctreedir) / STATE_FILE)
     for bid, why in sorted(skipped.items()):
         logger.info("rules_dsl: no JavaScript for %s (its mechanics get no form): %s", bid, why)
     if written:

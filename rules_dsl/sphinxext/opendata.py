@@ -3,14 +3,17 @@
 (rules_dsl/export.py), so other tools can use the books without scraping pages.
 
 Written at `build-finished`, for HTML builders only, in the main process.  Cheap
-when nothing changed: a key over every book's files, the code and the schema is
-kept in the doctree folder, and when it matches and every file is in place no book
-is loaded at all.  Otherwise each file is rewritten only when its bytes change
-(its mtime stays, for rsync and HTTP caches), and files of books that are gone
-are removed.
+when little changed, book by book: `STATE_FILE` in the doctree folder records, per
+book, a key over its files, the code and the schema, the keys of the other books
+whose titles its document shows (its cross-book references), and its line of
+`index.json`.  A book whose keys all match, and whose file is in place, is not
+loaded at all; editing one book exports that book (and the books that refer to it)
+only.  Each file is rewritten only when its bytes change (its mtime stays, for rsync
+and HTTP caches), and files of books that are gone are removed.
 """
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from sphinx.util import logging
@@ -21,39 +24,78 @@ from ..paths import write_text_if_changed
 logger = logging.getLogger(__name__)
 
 DATA_DIR = "data"
-KEY_FILE = "rules_dsl-data.key"
+STATE_FILE = "rules_dsl-data.json"
 
 
-def _key(ids) -> str:
+def _code() -> str:
     from .. import cachekeys
-    from ..loader import book_files
-    parts = [export.schema_path().read_bytes()]
-    for bid in ids:
-        for f in book_files(bid):
-            parts += [bid, str(f), Path(f).read_bytes()]
-    return cachekeys.key(*parts, code=cachekeys.code_fingerprint("index", "site", salt=str(export.SCHEMA_VERSION)))
+    return cachekeys.code_fingerprint("index", "site", salt=f"{export.SCHEMA_VERSION}|"
+                                      + export.schema_path().read_text(encoding="utf-8"))
 
 
-def write_data(outdir: Path, doctreedir: Path, ids) -> list:
+def _book_key(library, bid: str, code: str) -> str | None:
+    from .. import cachekeys
+    from ..errors import RulesError
+    try:
+        parts = []
+        for f in library.book_files(bid):
+            parts += [str(f), Path(f).read_bytes()]
+    except (OSError, RulesError):
+        return None
+    return cachekeys.key(*parts, code=code)
+
+
+def _load_state(path: Path) -> dict:
+    try:
+        state = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return state.get("books", {}) if isinstance(state, dict) and isinstance(state.get("books"), dict) else {}
+
+
+def write_data(outdir: Path, doctreedir: Path, ids, library=None) -> list:
     """Write the data files of the books `ids` under `outdir/data`; the names written."""
+    from ..errors import RulebookError
+    from ..loader import DEFAULT
+    library = library or DEFAULT
     out = Path(outdir) / DATA_DIR
     ids = sorted(ids)
-    key = _key(ids)
-    key_file = Path(doctreedir) / KEY_FILE
-    wanted = {f"{b}.json" for b in ids} | {export.INDEX_FILE, export.SCHEMA_FILE}
-    try:
-        fresh = key_file.read_text(encoding="utf-8") == key
-    except OSError:
-        fresh = False
-    if fresh and all((out / name).is_file() for name in wanted):
-        return []
-    result = export.export(out, ids)
+    code = _code()
+    keys = {bid: _book_key(library, bid, code) for bid in library.book_ids()}
+    state_file = Path(doctreedir) / STATE_FILE
+    before = _load_state(state_file)
+    state, written, texts = {}, [], {}
+    for bid in ids:
+        old = before.get(bid)
+        if (isinstance(old, dict) and keys.get(bid) is not None and old.get("key") == keys[bid]
+                and all(keys.get(d) == k for d, k in (old.get("deps") or {}).items())
+                and (out / f"{bid}.json").is_file()):
+            state[bid] = old
+            continue
+        try:
+            book = library.load(bid)
+        except RulebookError:
+            continue                     # the site leaves it out too (and says why)
+        consulted = set()
+        data = export.book_data(book, library, consulted)
+        text = export.dumps(data)
+        texts[f"{bid}.json"] = text
+        entry = export.index_entry(data, text)
+        if keys.get(bid) is not None:
+            state[bid] = {"key": keys[bid], "deps": {d: keys.get(d) for d in sorted(consulted)}, "entry": entry}
+        else:
+            state[bid] = {"key": None, "deps": {}, "entry": entry}
+    texts[export.INDEX_FILE] = export.index_json([state[b]["entry"] for b in ids if b in state])
+    texts[export.SCHEMA_FILE] = export.schema_path().read_text(encoding="utf-8")
+    for name, text in texts.items():
+        if write_text_if_changed(out / name, text):
+            written.append(name)
+    wanted = {f"{b}.json" for b in state} | {export.INDEX_FILE, export.SCHEMA_FILE}
     for p in out.glob("*.json"):
         if p.name not in wanted:
             p.unlink(missing_ok=True)          # a book that is gone (or no longer compiles)
-    if not result.errors:
-        write_text_if_changed(key_file, key)
-    return result.written
+    write_text_if_changed(state_file, json.dumps({"books": state}, sort_keys=True, indent=0) + "\n")
+    return written
 
 
 def build_finished(app, exc):
