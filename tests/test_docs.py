@@ -15,6 +15,7 @@ import html
 import re
 import shutil
 import textwrap
+import zlib
 from pathlib import Path
 
 import pytest
@@ -423,11 +424,22 @@ def test_editing_one_rule_rereads_only_its_page(tmp_path):
     _ok(build(project, out, books, cache))
     data = out / "data"
     stamps = {f.name: f.stat().st_mtime_ns for f in data.iterdir()}
+    doctrees = out.with_name(out.name + ".doctrees")
+    models = doctrees / "rules_dsl-models"
+    kept = ["genindex.html", "genindex-D.html", "searchindex.js", "objects.inv", "_static/js/demo.mjs"]
+    kept_stamps = {name: (out / name).stat().st_mtime_ns for name in kept}
+    model_stamps = {f.name: f.stat().st_mtime_ns for f in models.iterdir()}
+    assert {"demo.head.pickle", "demo.pickle", "xss.head.pickle", "xss.pickle"} <= set(model_stamps)
     again = build(project, out, books, cache)
     _ok(again)
     assert "0 added, 0 changed, 0 removed" in again.stdout
     # the open data: nothing to do when nothing changed
     assert "open data" not in again.stdout and {f.name: f.stat().st_mtime_ns for f in data.iterdir()} == stamps
+    # nor for the general index, the search index, the inventory, the JavaScript and the models
+    assert "genindex" not in again.stdout and "dumping search index" not in again.stdout, again.stdout
+    assert "JavaScript in" not in again.stdout
+    assert {name: (out / name).stat().st_mtime_ns for name in kept} == kept_stamps
+    assert {f.name: f.stat().st_mtime_ns for f in models.iterdir()} == model_stamps
     src = books / "demo.rules"
     src.write_text(src.read_text().replace('"""Rolls."""', '"""Rolls, edited."""'))
     proc = build(project, out, books, cache)
@@ -445,6 +457,14 @@ def test_editing_one_rule_rereads_only_its_page(tmp_path):
     assert "Rolls, edited." in (data / "demo.json").read_text(encoding="utf-8")
     changed = {f.name for f in data.iterdir() if f.stat().st_mtime_ns != stamps[f.name]}
     assert changed == {"demo.json", "index.json"}, changed
+    # only the edited book's model is written again; a prose edit leaves its JavaScript, the
+    # general index and the inventory alone; the search index takes the pages read again
+    rewritten = {f.name for f in models.iterdir() if f.stat().st_mtime_ns != model_stamps.get(f.name)}
+    assert rewritten == {"demo.head.pickle", "demo.pickle"}, rewritten
+    assert "JavaScript in" not in proc.stdout and "genindex" not in proc.stdout, proc.stdout
+    for name in ("genindex.html", "genindex-D.html", "objects.inv", "_static/js/demo.mjs"):
+        assert (out / name).stat().st_mtime_ns == kept_stamps[name], name
+    assert "dumping search index" in proc.stdout
 
 
 def test_parallel_read_builds_the_same_site(tmp_path, tiny):
@@ -526,6 +546,10 @@ def test_adding_a_section_updates_every_pages_navigation(tmp_path):
     assert "Freshly Added Section" in page(out, "docs/books/demo/fresh")
     assert "Freshly Added Section" in page(out, "docs/books/xss/esc")      # an unchanged page of another book
     assert "Freshly Added Section" in page(out, "docs/index")
+    # the general index, the inventory and the search index take the new section and rule
+    assert "Fresh Rule" in page(out, "genindex-F") and "Freshly Added Section" in page(out, "genindex")
+    assert b"demo:fresh-rule" in zlib.decompress((out / "objects.inv").read_bytes().split(b"\n", 4)[4])
+    assert "Freshly Added Section" in (out / "searchindex.js").read_text(encoding="utf-8")
 
 
 def test_mechanics_ship_as_javascript_with_a_place_for_their_form(tiny):

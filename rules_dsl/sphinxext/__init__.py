@@ -48,7 +48,8 @@ model), ``models`` (every book's model, cached between builds), ``crossbook``
 fingerprints); then ``rendering`` (what the renderers share), ``prose`` (prose ->
 nodes), ``render_rules``, ``render_decls``, ``render_pages`` (model -> nodes),
 ``directives`` and ``domain``; ``opendata`` writes the books' JSON into the output,
-``jsmodules`` the books' JavaScript.
+``jsmodules`` the books' JavaScript; ``finish`` skips Sphinx's end-of-build general
+index and search index work when their inputs did not change.
 """
 from __future__ import annotations
 
@@ -96,7 +97,7 @@ def _cap_navigation(app, pagename, templatename, context, doctree):
 
 
 def setup(app):
-    from . import directives, domain, jsmodules, keys, opendata, search_index, site
+    from . import directives, domain, finish, jsmodules, keys, opendata, search_index, site
     app.add_config_value("rules_books_dir", "docs/books", "env", types=[str])
     app.add_config_value("rules_fail_on_error", True, "", types=[bool])
     app.add_config_value("rules_nav_maxdepth", 4, "html", types=[int])
@@ -120,6 +121,7 @@ def setup(app):
     app.add_directive_to_domain("rules", "cli", directives.CliDirective)
     app.connect("builder-inited", _add_static)
     app.connect("builder-inited", site.builder_inited)
+    app.connect("builder-inited", finish.install)
     app.connect("env-get-outdated", site.env_get_outdated)
     app.connect("env-get-updated", site.env_get_updated)
     app.connect("env-updated", site.report_problems)

@@ -1,0 +1,134 @@
+"""The html builder's end-of-build work, done only when its inputs changed.
+
+Sphinx ends every html build, even one with nothing to write, by writing the whole
+general index again (a page per letter, each with the full sidebar) and by loading
+and dumping the whole full-text search index (`searchindex.js`).  Both grow with the
+library: at a hundred books they are most of a rebuild in which nothing changed.
+
+* **General index.**  Its pages are made of the index entries of every document, the
+  navigation (pages, titles, toctrees) and the configuration.  A digest of those is
+  kept in the doctree folder (`STATE_FILE`); when it matches and the pages are in
+  place, `write_genindex` is skipped.
+* **Search index.**  Loading the old index is deferred until the first page is fed
+  to it; when no page is written, and the set of documents is the one the index was
+  dumped for, it is neither loaded nor dumped.
+* **Inventory** (`objects.inv`).  Made of every domain's objects and the project's
+  name and version: written again only when a digest of those changes.
+
+Both are wrappers around the builder's own methods, installed at `builder-inited`
+for the standalone html builders only; anything they do not recognise falls back to
+Sphinx's own behaviour.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+STATE_FILE = "rules_dsl-finish.json"
+
+
+def _digest(obj) -> str:
+    return hashlib.sha256(repr(obj).encode()).hexdigest()
+
+
+def _state_path(app) -> Path:
+    return Path(app.doctreedir) / STATE_FILE
+
+
+def _load(app) -> dict:
+    try:
+        data = json.loads(_state_path(app).read_text(encoding="utf-8"))
+        return data if isinstance(data, dict) else {}
+    except (OSError, ValueError):
+        return {}
+
+
+def _save(app, **changes):
+    from ..paths import write_text_if_changed
+    data = _load(app)
+    data.update(changes)
+    write_text_if_changed(_state_path(app), json.dumps(data, sort_keys=True, indent=0) + "\n")
+
+
+def _genindex_key(app) -> str:
+    from . import keys
+    from .site import _navigation
+    env = app.env
+    entries = env.domains.index_domain.entries
+    info = getattr(app.builder, "build_info", None)
+    return _digest((sorted((doc, tuple(es)) for doc, es in entries.items()), _navigation(env),
+                    getattr(info, "config_hash", None), getattr(info, "tags_hash", None), keys.render_key(),
+                    app.config.html_split_index))
+
+
+def install(app):
+    """builder-inited: wrap the html builder's general index and search index writers."""
+    builder = app.builder
+    if builder.format != "html" or not all(hasattr(builder, m) for m in (
+            "write_genindex", "load_indexer", "index_page", "dump_search_index", "searchindex_filename",
+            "dump_inventory")):
+        return
+    _wrap_genindex(app, builder)
+    _wrap_search(app, builder)
+    _wrap_inventory(app, builder)
+
+
+def _inventory_key(app) -> str:
+    objects = []
+    for domain in app.env.domains.sorted():
+        objects.append((domain.name, sorted(tuple(o) for o in domain.get_objects())))
+    from . import keys
+    return _digest((objects, app.config.project, app.config.version, keys.render_key()))
+
+
+def _wrap_inventory(app, builder):
+    original = builder.dump_inventory
+
+    def dump_inventory():
+        key = _inventory_key(app)
+        if _load(app).get("inventory") == key and (Path(builder.outdir) / "objects.inv").is_file():
+            return
+        original()
+        _save(app, inventory=key)
+    builder.dump_inventory = dump_inventory
+
+
+def _wrap_genindex(app, builder):
+    original = builder.write_genindex
+
+    def write_genindex():
+        key = _genindex_key(app)
+        if _load(app).get("genindex") == key and (Path(builder.outdir) / "genindex.html").is_file():
+            return                       # same entries, same navigation, same configuration: same pages
+        original()
+        _save(app, genindex=key)
+    builder.write_genindex = write_genindex
+
+
+def _wrap_search(app, builder):
+    load_original, feed_original, dump_original = builder.load_indexer, builder.index_page, builder.dump_search_index
+    pending = {}
+
+    def load_indexer(docnames):
+        pending["docnames"] = set(docnames)      # loaded when the first page is fed
+
+    def index_page(pagename, doctree, title):
+        if "docnames" in pending and builder.indexer is not None:
+            load_original(pending.pop("docnames"))
+        return feed_original(pagename, doctree, title)
+
+    def dump_search_index():
+        docs = _digest(sorted(app.env.all_docs))
+        path = Path(builder.outdir) / builder.searchindex_filename
+        if ("docnames" in pending and builder.indexer is not None and path.is_file()
+                and _load(app).get("search_docs") == docs):
+            return                       # no page fed, same documents: the index on disk stands
+        if "docnames" in pending and builder.indexer is not None:
+            load_original(pending.pop("docnames"))
+        dump_original()
+        _save(app, search_docs=docs)
+
+    builder.load_indexer = load_indexer
+    builder.index_page = index_page
+    builder.dump_search_index = dump_search_index
