@@ -53,8 +53,9 @@ def _load_state(path: Path) -> dict:
     return state.get("books", {}) if isinstance(state, dict) and isinstance(state.get("books"), dict) else {}
 
 
-def write_data(outdir: Path, doctreedir: Path, ids, library=None) -> list:
-    """Write the data files of the books `ids` under `outdir/data`; the names written."""
+def write_data(outdir: Path, doctreedir: Path, ids, library=None, compiled=None) -> list:
+    """Write the data files of the books `ids` under `outdir/data`; the names written.
+    `compiled`: books already compiled by this build (id -> book), not compiled again."""
     from ..errors import RulebookError
     from ..loader import DEFAULT
     library = library or DEFAULT
@@ -73,7 +74,7 @@ def write_data(outdir: Path, doctreedir: Path, ids, library=None) -> list:
             state[bid] = old
             continue
         try:
-            book = library.load(bid)
+            book = (compiled or {}).get(bid) or library.load(bid)
         except RulebookError:
             continue                     # the site leaves it out too (and says why)
         consulted = set()
@@ -105,6 +106,7 @@ def build_finished(app, exc):
         return
     import time
     t0 = time.perf_counter()
-    written = write_data(Path(app.outdir), Path(app.doctreedir), books)
+    from . import site
+    written = write_data(Path(app.outdir), Path(app.doctreedir), books, compiled=site.current().compiled)
     if written:
         logger.info("rules_dsl: open data in %s/: %s (%.2fs)", DATA_DIR, ", ".join(written), time.perf_counter() - t0)
