@@ -37,7 +37,7 @@ def _load_state(path):
         return {}
 
 
-def write_modules(outdir: Path, ids, keys=None, state_file=None, compiled=None) -> tuple:
+def write_modules(outdir: Path, ids, keys=None, state_file=None) -> tuple:
     """(names written, {book id: why it was skipped}) for the books `ids`.
 
     With `keys` ({book id: key of what its module is made of}) and `state_file`, a
@@ -69,7 +69,7 @@ def write_modules(outdir: Path, ids, keys=None, state_file=None, compiled=None) 
         if key is not None:
             state[bid] = {"key": key, "skipped": None}
         try:
-            text = jsgen.generate((compiled or {}).get(bid) or load(bid))
+            text = jsgen.generate(load(bid))
         except RulesError as e:          # JSGenError (unsupported construct) or a book that does not compile
             skipped[bid] = (str(e).splitlines() or [type(e).__name__])[0]
             if key is not None:
@@ -105,8 +105,7 @@ def build_finished(app, exc):
     from . import site
     keys = {bid: f"{k}|{bid}|{site.current().summaries[bid]['title']}" for bid, k in site.current().semantic_keys.items()
             if k is not None}
-    written, skipped = write_modules(Path(app.outdir), books, keys, Path(app.doctreedir) / STATE_FILE,
-                                     compiled=site.current().compiled)
+    written, skipped = write_modules(Path(app.outdir), books, keys, Path(app.doctreedir) / STATE_FILE)
     for bid, why in sorted(skipped.items()):
         logger.info("rules_dsl: no JavaScript for %s (its mechanics get no form): %s", bid, why)
     if written:

@@ -19,12 +19,6 @@ from .derived import compute_derived
 from .keys import MODEL_VERSION, code_key, content_key, engine_key, semantic_key
 
 
-#: books compiled by a build that stay in memory for the other outputs (JavaScript, open
-#: data): an edit compiles one book, once; a cold build of a whole library does not hold
-#: every compiled book at once (they are loaded again, one at a time)
-KEEP_COMPILED = 8
-
-
 class ModelCache:
     """book id -> entry, kept in a folder of the doctree folder, two files per book.
 
@@ -41,7 +35,6 @@ class ModelCache:
         self.heads = {}
         self.full = {}
         self.dirty = set()
-        self.compiled = {}        # books compiled by this build (this process): other outputs reuse them
         try:
             names = sorted(p.name for p in self.folder.iterdir() if p.name.endswith(".head.pickle"))
         except OSError:
@@ -181,8 +174,6 @@ def _build_entry(bid: str, cache: ModelCache, ckey: str | None = None, problems:
     except (OSError, RulesError) as e:
         problems.append(("error", bid, None, str(e)))
         return None
-    if len(cache.compiled) < KEEP_COMPILED:
-        cache.compiled[bid] = book
     skey = semantic_key(book.ast, code)
     old = cache.entry(bid) if cache.heads.get(bid, {}).get("semantic_key") == skey else None
     derived = old.get("derived") if old else None

@@ -53,9 +53,8 @@ def _load_state(path: Path) -> dict:
     return state.get("books", {}) if isinstance(state, dict) and isinstance(state.get("books"), dict) else {}
 
 
-def write_data(outdir: Path, doctreedir: Path, ids, library=None, compiled=None) -> list:
-    """Write the data files of the books `ids` under `outdir/data`; the names written.
-    `compiled`: books already compiled by this build (id -> book), not compiled again."""
+def write_data(outdir: Path, doctreedir: Path, ids, library=None) -> list:
+    """Write the data files of the books `ids` under `outdir/data`; the names written."""
     from ..errors import RulebookError
     from ..loader import DEFAULT
     library = library or DEFAULT
@@ -74,7 +73,7 @@ def write_data(outdir: Path, doctreedir: Path, ids, library=None, compiled=None)
             state[bid] = old
             continue
         try:
-            book = (compiled or {}).get(bid) or library.load(bid)
+            book = library.load(bid)
         except RulebookError:
             continue                     # the site leaves it out too (and says why)
         consulted = set()
@@ -106,7 +105,6 @@ def build_finished(app, exc):
         return
     import time
     t0 = time.perf_counter()
-    from . import site
-    written = write_data(Path(app.outdir), Path(app.doctreedir), books, compiled=site.current().compiled)
+    written = write_data(Path(app.outdir), Path(app.doctreedir), books)
     if written:
         logger.info("rules_dsl: open data in %s/: %s (%.2fs)", DATA_DIR, ", ".join(written), time.perf_counter() - t0)

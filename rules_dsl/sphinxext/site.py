@@ -55,7 +55,6 @@ class Site:
         # models: read lazily (a page of the book is rendered); summaries: what the pages across books need
         self.models, self.summaries, self.problems = models.load_models(cache)
         cache.save()
-        self.compiled = cache.compiled        # the books this build compiled (changed ones): reused, not compiled again
         # what each book's JavaScript is made of (its declarations, examples, dice; its id and title)
         self.semantic_keys = {bid: cache.heads[bid].get("semantic_key") for bid in self.summaries}
         self.digests = {bid: cache.heads[bid]["digests"] for bid in self.summaries}
