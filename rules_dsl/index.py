@@ -347,11 +347,15 @@ def book_entry(library, bid: str) -> dict:
     of books), so the entry is reused only while they are unchanged."""
     from .errors import RulebookError
 
-    consulted = set()
     try:
-        book = library.compile_book(bid, consulted=consulted)
-    except RulebookError as e:
-        return {"info": None, "records": [], "deps": sorted(consulted), "error": e.first_line()}
+        # the compiled book a build already holds (the site compiled an edited book moments ago)
+        book, consulted = library.load_consulted(bid)
+    except RulebookError:
+        consulted = set()          # which books the failing checks consulted: compiled again to know
+        try:
+            book = library.compile_book(bid, consulted=consulted)
+        except RulebookError as e:
+            return {"info": None, "records": [], "deps": sorted(consulted), "error": e.first_line()}
     return {"info": book_info(book), "records": [_rule_record(book, r) for r in book.rules],
             "deps": sorted(consulted), "error": None}
 

@@ -82,7 +82,7 @@ class Library:
     def __init__(self, books=None, cache=None):
         self._books_dir = Path(books) if books is not None else None
         self._cache_dir = Path(cache) if cache is not None else None
-        self._loaded: dict = {}      # (books folder, book id) -> (fingerprint, Book)
+        self._loaded: dict = {}      # (folder, book id) -> (fingerprint, Book, consulted ids, their stamps)
         self._elsewhere: dict = {}   # folder -> Library, for load_path
 
     def __repr__(self):
@@ -218,11 +218,33 @@ class Library:
         fp = fingerprint(files)
         slot = (str(self.books_dir), book_id)
         hit = self._loaded.get(slot)
-        if hit is not None and hit[0] == fp:
+        if hit is not None and hit[0] == fp and hit[3] == self._deps_stamp(hit[2]):
             return hit[1]
-        book = self.compile_book(book_id, use_cache)
-        self._loaded[slot] = (fp, book)
+        consulted = set()
+        book = self.compile_book(book_id, use_cache, consulted=consulted)
+        self._loaded[slot] = (fp, book, frozenset(consulted), self._deps_stamp(consulted))
         return book
+
+    def _deps_stamp(self, consulted) -> tuple:
+        """The stamps of what a book's references were checked against (the other books'
+        files; the list of books for ``*``): a kept book is reused only while they hold."""
+        from .errors import RulesError
+        parts = []
+        for other in sorted(consulted):
+            if other == "*":
+                parts.append(tuple(self.book_ids()))
+                continue
+            try:
+                parts.append(fingerprint(self.book_files(other)))
+            except (OSError, RulesError):
+                parts.append(None)
+        return tuple(parts)
+
+    def load_consulted(self, book_id: str) -> tuple:
+        """(book, the ids of the other books its references were checked against): `load`,
+        with what `compile_book(consulted=...)` records, from the same in-memory store."""
+        book = self.load(book_id)
+        return book, set(self._loaded[(str(self.books_dir), book_id)][2])
 
     def load_all(self, use_cache: bool = True) -> list:
         """Every book of the folder, compiled."""

@@ -172,3 +172,25 @@ def test_the_benchmark_library_copies_books_with_new_ids(tmp_path):
     copy = next(i for i in ids if i.endswith("-1"))
     ast, _ = lib.parse_book(copy)
     assert ast.id == copy and ast.header.id == copy
+
+
+def test_a_kept_compiled_book_is_compiled_again_when_a_book_it_refers_to_changes(tmp_path):
+    """Library.load keeps compiled books in memory (the index, the site and the open data
+    share one compile of an edited book); a kept book must not outlive the books its
+    references were checked against (a long-lived process: the language server, --watch)."""
+    from rules_dsl.errors import RulebookError
+    from rules_dsl.loader import Library
+    books = tmp_path / "books"
+    books.mkdir()
+    (books / "a.rules").write_text('book a {\n    title "A"\n}\nsection s "S" {\n    rule r "R" {\n'
+                                   '        """See [[b:target]]."""\n    }\n}\n', encoding="utf-8")
+    b_text = 'book b {\n    title "B"\n}\nsection s "S" {\n    rule target "Target" {\n        """T."""\n    }\n}\n'
+    (books / "b.rules").write_text(b_text, encoding="utf-8")
+    lib = Library(books, tmp_path / "cache")
+    first = lib.load("a")
+    assert lib.load("a") is first
+    book, consulted = lib.load_consulted("a")
+    assert book is first and "b" in consulted
+    (books / "b.rules").write_text(b_text.replace("target", "elsewhere"), encoding="utf-8")
+    with pytest.raises(RulebookError, match="target"):
+        lib.load("a")
