@@ -8,8 +8,10 @@ Add ``"rules_dsl.sphinxext"`` to ``extensions`` in conf.py.  It provides:
 * directives rendering books, sections and rules from the sources, plus the
   books table, the keyword glossary, the cross-book index and the CLI help
   (see :mod:`rules_dsl.sphinxext.directives`);
-* generated pages: one per book and one per top-level section, written at
-  ``builder-inited`` under ``rules_books_dir`` (default ``docs/books``);
+* generated pages: one per book and one per top-level section (a section too
+  big for a phone split into parts and sub-section pages: see
+  :mod:`rules_dsl.sphinxext.pagesplit`), written at ``builder-inited`` under
+  ``rules_books_dir`` (default ``docs/books``);
 * fine-grained rebuilds: each page depends (``env.note_dependency``) on one
   fingerprint file per rule/section it shows, rewritten only when that
   rule's rendered content changes (see :mod:`rules_dsl.sphinxext.site`);
@@ -44,8 +46,8 @@ the theme's own, much slower, unlimited depth).  Warnings have the type
 Modules, in the order data flows: ``keys`` (cache keys), ``derived`` (findings,
 example results and odds by closure key), ``data`` (a book -> its plain render
 model), ``models`` (every book's model, cached between builds), ``crossbook``
-(glossary, cross index, books table), ``backlinks`` (referenced by), ``site`` (the build's state, pages,
-fingerprints); then ``rendering`` (what the renderers share), ``prose`` (prose ->
+(glossary, cross index, books table), ``backlinks`` (referenced by), ``pagesplit`` (which pages a
+book's sections get), ``site`` (the build's state, pages, fingerprints); then ``rendering`` (what the renderers share), ``prose`` (prose ->
 nodes), ``render_rules``, ``render_decls``, ``render_pages`` (model -> nodes),
 ``directives`` and ``domain``; ``opendata`` writes the books' JSON into the output,
 ``jsmodules`` the books' JavaScript.
