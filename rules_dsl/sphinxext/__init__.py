@@ -39,7 +39,8 @@ Config values: ``rules_books_dir`` (generated pages folder, relative to the
 source folder), ``rules_fail_on_error`` (default True: a failing example or a
 book that does not compile makes the build exit non-zero even without -W),
 ``rules_nav_maxdepth`` (default 4: depth of the theme's sidebar tree; 0 leaves
-the theme's own, much slower, unlimited depth).  Warnings have the type
+the theme's own, much slower, unlimited depth), ``rules_page_budget`` (default 240,000:
+the estimated bytes of a section's page past which it is split into parts).  Warnings have the type
 ``rules`` and subtypes ``compile``, ``example``, ``odds``, ``directive`` and
 ``duplicate`` (for ``suppress_warnings``).
 
@@ -102,6 +103,8 @@ def setup(app):
     app.add_config_value("rules_books_dir", "docs/books", "env", types=[str])
     app.add_config_value("rules_fail_on_error", True, "", types=[bool])
     app.add_config_value("rules_nav_maxdepth", 4, "html", types=[int])
+    from .pagesplit import PAGE_BUDGET
+    app.add_config_value("rules_page_budget", PAGE_BUDGET, "env", types=[int])
     from .render_rules import (depart_working_html, depart_working_other, visit_working_html, visit_working_other,
                                working)
     from .rendering import depart_fold_html, fold, try_form, visit_fold_html, visit_try_form_html, visit_try_form_other

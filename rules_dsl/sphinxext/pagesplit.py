@@ -22,7 +22,8 @@ entry of the plan (`Site` fingerprints each split section's entries).
 from __future__ import annotations
 
 #: the most estimated bytes of content one page holds (the theme's frame, about
-#: 35 KB, comes on top): a page of the real books then stays well under 500 KB
+#: 35 KB, comes on top): a page of the real books then stays well under 500 KB.
+#: conf.py may set another (`rules_page_budget`)
 PAGE_BUDGET = 240_000
 
 # What a page's HTML costs, in bytes, fitted on the real books' pages (within about

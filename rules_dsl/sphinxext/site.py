@@ -62,7 +62,8 @@ class Site:
         self.xindex_pages = dict(crossbook.xindex_pages(self.xindex))
         self.books = crossbook.books_table(self.models)
         # each book's section pages: one per top-level section, split when too big for a phone
-        self.plans = {bid: pagesplit.plan(m) for bid, m in self.models.items()}
+        budget = getattr(config, "rules_page_budget", pagesplit.PAGE_BUDGET)
+        self.plans = {bid: pagesplit.plan(m, budget) for bid, m in self.models.items()}
         self.backlinks = backlinks.referenced_by(self.models)
         self.unit_hashes = self._unit_hashes()
 
