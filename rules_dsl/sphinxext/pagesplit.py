@@ -54,7 +54,7 @@ def rule_weight(r: dict) -> int:
     w += PER_NOTE * len(r["notes"]) + PER_EXAMPLE * len(r["examples"])
     for per_example in r.get("workings") or ():
         for _end, lines in per_example:
-            w += PER_WORKING + WORKING_CHAR[0] * sum(len(line) + 1 for line in lines) // WORKING_CHAR[1]
+            w += PER_WORKING + WORKING_CHAR[0] * (sum(map(len, lines)) + len(lines)) // WORKING_CHAR[1]
     w += sum(decl_weight(d) for d in r["decls"])
     w += PER_LINK * (len(r["keywords"]) + len(r["aliases"]) + len(r.get("uses", ())))
     w += PER_FINDING_LINE * sum(1 + len(f.get("cases", ())) for f in r["findings"])
@@ -65,29 +65,34 @@ def decl_weight(d: dict) -> int:
     """The estimated HTML bytes of one declaration (a mechanic with its odds, a table ...)."""
     if d["kind"] == "mechanic":
         return (PER_MECHANIC + PER_PARAM * (len(d["params"]) + len(d["rolls"]))
-                + MECHANIC_CHAR * (sum(len(line) for line in d["lines"]) + len(d["doc"] or ""))
+                + MECHANIC_CHAR * (sum(map(len, d["lines"])) + len(d["doc"] or ""))
                 + PER_ODDS_ROW * sum(len(b["outcomes"]) for b in d.get("odds") or ()))
     if d["kind"] == "table":
         return PER_CELL * (sum(len(row) for row in d["rows"]) + len(d["header"]))
     return PER_DECL
 
 
-def item_weight(model: dict, item) -> int:
-    """The estimated bytes of one item of a section, shown in place."""
+def item_weight(model: dict, item, memo=None) -> int:
+    """The estimated bytes of one item of a section, shown in place (`memo`: the
+    weights of rules and sections already estimated, by (kind, id))."""
     kind, value = item
-    if kind == "rule":
-        return rule_weight(model["rules"][value])
-    if kind == "section":
-        return section_weight(model, value)
+    if kind in ("rule", "section"):
+        if memo is not None and item in memo:
+            return memo[item]
+        w = rule_weight(model["rules"][value]) if kind == "rule" else section_weight(model, value, memo)
+        if memo is not None:
+            memo[item] = w
+        return w
     if kind == "prose":
         return PER_CHAR * len(value) + 100
     return decl_weight(value)
 
 
-def section_weight(model: dict, sid: str) -> int:
+def section_weight(model: dict, sid: str, memo=None) -> int:
     """The estimated bytes of a whole section (its sub-sections included) on one page."""
     sec = model["sections"][sid]
-    return SECTION + PER_CHAR * sum(len(t) for t in sec["prose"]) + sum(item_weight(model, it) for it in sec["items"])
+    return (SECTION + PER_CHAR * sum(len(t) for t in sec["prose"])
+            + sum(item_weight(model, it, memo) for it in sec["items"]))
 
 
 def section_file(sid: str) -> str:
@@ -132,11 +137,11 @@ def plan(model: dict, budget: int = PAGE_BUDGET) -> dict:
     {"section": id, "part": n, "parts": count, "items": the section's items it shows
     (a sub-section among them is a link to its own pages) or None (the whole section),
     "label": the titles of its first and last rule or sub-section}."""
-    pages, families = {}, {}
+    pages, families, memo = {}, {}, {}
 
     def family(sid: str) -> list:
         sec = model["sections"][sid]
-        if section_weight(model, sid) <= budget:
+        if section_weight(model, sid, memo) <= budget:
             path = part_path(sid, 1)
             pages[path] = {"section": sid, "part": 1, "parts": 1, "items": None, "label": ""}
             families[sid] = [path]
@@ -148,16 +153,16 @@ def plan(model: dict, budget: int = PAGE_BUDGET) -> dict:
                 groups.append((lead + [it], LINK_ITEM))
                 lead = []
             elif it[0] == "rule":
-                groups.append((lead + [it], item_weight(model, it) + sum(item_weight(model, x) for x in lead)))
+                groups.append((lead + [it], item_weight(model, it, memo) + sum(item_weight(model, x, memo) for x in lead)))
                 lead = []
             else:
                 lead.append(it)            # prose and declarations stay with what follows them
         if lead:
             if groups:
                 items, w = groups[-1]
-                groups[-1] = (items + lead, w + sum(item_weight(model, x) for x in lead))
+                groups[-1] = (items + lead, w + sum(item_weight(model, x, memo) for x in lead))
             else:
-                groups.append((lead, sum(item_weight(model, x) for x in lead)))
+                groups.append((lead, sum(item_weight(model, x, memo) for x in lead)))
         parts = _chunks(groups, budget) or [[]]
         paths = []
         for i, items in enumerate(parts, 1):
