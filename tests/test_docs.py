@@ -479,19 +479,26 @@ def test_parallel_read_builds_the_same_site(tmp_path, tiny):
         assert strip(a) == strip(b), doc
 
 
-def test_real_site_builds(tmp_path):
-    """The whole site from rulebooks/, with the documented command (-W -n)."""
+@pytest.fixture(scope="module")
+def real_site(tmp_path_factory):
+    """The whole site from rulebooks/, with the documented command (-W -n): (output folder, book ids)."""
     from rules_dsl.loader import book_ids
     import os
     real_books = Path(os.environ.get("RULES_DSL_BOOKS") or REPO / "rulebooks")
     ids = book_ids()
     if not ids:
         pytest.skip("no books in rulebooks/")
+    tmp_path = tmp_path_factory.mktemp("real")
     project = make_project(tmp_path / "project")
     from rules_dsl.loader import cache_dir
     out = tmp_path / "out"
     proc = build(project, out, real_books, Path(cache_dir()), timeout=900)
     _ok(proc)
+    return out, ids
+
+
+def test_real_site_builds(real_site):
+    out, ids = real_site
     home = page(out, "docs/index")
     refs = 0
     for bid in ids:
@@ -510,6 +517,33 @@ def test_real_site_builds(tmp_path):
     assert all((out / "data" / b["file"]).stat().st_size == b["bytes"] for b in index["books"])
     if _odds_available():
         assert any("rules-odds" in p.read_text(encoding="utf-8") for p in (out / "docs" / "books").rglob("*.html"))
+
+
+#: the most one page of the site may weigh: what a phone should load (issue 12)
+PAGE_BYTES = 500_000
+
+
+def test_no_page_over_budget_and_every_rule_on_exactly_one_page(real_site):
+    """A section too big for a phone is split (pagesplit.py): no HTML page of the real
+    books passes 500 KB, and every rule's anchor `book:rule` is on exactly one page."""
+    from collections import Counter
+
+    from rules_dsl import load
+    out, ids = real_site
+    sizes = {p.relative_to(out).as_posix(): p.stat().st_size for p in out.rglob("*.html")}
+    over = {p: n for p, n in sizes.items() if n > PAGE_BYTES}
+    assert not over, over
+    anchors = Counter()
+    for path in (out / "docs" / "books").rglob("*.html"):
+        anchors.update(re.findall(r'<section class="rules-rule" id="([^"]+)"', path.read_text(encoding="utf-8")))
+    wanted = Counter(f"{bid}:{r.id}" for bid in ids for r in load(bid).rules)
+    assert anchors == wanted, {k: anchors[k] for k in set(anchors) | set(wanted) if anchors[k] != wanted[k]}
+    # the biggest section of the real books is split, and its pages link to each other
+    parts = sorted((out / "docs" / "books" / "void" / "special-rules").glob("part-*.html"))
+    assert parts, "void's special rules fit one page: the budget test proves nothing"
+    first = (out / "docs" / "books" / "void" / "special-rules.html").read_text(encoding="utf-8")
+    assert 'id="void:special-rules"' in first and 'href="special-rules/part-2.html"' in first
+    assert 'id="void:special-rules"' not in parts[0].read_text(encoding="utf-8")
 
 
 def test_show_working_under_each_example_line(tiny):

@@ -59,11 +59,15 @@ def test_meta_descriptions_and_caption_headings():
     Site = lambda: SimpleNamespace(books_rel="docs/books", models={"b": {"title": "Book", "prose": ["An intro for players. More."],
                         "sections": {"s": {"title": "Shooting", "items": [("rule", "r"), ("section", "t")]},
                                      "t": {"title": "Cover", "items": []}},
-                        "rules": {"r": {"title": "Aimed Shot"}}}})
+                        "rules": {"r": {"title": "Aimed Shot"}, "q": {"title": "Snap Shot"}}}},
+        plans={"b": {"pages": {"s": {"section": "s", "part": 1, "parts": 1, "items": None},
+                               "s/part-2": {"section": "s", "part": 2, "parts": 2, "items": [("rule", "q")]}}}})
     assert site.page_description(Site(), "docs/index", "docs/index") == site.HOME_DESCRIPTION
     assert site.page_description(Site(), "docs/books/b/index", "docs/index").startswith("Book: the rules")
     assert site.page_description(Site(), "docs/books/b/s", "docs/index") == \
         "Shooting, from the rules of Book: Aimed Shot, Cover."
+    assert site.page_description(Site(), "docs/books/b/s/part-2", "docs/index") == \
+        "Shooting (part 2 of 2), from the rules of Book: Snap Shot."
     assert len(site.page_description(Site(), "x", "docs/index", None, "T" * 500)) <= site.DESCRIPTION_CHARS
     html = '<p class="caption" role="heading"><span class="caption-text">Books</span></p>'
     assert 'role="heading" aria-level="2"' in site._caption_level(html)
@@ -178,3 +182,101 @@ def test_an_enum_member_says_how_the_source_prints_it():
     enum = next(x for x in n.iter_nodes(sf) if isinstance(x, n.Enum))
     assert enum.members == ("yes", "no", "maybe")
     assert enum.printed == (("yes", "A"), ("no", "\u2013"))
+
+
+# ------------------------------------------------------------------ a section too big for one page
+def big_rule(rid, title, chars=1000):
+    return {"id": rid, "title": title, "prose": ["x" * chars], "flavour": [], "notes": [], "examples": [],
+            "workings": [], "decls": [], "keywords": [], "aliases": [], "uses": [], "findings": []}
+
+
+def book_model(sections: dict, top: list) -> dict:
+    """A render model with just what the page plan reads: sections of rules (and sub-sections)."""
+    rules, secs = {}, {}
+    for sid, (title, items) in sections.items():
+        secs[sid] = {"id": sid, "title": title, "prose": [], "items": []}
+        for kind, value in items:
+            if kind == "rule":
+                rules[value[0]] = big_rule(*value)
+                secs[sid]["items"].append(("rule", value[0]))
+            else:
+                secs[sid]["items"].append((kind, value))
+    return {"id": "b", "title": "B", "sections": secs, "rules": rules, "top_sections": top}
+
+
+def test_a_section_under_budget_is_one_page():
+    from rules_dsl.sphinxext import pagesplit
+    model = book_model({"s": ("Shooting", [("rule", ("a", "Aim")), ("rule", ("b", "Blast"))]),
+                        "index": ("Index", [("rule", ("c", "Cover"))])}, ["s", "index"])
+    plan = pagesplit.plan(model, budget=10_000)
+    assert plan["top"] == {"s": ["s"], "index": ["section-index"]}
+    assert plan["pages"]["s"] == {"section": "s", "part": 1, "parts": 1, "items": None, "label": ""}
+
+
+def test_a_section_over_budget_is_cut_into_parts_of_about_equal_weight_in_order():
+    from rules_dsl.sphinxext import pagesplit
+    rules = [("rule", (f"r{i}", f"Rule {i}")) for i in range(10)]
+    model = book_model({"s": ("Shooting", [("prose", "An intro.")] + rules)}, ["s"])
+    one = pagesplit.rule_weight(model["rules"]["r0"])
+    plan = pagesplit.plan(model, budget=4 * one)         # 10 rules, 4 a page: 3 parts
+    assert plan["top"]["s"] == ["s", "s/part-2", "s/part-3"]
+    pages = [plan["pages"][p] for p in plan["top"]["s"]]
+    assert [(p["part"], p["parts"]) for p in pages] == [(1, 3), (2, 3), (3, 3)]
+    shown = [it for p in pages for it in p["items"]]
+    assert shown == model["sections"]["s"]["items"]           # every item once, in order
+    assert shown[0] == ("prose", "An intro.") and pages[0]["items"][1] == ("rule", "r0")   # prose stays with its rule
+    assert all(3 <= sum(k == "rule" for k, _ in p["items"]) <= 4 for p in pages)
+    assert pages[1]["label"] == "Rule " + pages[1]["items"][0][1][1:] + " – Rule " + pages[1]["items"][-1][1][1:]
+    assert pagesplit.plan(model, budget=4 * one) == plan     # deterministic
+    assert pagesplit.plan(model, budget=11 * one)["top"]["s"] == ["s"]
+
+
+def test_a_big_section_gives_its_sub_sections_their_own_pages():
+    from rules_dsl.sphinxext import pagesplit
+    model = book_model({
+        "s": ("Shooting", [("rule", ("a", "Aim", 100)), ("section", "t"), ("rule", ("z", "Zeroing", 100)),
+                           ("section", "u")]),
+        "t": ("Templates", [("rule", (f"t{i}", f"Template {i}")) for i in range(6)]),
+        "u": ("Unseen", [("rule", ("u0", "Unseen Target"))]),
+    }, ["s"])
+    one = pagesplit.rule_weight(model["rules"]["t0"])
+    plan = pagesplit.plan(model, budget=4 * one)
+    assert plan["top"]["s"] == ["s"]                          # what is left fits one page
+    assert plan["pages"]["s"]["items"] == [("rule", "a"), ("section", "t"), ("rule", "z"), ("section", "u")]
+    assert plan["families"]["t"] == ["t", "t/part-2"]         # itself too big: split again
+    assert plan["families"]["u"] == ["u"] and plan["pages"]["u"]["items"] is None
+    rules_on_pages = [v for p in plan["pages"].values() for k, v in (p["items"] or []) if k == "rule"]
+    assert sorted(rules_on_pages) == ["a", "t0", "t1", "t2", "t3", "t4", "t5", "z"]
+
+
+def test_weight_follows_what_a_rule_shows():
+    from rules_dsl.sphinxext import pagesplit
+    plain = big_rule("r", "R", 100)
+    odds = dict(plain, decls=[{"kind": "mechanic", "params": [("n", "int", "", None)], "rolls": [], "lines": ["x"],
+                               "doc": "", "odds": [{"outcomes": [("1", 1, 2, "50%", "")] * 20}]}])
+    worked = dict(plain, examples=[("", ">>> f()\n1")], workings=[[(1, ["line of working"] * 30)]])
+    assert pagesplit.rule_weight(odds) > pagesplit.rule_weight(plain) + 20 * pagesplit.PER_ODDS_ROW - 1
+    assert pagesplit.rule_weight(worked) > pagesplit.rule_weight(plain) + 30 * len("line of working")
+
+
+def test_stubs_follow_the_plan_and_stale_parts_are_removed(tmp_path):
+    from rules_dsl.sphinxext import pagesplit, site
+
+    def site_for(model, budget):
+        s = site.Site.__new__(site.Site)
+        s.srcdir, s.books_rel = tmp_path, "docs/books"
+        s.gen_dir = tmp_path / "docs" / "books"
+        s.models = {"b": model}
+        s.plans = {"b": pagesplit.plan(model, budget)}
+        s.glossary_pages = s.xindex_pages = {}
+        return s
+    model = book_model({"s": ("Shooting", [("rule", (f"r{i}", f"Rule {i}")) for i in range(6)])}, ["s"])
+    one = pagesplit.rule_weight(model["rules"]["r0"])
+    site_for(model, 2 * one).write_stubs()
+    book = tmp_path / "docs" / "books" / "b"
+    assert sorted(p.relative_to(book).as_posix() for p in book.rglob("*.md")) == [
+        "index.md", "s.md", "s/part-2.md", "s/part-3.md"]
+    assert ":part: 3\n" in (book / "s" / "part-3.md").read_text()
+    site_for(model, 100 * one).write_stubs()                 # fits again: one page, the parts' stubs gone
+    assert sorted(p.relative_to(book).as_posix() for p in book.rglob("*.md")) == ["index.md", "s.md"]
+    assert ":part:" not in (book / "s.md").read_text() and not (book / "s").exists()

@@ -5,7 +5,8 @@ The books are small but made to tie: two books with rules of the same title and 
 same keywords, and one book with two rules of the same title.  The two builds differ
 in everything that must not matter: the hash seed (set and dict order of strings),
 the project, books, cache and output folders, cold caches, serial against parallel
-(-j 2) reading.  Nothing is ignored: every file of the two output folders is compared
+(-j 2) reading.  The page budget is set so small that every section is split into
+parts (pagesplit.py), so the split is checked too.  Nothing is ignored: every file of the two output folders is compared
 byte for byte (`.buildinfo` included; Sphinx writes no date or build id into the
 pages, and SOURCE_DATE_EPOCH pins any date it would).
 """
@@ -80,13 +81,18 @@ def _files(out: Path) -> dict:
     return {p.relative_to(out).as_posix(): p for p in sorted(out.rglob("*")) if p.is_file()}
 
 
+#: a page budget this small splits every section of these books into parts (pagesplit.py)
+SMALL_PAGES = ("-D", "rules_page_budget=4000")
+
+
 def test_two_clean_builds_are_byte_identical(tmp_path, monkeypatch):
-    one = _site(tmp_path / "one", "1", monkeypatch)
-    two = _site(tmp_path / "two", "2", monkeypatch, "-j", "2")
+    one = _site(tmp_path / "one", "1", monkeypatch, *SMALL_PAGES)
+    two = _site(tmp_path / "two", "2", monkeypatch, *SMALL_PAGES, "-j", "2")
     a, b = _files(one), _files(two)
     assert sorted(a) == sorted(b)
     differ = [name for name in a if a[name].read_bytes() != b[name].read_bytes()]
     assert not differ, f"{len(differ)} file(s) differ between two clean builds: {differ[:20]}"
+    assert "docs/books/alpha/combat/part-2.html" in a, sorted(a)      # the sections were split
     # the books tie as intended: one glossary entry lists both "Cover" rules of a book, by id
     gloss = (one / "docs" / "books" / "_glossary" / "c.html").read_text(encoding="utf-8")
     entry = gloss[gloss.index('id="term-cover"'):]

@@ -8,8 +8,10 @@ Add ``"rules_dsl.sphinxext"`` to ``extensions`` in conf.py.  It provides:
 * directives rendering books, sections and rules from the sources, plus the
   books table, the keyword glossary, the cross-book index and the CLI help
   (see :mod:`rules_dsl.sphinxext.directives`);
-* generated pages: one per book and one per top-level section, written at
-  ``builder-inited`` under ``rules_books_dir`` (default ``docs/books``);
+* generated pages: one per book and one per top-level section (a section too
+  big for a phone split into parts and sub-section pages: see
+  :mod:`rules_dsl.sphinxext.pagesplit`), written at ``builder-inited`` under
+  ``rules_books_dir`` (default ``docs/books``);
 * fine-grained rebuilds: each page depends (``env.note_dependency``) on one
   fingerprint file per rule/section it shows, rewritten only when that
   rule's rendered content changes (see :mod:`rules_dsl.sphinxext.site`);
@@ -37,15 +39,16 @@ Config values: ``rules_books_dir`` (generated pages folder, relative to the
 source folder), ``rules_fail_on_error`` (default True: a failing example or a
 book that does not compile makes the build exit non-zero even without -W),
 ``rules_nav_maxdepth`` (default 4: depth of the theme's sidebar tree; 0 leaves
-the theme's own, much slower, unlimited depth).  Warnings have the type
+the theme's own, much slower, unlimited depth), ``rules_page_budget`` (default 240,000:
+the estimated bytes of a section's page past which it is split into parts).  Warnings have the type
 ``rules`` and subtypes ``compile``, ``example``, ``odds``, ``directive`` and
 ``duplicate`` (for ``suppress_warnings``).
 
 Modules, in the order data flows: ``keys`` (cache keys), ``derived`` (findings,
 example results and odds by closure key), ``data`` (a book -> its plain render
 model), ``models`` (every book's model, cached between builds), ``crossbook``
-(glossary, cross index, books table), ``backlinks`` (referenced by), ``site`` (the build's state, pages,
-fingerprints); then ``rendering`` (what the renderers share), ``prose`` (prose ->
+(glossary, cross index, books table), ``backlinks`` (referenced by), ``pagesplit`` (which pages a
+book's sections get), ``site`` (the build's state, pages, fingerprints); then ``rendering`` (what the renderers share), ``prose`` (prose ->
 nodes), ``render_rules``, ``render_decls``, ``render_pages`` (model -> nodes),
 ``directives`` and ``domain``; ``opendata`` writes the books' JSON into the output,
 ``jsmodules`` the books' JavaScript; ``finish`` skips Sphinx's end-of-build general
@@ -101,6 +104,8 @@ def setup(app):
     app.add_config_value("rules_books_dir", "docs/books", "env", types=[str])
     app.add_config_value("rules_fail_on_error", True, "", types=[bool])
     app.add_config_value("rules_nav_maxdepth", 4, "html", types=[int])
+    from .pagesplit import PAGE_BUDGET
+    app.add_config_value("rules_page_budget", PAGE_BUDGET, "env", types=[int])
     from .render_rules import (depart_working_html, depart_working_other, visit_working_html, visit_working_other,
                                working)
     from .rendering import depart_fold_html, fold, try_form, visit_fold_html, visit_try_form_html, visit_try_form_other

@@ -1,7 +1,9 @@
 """Directives that render rulebooks straight from their `.rules` sources.
 
     ```{rules:book} null-strike                 (a book's page: header, counts, sections)
-    ```{rules:section} null-strike:the-basics   (a section with its rules, sub-sections)
+    ```{rules:section} null-strike:the-basics   (a section with its rules, sub-sections;
+    :part: 2                                     with `:part:`, that page of the section
+    ```                                          as split for a phone: see pagesplit.py)
     ```{rules:rule} null-strike:opposed-stat-rolls
     ```{rules:books}                            (the books with their counts)
     ```{rules:glossary}                         (every keyword of every book)
@@ -63,7 +65,7 @@ class BookDirective(_RulesDirective):
             return self.warn(f"unknown or broken book {bid!r} (books: {', '.join(sorted(site.models)) or 'none'})")
         self.env.ref_context["rules:book"] = bid
         ctx = self.ctx()
-        docs = [site.docname_section(bid, sid) for sid in model["top_sections"]]
+        docs = site.book_docs(bid)
         node = render_pages.book_node(ctx, model, docs)
         for kind, value in model["items"]:
             if kind == "rule":
@@ -73,8 +75,11 @@ class BookDirective(_RulesDirective):
 
 
 class SectionDirective(_RulesDirective):
+    """A whole section; with `:part: N` (the generated pages), the N-th page of the
+    section as the site's page plan cuts it (pagesplit.py): its share of the rules,
+    its sub-sections as links to their own pages, and links to the other parts."""
     required_arguments = 1
-    option_spec = {"no-index": directives.flag}
+    option_spec = {"no-index": directives.flag, "part": directives.positive_int}
 
     def run(self):
         site = self.site()
@@ -84,7 +89,15 @@ class SectionDirective(_RulesDirective):
             return self.warn(f"unknown section {self.arguments[0]!r} (write book-id:section-id)")
         self.env.ref_context["rules:book"] = bid
         ctx = self.ctx(no_index="no-index" in self.options)
-        node = render_pages.section_node(ctx, model, model["sections"][sid])
+        page = family = None
+        if "part" in self.options:
+            page = site.page_of(bid, sid, self.options["part"])
+            if page is None:
+                return self.warn(f"section {bid}:{sid} has no page {self.options['part']} (its pages: "
+                                 f"{len(site.family(bid, sid))})")
+            family = site.family(bid, sid)
+        node = render_pages.section_node(ctx, model, model["sections"][sid], page=page, family=family,
+                                         docs_of=lambda sub: [d for d, _ in site.family(bid, sub)])
         self.depend(ctx)
         return [node]
 

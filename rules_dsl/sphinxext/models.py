@@ -35,6 +35,7 @@ class ModelCache:
         self.heads = {}
         self.full = {}
         self.dirty = set()
+        self.dirty_heads = set()      # heads given something new (a page plan); their model is unchanged
         try:
             names = sorted(p.name for p in self.folder.iterdir() if p.name.endswith(".head.pickle"))
         except OSError:
@@ -65,10 +66,21 @@ class ModelCache:
             self.full[bid] = full
         return self.full[bid]
 
+    def plan(self, bid: str, budget, make, models):
+        """The book's page plan for a page budget (`pagesplit.plan`): kept in its head entry,
+        worked out from its model (`make(model)`) only when the book or the budget changed."""
+        head = self.heads[bid]
+        plans = head.setdefault("plans", {})
+        if budget not in plans:
+            plans[budget] = make(models[bid])
+            self.dirty_heads.add(bid)
+        return plans[budget]
+
     def put(self, bid: str, entry: dict):
         self.full[bid] = entry
         self.heads[bid] = {k: v for k, v in entry.items() if k not in ("model", "derived", "locations")}
         self.dirty.add(bid)
+        self.dirty_heads.discard(bid)
 
     def drop(self, bid: str):
         self.heads.pop(bid, None)
@@ -85,7 +97,12 @@ class ModelCache:
             else:
                 head.unlink(missing_ok=True)
                 full.unlink(missing_ok=True)
+        for bid in sorted(self.dirty_heads - self.dirty):
+            if bid in self.heads:
+                write_pickle(self.folder / f"{bid}.head.pickle",
+                             {"version": MODEL_VERSION, "book": bid, "entry": self.heads[bid]})
         self.dirty.clear()
+        self.dirty_heads.clear()
 
 
 class LazyModels(Mapping):

@@ -202,7 +202,7 @@ def form_odds(d) -> str:
             continue
         blocks.append({"inputs": block["inputs_shown"], "mean": block["mean"],
                        "rows": [[value, percent, at_least] for value, _, _, percent, at_least in block["outcomes"]]})
-    return json.dumps(blocks, ensure_ascii=False, sort_keys=True) if blocks else ""
+    return json.dumps(blocks, ensure_ascii=False, sort_keys=True, separators=(",", ":")) if blocks else ""
 
 
 def odds_nodes(d):

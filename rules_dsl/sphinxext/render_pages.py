@@ -12,16 +12,30 @@ from .render_rules import finding_node, rule_node
 from .rendering import clean_index, field, fold_node, index_node, literal, table_node, text_para
 
 
-def section_node(ctx, model, sec) -> nodes.section:
+def section_node(ctx, model, sec, page=None, family=None, docs_of=None) -> nodes.section:
+    """A section with its rules and sub-sections; or, given `page` (an entry of the
+    site's page plan, pagesplit.py) and `family` ([(docname, page)] of all the
+    section's pages), that one page of it: "part 2 of 3" in its title, a line of
+    links to the other parts, its share of the items, and each sub-section as a
+    link to its own pages (`docs_of(section id)`).  The section's anchor, index
+    entry and prose are on its first page."""
     book = model["id"]
     ctx.units.add(("section", book, sec["id"]))
-    node = nodes.section(classes=["rules-section"] + (["rules-section-top"] if sec["top"] else []))
-    node += nodes.title(sec["title"], sec["title"])
+    part, count = (page["part"], page["parts"]) if page else (1, 1)
+    head = sec["top"] or page is not None
+    node = nodes.section(classes=["rules-section"] + (["rules-section-top"] if head else []))
+    title = sec["title"] if count == 1 else f"{sec['title']} (part {part} of {count})"
+    node += nodes.title(title, title)
     anchor = f"{book}:{sec['id']}"
-    ctx.target(node, "section", anchor, sec["title"], sec["summary"] or " > ".join(sec["path_titles"]))
-    if not ctx.no_index:
-        node += index_node([(f"{clean_index(ctx.book_title(book))}; {clean_index(sec['title'])} (section)", anchor)])
-    if sec["top"]:
+    if part == 1:
+        ctx.target(node, "section", anchor, sec["title"], sec["summary"] or " > ".join(sec["path_titles"]))
+        if not ctx.no_index:
+            node += index_node([(f"{clean_index(ctx.book_title(book))}; {clean_index(sec['title'])} (section)",
+                                 anchor)])
+    else:
+        node["ids"].append(f"{anchor}:part-{part}")     # no rule or section id has a second colon
+        ctx.document.set_id(node)
+    if head:
         p = nodes.paragraph(classes=["rules-meta"])
         p += nodes.Text("Part of ")
         bx = addnodes.pending_xref("", refdomain="rules", reftype="book", reftarget=book, refexplicit=False,
@@ -32,10 +46,39 @@ def section_node(ctx, model, sec) -> nodes.section:
         p += nodes.Text("Reference ")
         p += literal(anchor)
         node += p
-    for text in sec["prose"]:
-        node.extend(blocks(text, book))
-    node.extend(items_nodes(ctx, model, sec["items"]))
+    if page is not None:
+        ctx.units.add(("pages", book, sec["id"]))
+        if count > 1:
+            node += parts_line(family, part)
+    if part == 1:
+        for text in sec["prose"]:
+            node.extend(blocks(text, book))
+    if page is None or page["items"] is None:
+        node.extend(items_nodes(ctx, model, sec["items"]))
+        return node
+    for kind, value in page["items"]:
+        if kind == "section":           # on its own pages: a link where it stands
+            ctx.units.add(("pages", book, value))
+            node += toctree_node(ctx.docname, docs_of(value), "rules-subsections")
+        else:
+            node.extend(items_nodes(ctx, model, [(kind, value)]))
     return node
+
+
+def parts_line(family, current):
+    """The pages of a section split for a phone: "Pages: 1. Attack – Cover · 2. Dodge – Fly",
+    each a link but the current one (bold)."""
+    p = nodes.paragraph(classes=["rules-meta", "rules-parts"])
+    p += nodes.inline("Pages: ", "Pages: ", classes=["rules-parts-label"])
+    for i, (docname, page) in enumerate(family):
+        if i:
+            p += nodes.inline(" · ", " · ", classes=["rules-meta-sep"])
+        text = f"{page['part']}. {page['label']}" if page["label"] else f"Part {page['part']}"
+        if page["part"] == current:
+            p += nodes.strong(text, text, classes=["rules-parts-current"])
+        else:
+            p += doc_link(docname, text)
+    return p
 
 
 def items_nodes(ctx, model, items) -> list:

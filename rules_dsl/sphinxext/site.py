@@ -4,8 +4,9 @@ At `builder-inited` (once per build, in the main process, before any page is
 read) the books are loaded once and turned into render models (reusing the
 cached model of every unchanged book), and then:
 
-* one stub page per book and per top-level section is written under the
-  generated folder (default `docs/books/`), only when its text changes;
+* one stub page per book and per top-level section (or, for a section too big
+  for one page, per part and sub-section: see pagesplit.py) is written under
+  the generated folder (default `docs/books/`), only when its text changes;
 * one fingerprint file per rule, section and book (and for the cross-book
   pages) is written under the doctree folder, only when that unit's rendered
   content changes.  Pages `note_dependency` on the fingerprints of what they
@@ -19,7 +20,7 @@ from pathlib import Path
 from sphinx.util import logging
 
 from ..paths import write_text_if_changed
-from . import backlinks, crossbook, keys, models
+from . import backlinks, crossbook, keys, models, pagesplit
 
 logger = logging.getLogger(__name__)
 
@@ -64,6 +65,12 @@ class Site:
         self.glossary_pages = dict(crossbook.glossary_pages(self.glossary))
         self.xindex_pages = dict(crossbook.xindex_pages(self.xindex))
         self.books = crossbook.books_table(self.summaries)
+        # each book's section pages: one per top-level section, split when too big for a phone
+        # (worked out from the model once per book and budget, then kept in its head entry)
+        budget = getattr(config, "rules_page_budget", pagesplit.PAGE_BUDGET)
+        self.plans = {bid: cache.plan(bid, budget, lambda m: pagesplit.plan(m, budget), self.models)
+                      for bid in self.summaries}
+        cache.save()
         self.backlinks = backlinks.referenced_by(self.summaries)
         self.unit_hashes = self._unit_hashes()
 
@@ -72,10 +79,30 @@ class Site:
         return f"{self.books_rel}/{bid}/index"
 
     def section_file(self, sid: str) -> str:
-        return "section-index" if sid == "index" else sid
+        return pagesplit.section_file(sid)
 
     def docname_section(self, bid: str, sid: str) -> str:
-        return f"{self.books_rel}/{bid}/{self.section_file(sid)}"
+        """The section's (first) page."""
+        return self.docname_page(bid, self.section_file(sid))
+
+    def docname_page(self, bid: str, path: str) -> str:
+        return f"{self.books_rel}/{bid}/{path}"
+
+    def book_docs(self, bid: str) -> list:
+        """The pages of a book's sections, in order (its page's table of contents)."""
+        plan = self.plans[bid]
+        return [self.docname_page(bid, p) for sid in self.summaries[bid]["top_sections"] for p in plan["top"][sid]]
+
+    def family(self, bid: str, sid: str) -> list:
+        """[(docname, page)] of the pages of a section that has pages of its own."""
+        plan = self.plans[bid]
+        return [(self.docname_page(bid, p), plan["pages"][p]) for p in plan["families"].get(sid, ())]
+
+    def page_of(self, bid: str, sid: str, part: int):
+        """The plan's entry of a section's part (None when there is no such page)."""
+        plan = self.plans.get(bid)
+        page = plan["pages"].get(pagesplit.part_path(sid, part)) if plan else None
+        return page if page is not None and page["section"] == sid else None
 
     def docname_glossary(self, slug: str) -> str:
         return f"{self.books_rel}/_glossary/{slug}"
@@ -96,7 +123,10 @@ class Site:
         titles = {bid: m["title"] for bid, m in self.summaries.items()}
         for bid in self.summaries:
             d = self.digests[bid]
-            out[("book", bid, "")] = keys.digest((d["head"], code))
+            plan = self.plans[bid]
+            out[("book", bid, "")] = keys.digest((d["head"], plan["top"], code))
+            for sid, paths in plan["families"].items():     # which page shows what of a section
+                out[("pages", bid, sid)] = keys.digest(([plan["pages"][p] for p in paths], code))
             for sid, h in d["sections"].items():
                 out[("section", bid, sid)] = keys.digest((h, titles[bid], code))
             for rid, h in d["rules"].items():
@@ -143,12 +173,15 @@ class Site:
     # -------------------------------------------------------------- stub pages
     def write_stubs(self):
         wanted = {}
-        for bid, m in self.summaries.items():
+        for bid, plan in self.plans.items():         # a plan per book that compiles, in book order
             wanted[self.srcdir / f"{self.docname_book(bid)}.md"] = (
                 f"{STUB_MARK}\n\n```{{rules:book}} {bid}\n```\n")
-            for sid in m["top_sections"]:
-                wanted[self.srcdir / f"{self.docname_section(bid, sid)}.md"] = (
-                    f"{STUB_MARK}\n\n```{{rules:section}} {bid}:{sid}\n```\n")
+            for path, page in plan["pages"].items():
+                sid = page["section"]
+                whole = page["items"] is None and sid in plan["top"]
+                option = "" if whole else f":part: {page['part']}\n"
+                wanted[self.srcdir / f"{self.docname_page(bid, path)}.md"] = (
+                    f"{STUB_MARK}\n\n```{{rules:section}} {bid}:{sid}\n{option}```\n")
         for slug in self.glossary_pages:
             wanted[self.srcdir / f"{self.docname_glossary(slug)}.md"] = (
                 f"{STUB_MARK}\n\n# Glossary: {crossbook.page_title(slug)}\n\n```{{rules:glossary}} {slug}\n```\n")
@@ -306,18 +339,20 @@ def page_description(site, pagename: str, root_doc: str, doctree=None, title: st
             return _short(f"{title} — keywords of every rulebook, each with the rules that carry it.")
         if parts[0] == "_cross-index":
             return _short(f"{title} — terms that several rulebooks share, with each book's rules for them.")
-        m = site.models.get(parts[0]) if len(parts) == 2 else None
-        if m is not None and parts[1] == "index":
+        m = site.models.get(parts[0])
+        path = "/".join(parts[1:])
+        if m is not None and path == "index":
             from ..prose import parse_prose, plain_text
             intro = next((s for s in (plain_text(parse_prose(t), first_only=True) for t in m["prose"]) if s), "")
             return _short(f"{m['title']}: the rules, section by section. {intro}")
-        if m is not None:
-            sid = "index" if parts[1] == "section-index" else parts[1]
-            sec = m["sections"].get(sid)
-            if sec is not None:
-                rules = [m["rules"][v]["title"] for k, v in sec["items"] if k == "rule"]
-                subs = [m["sections"][v]["title"] for k, v in sec["items"] if k == "section"]
-                return _short(f"{sec['title']}, from the rules of {m['title']}: " + ", ".join(rules + subs) + ".")
+        page = site.plans[parts[0]]["pages"].get(path) if m is not None else None
+        if page is not None:
+            sec = m["sections"][page["section"]]
+            items = sec["items"] if page["items"] is None else page["items"]
+            rules = [m["rules"][v]["title"] for k, v in items if k == "rule"]
+            subs = [m["sections"][v]["title"] for k, v in items if k == "section"]
+            name = sec["title"] + (f" (part {page['part']} of {page['parts']})" if page["parts"] > 1 else "")
+            return _short(f"{name}, from the rules of {m['title']}: " + ", ".join(rules + subs) + ".")
     if doctree is not None:
         from docutils import nodes
         for p in doctree.findall(nodes.paragraph):
