@@ -31,7 +31,7 @@ def compare(app, pagename, templatename, context, doctree):
     theirs = context.pop("_sphinx_toctree", None)
     if theirs is None:
         return
-    rec = {"page": pagename, "fast": navigation.current(app) is not None}
+    rec = {"page": pagename, "fast": navigation.current(app) is not None, "switch": app.config.rules_nav_fast}
     for depth in (4, 2, -1):
         kwargs = dict(collapse=False, titles_only=True, maxdepth=depth, includehidden=True)
         rec[str(depth)] = [navigation.sidebar(app, pagename, depth), theirs(**kwargs)]
@@ -105,25 +105,25 @@ def checked(tmp_path_factory):
     assert proc.returncode == 0, f"build failed:\n{proc.stdout[-3000:]}\n{proc.stderr[-5000:]}"
     assert "WARNING" not in proc.stderr, proc.stderr
     records = [json.loads(line) for line in (out / "navcheck.jsonl").read_text(encoding="utf-8").splitlines()]
-    return out, {r["page"]: r for r in records}
+    return out, {r["page"]: r for r in records}, (project, books, tmp)
 
 
 def test_every_page_gets_sphinxs_sidebar_byte_for_byte(checked):
-    _out, pages = checked
+    _out, pages, _ = checked
     for name in ("docs/index", "docs/books/demo/index", "docs/books/demo/basics", "docs/glossary",
                  "docs/more", "docs/more-child", "docs/more-grandchild", "genindex", "search"):
         assert name in pages, sorted(pages)
     assert any(p.startswith("docs/books/_glossary/") for p in pages), sorted(pages)
     assert any(p.startswith("genindex-") for p in pages), sorted(pages)
     for name, rec in sorted(pages.items()):
-        assert rec["fast"], f"{name}: the sidebar was left to Sphinx"
+        assert rec["fast"] and rec["switch"] is True, f"{name}: the sidebar was left to Sphinx"
         for key in ("4", "2", "-1", "routed", "other"):
             ours, theirs = rec[key]
             assert ours == theirs, f"{name} ({key}):\n--- ours\n{ours}\n--- Sphinx\n{theirs}"
 
 
 def test_the_current_page_and_its_ancestors_are_marked(checked):
-    _out, pages = checked
+    _out, pages, _ = checked
     deep = pages["docs/more-grandchild"]["-1"][0]
     assert '<a class="current reference internal" href="#">Grandchild</a>' in deep
     assert deep.count('<li class="toctree-l') == deep.count("</li>")
@@ -140,6 +140,23 @@ def test_the_current_page_and_its_ancestors_are_marked(checked):
     assert "<code" in pages["docs/index"]["4"][0]        # markup in a title, as Sphinx renders it
     # the general index is listed in a toctree: on its own page it is the current entry
     assert '<a class="current reference internal" href="#">Index</a>' in pages["genindex"]["4"][0]
+
+
+def test_the_switch_gives_the_same_site_the_slow_way(checked):
+    """With rules_nav_fast = False Sphinx makes every sidebar: every page comes out the same."""
+    out, _pages, (project, books, tmp) = checked
+    slow = tmp / "slow"
+    proc = build(project, slow, books, tmp / "cache", "-D", "rules_nav_fast=0")
+    assert proc.returncode == 0, f"build failed:\n{proc.stdout[-3000:]}\n{proc.stderr[-5000:]}"
+    fast_pages = sorted(p.relative_to(out) for p in out.rglob("*.html"))
+    assert fast_pages == sorted(p.relative_to(slow) for p in slow.rglob("*.html"))
+    assert len(fast_pages) > 30
+    differ = [str(p) for p in fast_pages if (out / p).read_bytes() != (slow / p).read_bytes()]
+    assert not differ, differ
+    # the slow build's own check saw Sphinx's answer where ours is routed
+    for line in (slow / "navcheck.jsonl").read_text(encoding="utf-8").splitlines():
+        rec = json.loads(line)
+        assert rec["switch"] is False and rec["routed"][0] == rec["routed"][1], rec["page"]
 
 
 def test_the_sidebar_option_routes_only_the_themes_call():
