@@ -40,7 +40,9 @@ source folder), ``rules_fail_on_error`` (default True: a failing example or a
 book that does not compile makes the build exit non-zero even without -W),
 ``rules_nav_maxdepth`` (default 4: depth of the theme's sidebar tree; 0 leaves
 the theme's own, much slower, unlimited depth), ``rules_page_budget`` (default 240,000:
-the estimated bytes of a section's page past which it is split into parts).  Warnings have the type
+the estimated bytes of a section's page past which it is split into parts), ``rules_nav_fast``
+(default True: the theme's sidebar tree is rendered from the navigation worked out once a
+build, byte for byte what Sphinx would give; False leaves it to Sphinx, page by page).  Warnings have the type
 ``rules`` and subtypes ``compile``, ``example``, ``odds``, ``directive`` and
 ``duplicate`` (for ``suppress_warnings``).
 
@@ -51,8 +53,9 @@ model), ``models`` (every book's model, cached between builds), ``crossbook``
 book's sections get), ``site`` (the build's state, pages, fingerprints); then ``rendering`` (what the renderers share), ``prose`` (prose ->
 nodes), ``render_rules``, ``render_decls``, ``render_pages`` (model -> nodes),
 ``directives`` and ``domain``; ``opendata`` writes the books' JSON into the output,
-``jsmodules`` the books' JavaScript; ``finish`` skips Sphinx's end-of-build general
-index and search index work when their inputs did not change.
+``jsmodules`` the books' JavaScript; ``navigation`` renders the theme's sidebar tree;
+``finish`` skips Sphinx's end-of-build general index and search index work when their
+inputs did not change.
 """
 from __future__ import annotations
 
@@ -76,34 +79,47 @@ def _cap_navigation(app, pagename, templatename, context, doctree):
     """Themes (furo) build the sidebar with toctree(maxdepth=-1, titles_only=True): Sphinx
     then deep-copies every section of every page (thousands of rules) for each page
     written, only to drop all but the page titles.  A finite depth that still reaches
-    every page (root > book > section page) gives the same sidebar, much faster."""
+    every page (root > book > section page) gives the same sidebar; with
+    ``rules_nav_fast`` that call is answered from the navigation worked out once a build
+    (see :mod:`rules_dsl.sphinxext.navigation`), every other call by Sphinx."""
+    from . import navigation
     depth = app.config.rules_nav_maxdepth
+    fast = app.config.rules_nav_fast
     orig = context.get("toctree")
-    if not depth or orig is None:
+    if (not depth and not fast) or orig is None:
         return
 
     # Pages that are no document (the per-letter general index, search) are in no toctree:
-    # their sidebar is the same for all of them at one folder depth, so it is made once a build.
-    shared = pagename not in app.env.all_docs
+    # their sidebar is the same for all of them at one folder depth, so it is made once a build
+    # (but for genindex, search, py-modindex: a toctree may list them, as the current page).
+    shared = pagename not in app.env.all_docs and pagename not in navigation.VIRTUAL_DOCS
     cache = app.__dict__.setdefault("_rules_nav_cache", {}) if shared else None   # one build, never pickled
 
+    def answer(kwargs):
+        if fast and navigation.handles(kwargs):
+            html = navigation.sidebar(app, pagename, kwargs["maxdepth"])
+            if html is not None:
+                return html
+        return orig(**kwargs)
+
     def toctree(**kwargs):
-        if kwargs.get("titles_only") and kwargs.get("maxdepth", -1) <= 0:
+        if depth and kwargs.get("titles_only") and kwargs.get("maxdepth", -1) <= 0:
             kwargs["maxdepth"] = depth
         if cache is None:
-            return orig(**kwargs)
+            return answer(kwargs)
         key = (pagename.count("/"), tuple(sorted(kwargs.items())))
         if key not in cache:
-            cache[key] = orig(**kwargs)
+            cache[key] = answer(kwargs)
         return cache[key]
     context["toctree"] = toctree
 
 
 def setup(app):
-    from . import directives, domain, finish, jsmodules, keys, opendata, search_index, site
+    from . import directives, domain, finish, jsmodules, keys, navigation, opendata, search_index, site
     app.add_config_value("rules_books_dir", "docs/books", "env", types=[str])
     app.add_config_value("rules_fail_on_error", True, "", types=[bool])
     app.add_config_value("rules_nav_maxdepth", 4, "html", types=[int])
+    app.add_config_value("rules_nav_fast", True, "html", types=[bool])
     from .pagesplit import PAGE_BUDGET
     app.add_config_value("rules_page_budget", PAGE_BUDGET, "env", types=[int])
     from .render_rules import (depart_working_html, depart_working_other, visit_working_html, visit_working_other,
@@ -135,6 +151,7 @@ def setup(app):
     app.connect("build-finished", opendata.build_finished)
     app.connect("build-finished", search_index.write_index)
     app.connect("build-finished", jsmodules.build_finished)
+    app.connect("env-updated", navigation.reset)
     app.connect("html-page-context", _cap_navigation, priority=400)
     app.connect("html-page-context", site.one_page_index)
     app.connect("html-page-context", site.page_head, priority=900)      # after the theme's own

@@ -1,0 +1,167 @@
+"""The theme's sidebar tree, rendered from the navigation worked out once a build
+(rules_dsl.sphinxext.navigation), is byte for byte what Sphinx's own toctree() gives,
+on every page of a small site: documents at every depth, pages that are no document
+(the general index's letters, search), a caption, an explicit title, markup in a title,
+a link out and a generated page in a toctree."""
+from __future__ import annotations
+
+import json
+import shutil
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from rules_dsl.sphinxext.testing import build, make_project
+
+pytestmark = pytest.mark.site
+
+HERE = Path(__file__).resolve().parent
+
+# A tiny extension: before ours (priority 400) it keeps the page's own toctree(); after it,
+# it asks both for the sidebar and writes them down, one line a page (forked writers append).
+CHECKER = '''
+import json, os
+from rules_dsl.sphinxext import navigation
+
+def keep(app, pagename, templatename, context, doctree):
+    context["_sphinx_toctree"] = context.get("toctree")
+
+def compare(app, pagename, templatename, context, doctree):
+    theirs = context.pop("_sphinx_toctree", None)
+    if theirs is None:
+        return
+    rec = {"page": pagename, "fast": navigation.current(app) is not None, "switch": app.config.rules_nav_fast}
+    for depth in (4, 2, -1):
+        kwargs = dict(collapse=False, titles_only=True, maxdepth=depth, includehidden=True)
+        rec[str(depth)] = [navigation.sidebar(app, pagename, depth), theirs(**kwargs)]
+    rec["routed"] = [context["toctree"](collapse=False, titles_only=True, maxdepth=-1, includehidden=True),
+                     theirs(collapse=False, titles_only=True, maxdepth=4, includehidden=True)]
+    rec["other"] = [context["toctree"](collapse=True, maxdepth=2), theirs(collapse=True, maxdepth=2)]
+    with open(os.path.join(app.outdir, "navcheck.jsonl"), "a", encoding="utf-8") as f:
+        f.write(json.dumps(rec) + "\\n")
+
+def setup(app):
+    app.connect("html-page-context", keep, priority=300)
+    app.connect("html-page-context", compare, priority=450)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}
+'''
+
+MORE = textwrap.dedent('''\
+
+    ```{toctree}
+    :caption: More & <others>
+    :hidden:
+
+    Renamed & "quoted" <more>
+    https://example.org/?a=1&b=2
+    /genindex
+    ```
+    ''')
+
+MORE_PAGE = textwrap.dedent('''\
+    # The `more` page
+
+    Some text.
+
+    ## A section
+
+    ```{toctree}
+    more-child
+    ```
+
+    ## Another section
+    ''')
+
+CHILD_PAGE = textwrap.dedent('''\
+    # Child *of* more
+
+    ```{toctree}
+    more-grandchild
+    ```
+    ''')
+
+GRANDCHILD_PAGE = "# Grandchild\n\nDeepest.\n"
+
+
+@pytest.fixture(scope="module")
+def checked(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("nav-site")
+    project = make_project(tmp / "project")
+    docs = project / "docs"
+    (docs / "index.md").write_text((docs / "index.md").read_text(encoding="utf-8") + MORE, encoding="utf-8")
+    (docs / "more.md").write_text(MORE_PAGE, encoding="utf-8")
+    (docs / "more-child.md").write_text(CHILD_PAGE, encoding="utf-8")
+    (docs / "more-grandchild.md").write_text(GRANDCHILD_PAGE, encoding="utf-8")
+    (project / "navcheck.py").write_text(CHECKER, encoding="utf-8")
+    with (project / "conf.py").open("a", encoding="utf-8") as f:
+        f.write('\nimport sys as _sys\n_sys.path.insert(0, __import__("os").path.dirname(__file__))\n'
+                'extensions.append("navcheck")\n')
+    books = tmp / "books"
+    books.mkdir()
+    shutil.copy(HERE / "demo_book.rules", books / "demo.rules")
+    out = tmp / "out"
+    proc = build(project, out, books, tmp / "cache", "-j", "2")
+    assert proc.returncode == 0, f"build failed:\n{proc.stdout[-3000:]}\n{proc.stderr[-5000:]}"
+    assert "WARNING" not in proc.stderr, proc.stderr
+    records = [json.loads(line) for line in (out / "navcheck.jsonl").read_text(encoding="utf-8").splitlines()]
+    return out, {r["page"]: r for r in records}, (project, books, tmp)
+
+
+def test_every_page_gets_sphinxs_sidebar_byte_for_byte(checked):
+    _out, pages, _ = checked
+    for name in ("docs/index", "docs/books/demo/index", "docs/books/demo/basics", "docs/glossary",
+                 "docs/more", "docs/more-child", "docs/more-grandchild", "genindex", "search"):
+        assert name in pages, sorted(pages)
+    assert any(p.startswith("docs/books/_glossary/") for p in pages), sorted(pages)
+    assert any(p.startswith("genindex-") for p in pages), sorted(pages)
+    for name, rec in sorted(pages.items()):
+        assert rec["fast"] and rec["switch"] is True, f"{name}: the sidebar was left to Sphinx"
+        for key in ("4", "2", "-1", "routed", "other"):
+            ours, theirs = rec[key]
+            assert ours == theirs, f"{name} ({key}):\n--- ours\n{ours}\n--- Sphinx\n{theirs}"
+
+
+def test_the_current_page_and_its_ancestors_are_marked(checked):
+    _out, pages, _ = checked
+    deep = pages["docs/more-grandchild"]["-1"][0]
+    assert '<a class="current reference internal" href="#">Grandchild</a>' in deep
+    assert deep.count('<li class="toctree-l') == deep.count("</li>")
+    assert '<li class="toctree-l1 current"><a class="reference internal" href="more.html">Renamed &amp; &quot;quoted&quot;</a>' in deep
+    assert '<li class="toctree-l3 current">' in deep and '<ul class="current">' in deep
+    # at depth 2 the grandchild is cut off, but its ancestors stay marked, as Sphinx marks them
+    cut = pages["docs/more-grandchild"]["2"][0]
+    assert "Grandchild" not in cut and '<li class="toctree-l2 current">' in cut
+    # a page that is in no toctree: nothing current, links from the top folder
+    index = pages[min(p for p in pages if p.startswith("genindex-"))]["4"][0]
+    assert "current" not in index
+    assert 'href="https://example.org/?a=1&amp;b=2"' in index and 'href="docs/books/demo/index.html"' in index
+    assert '<span class="caption-text">More &amp; &lt;others&gt;</span>' in index
+    assert "<code" in pages["docs/index"]["4"][0]        # markup in a title, as Sphinx renders it
+    # the general index is listed in a toctree: on its own page it is the current entry
+    assert '<a class="current reference internal" href="#">Index</a>' in pages["genindex"]["4"][0]
+
+
+def test_the_switch_gives_the_same_site_the_slow_way(checked):
+    """With rules_nav_fast = False Sphinx makes every sidebar: every page comes out the same."""
+    out, _pages, (project, books, tmp) = checked
+    slow = tmp / "slow"
+    proc = build(project, slow, books, tmp / "cache", "-D", "rules_nav_fast=0")
+    assert proc.returncode == 0, f"build failed:\n{proc.stdout[-3000:]}\n{proc.stderr[-5000:]}"
+    fast_pages = sorted(p.relative_to(out) for p in out.rglob("*.html"))
+    assert fast_pages == sorted(p.relative_to(slow) for p in slow.rglob("*.html"))
+    assert len(fast_pages) > 30
+    differ = [str(p) for p in fast_pages if (out / p).read_bytes() != (slow / p).read_bytes()]
+    assert not differ, differ
+    # the slow build's own check saw Sphinx's answer where ours is routed
+    for line in (slow / "navcheck.jsonl").read_text(encoding="utf-8").splitlines():
+        rec = json.loads(line)
+        assert rec["switch"] is False and rec["routed"][0] == rec["routed"][1], rec["page"]
+
+
+def test_the_sidebar_option_routes_only_the_themes_call():
+    from rules_dsl.sphinxext import navigation
+    assert navigation.handles({"collapse": False, "titles_only": True, "maxdepth": 4, "includehidden": True})
+    assert not navigation.handles({"collapse": True, "titles_only": True, "maxdepth": 4, "includehidden": True})
+    assert not navigation.handles({"collapse": False, "titles_only": True, "maxdepth": "", "includehidden": True})
+    assert not navigation.handles({"collapse": False, "titles_only": True, "maxdepth": 4})
