@@ -42,7 +42,9 @@ book that does not compile makes the build exit non-zero even without -W),
 the theme's own, much slower, unlimited depth), ``rules_page_budget`` (default 240,000:
 the estimated bytes of a section's page past which it is split into parts), ``rules_nav_fast``
 (default True: the theme's sidebar tree is rendered from the navigation worked out once a
-build, byte for byte what Sphinx would give; False leaves it to Sphinx, page by page).  Warnings have the type
+build, byte for byte what Sphinx would give; False leaves it to Sphinx, page by page),
+``rules_nav_check`` (default False: also make every sidebar the theme's own way and warn
+where they differ; for tests).  Warnings have the type
 ``rules`` and subtypes ``compile``, ``example``, ``odds``, ``directive`` and
 ``duplicate`` (for ``suppress_warnings``).
 
@@ -53,7 +55,8 @@ model), ``models`` (every book's model, cached between builds), ``crossbook``
 book's sections get), ``site`` (the build's state, pages, fingerprints); then ``rendering`` (what the renderers share), ``prose`` (prose ->
 nodes), ``render_rules``, ``render_decls``, ``render_pages`` (model -> nodes),
 ``directives`` and ``domain``; ``opendata`` writes the books' JSON into the output,
-``jsmodules`` the books' JavaScript; ``navigation`` renders the theme's sidebar tree;
+``jsmodules`` the books' JavaScript; ``navigation`` renders the theme's sidebar tree and
+``furo_nav`` does the theme's pass over it once per folder;
 ``finish`` skips Sphinx's end-of-build general index and search index work when their
 inputs did not change.
 """
@@ -115,11 +118,12 @@ def _cap_navigation(app, pagename, templatename, context, doctree):
 
 
 def setup(app):
-    from . import directives, domain, finish, jsmodules, keys, navigation, opendata, search_index, site
+    from . import directives, domain, finish, furo_nav, jsmodules, keys, navigation, opendata, search_index, site
     app.add_config_value("rules_books_dir", "docs/books", "env", types=[str])
     app.add_config_value("rules_fail_on_error", True, "", types=[bool])
     app.add_config_value("rules_nav_maxdepth", 4, "html", types=[int])
     app.add_config_value("rules_nav_fast", True, "html", types=[bool])
+    app.add_config_value("rules_nav_check", False, "", types=[bool])
     from .pagesplit import PAGE_BUDGET
     app.add_config_value("rules_page_budget", PAGE_BUDGET, "env", types=[int])
     from .render_rules import (depart_working_html, depart_working_other, visit_working_html, visit_working_other,
@@ -143,6 +147,7 @@ def setup(app):
     app.connect("builder-inited", _add_static)
     app.connect("builder-inited", site.builder_inited)
     app.connect("builder-inited", finish.install)
+    app.connect("builder-inited", furo_nav.install)
     app.connect("env-get-outdated", site.env_get_outdated)
     app.connect("env-get-updated", site.env_get_updated)
     app.connect("env-updated", site.report_problems)
@@ -153,6 +158,7 @@ def setup(app):
     app.connect("build-finished", jsmodules.build_finished)
     app.connect("env-updated", navigation.reset)
     app.connect("html-page-context", _cap_navigation, priority=400)
+    app.connect("html-page-context", furo_nav.page_context, priority=400)
     app.connect("html-page-context", site.one_page_index)
     app.connect("html-page-context", site.page_head, priority=900)      # after the theme's own
     app.add_css_file("rules_dsl.css")
