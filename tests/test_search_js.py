@@ -97,7 +97,15 @@ def test_index_round_trips_and_holds_every_rule():
     entries = index.book_entries(DEFAULT)
     n = sum(len(e["records"]) for e in entries.values())
     assert len(data["rules"]) == n == data["stats"]["n"]
-    assert [b[0] for b in data["books"]] == sorted(shards)
+    books = {name: s for name, s in shards.items() if "/" not in name}
+    assert [b[0] for b in data["books"]] == sorted(books)
+    # the terms files: each word's document frequencies, summed over the books
+    terms = {name: s for name, s in shards.items() if name.startswith(search_index.TERMS_DIR + "/")}
+    assert set(shards) == set(books) | set(terms)
+    df = {t: c for s in terms.values() for t, c in s["df"].items()}
+    assert all(t[0] == name[-1] for name, s in terms.items() for t in s["df"])
+    supp = [row for b in books.values() for row in b["rules"] if "suppression" in row[0].lower()]
+    assert df["suppression"][2] >= len(supp) > 0
     for bi, (bid, _title, count, bits, _) in enumerate(data["books"]):
         assert count == len(shards[bid]["rules"]) == sum(1 for r in data["rules"] if r[0] == bi)
         assert bits % 8 == 0
@@ -108,7 +116,7 @@ def test_index_round_trips_and_holds_every_rule():
     assert [r[1] or search_index.slug(r[2]) for r in data["rules"]] == [rid for rid, _ in ids]
     assert any(r[1] == "" for r in data["rules"]) and any(r[1] for r in data["rules"])
     # prose is plain text: references read as their labels, no markup left
-    assert not any("[[" in row[0] for s in shards.values() for row in s["rules"])
+    assert not any("[[" in row[0] for s in books.values() for row in s["rules"])
 
 
 def test_every_word_of_a_book_passes_its_filter():
@@ -181,7 +189,13 @@ def test_files_are_written_only_when_they_change(tmp_path):
     data2 = dict(data, books=[b for b in data["books"] if b[0] != gone])
     assert search_index.write_files(tmp_path, data2, fewer) == [search_index.FILENAME]
     assert not (tmp_path / search_index.SHARD_DIR / f"{gone}.js").exists()
-    assert sorted(p.stem for p in (tmp_path / search_index.SHARD_DIR).glob("*.js")) == sorted(fewer)
+    assert sorted(p.stem for p in (tmp_path / search_index.SHARD_DIR).glob("*.js")) == \
+        sorted(b for b in fewer if "/" not in b)
+    # a letter no word starts with any more loses its terms file
+    some = sorted(b for b in fewer if "/" in b)[-1]
+    del fewer[some]
+    search_index.write_files(tmp_path, data2, fewer)
+    assert not (tmp_path / search_index.SHARD_DIR / f"{some}.js").exists()
 
 
 def test_browser_ranking_agrees_with_rules_lookup(tmp_path):
@@ -229,7 +243,7 @@ def test_difflib_port_matches_python(tmp_path):
 def test_bloom_filter_agrees_with_python():
     """rules_search.js's `bloomHas` reads the filters search_index.py writes, bit for bit."""
     flt = search_index.bloom_filter(search_index.prefixes(["suppression", "overwatch", "d6", "grenade"]))
-    items = ["s", "su", "suppressi", "suppressio", "overwatc", "o", "overw", "d6", "d", "grenade", "x", "zq",
+    items = ["s", "su", "suppress", "suppres", "overwatc", "o", "overw", "d6", "d", "grenade", "x", "zq",
              "blutkreutz", "q", "g", "gren"]
     script = ("const R = require(process.argv[1]);"
               f"const f = {json.dumps(flt)}; const b = new Uint8Array(Buffer.from(f[1], 'base64'));"

@@ -64,8 +64,10 @@ SHARD_DIR = "rules-search"
 #: and the longest prefix kept (a longer query word is looked up by its first BLOOM_CAP)
 BLOOM_BITS_PER_ITEM = 8
 BLOOM_K = 5
-BLOOM_CAP = 10
+BLOOM_CAP = 8
 CACHE_DIR = "search-books"
+TERMS_DIR = "terms"
+TERMS_PREFIX = "RulesSearchTerms("
 
 
 # ------------------------------------------------------------------ text as MiniSearch sees it
@@ -186,20 +188,31 @@ def bloom_has(flt, item: str) -> bool:
 def book_part(entry: dict) -> dict:
     """What the search keeps of one book: its names rows, shard rows, field lengths and
     filter.  The costly step of the whole index (prose to plain text), hence cached."""
-    names, shard, lengths, terms = [], [], [], set()
+    names, shard, lengths = [], [], []
     for rec in entry["records"]:
         notes = " ".join(" ".join(n["text"].split()) for n in rec["notes"])[:NOTE_CHARS]
         text, mech = _plain(rec["text"]), _mechanic_names(rec["mechanics"])
         rid = "" if slug(rec["title"]) == rec["rule"] else rec["rule"]
         names.append([rec["rule"], rid, rec["title"], rec["section"], list(rec["aliases"])])
         shard.append([text, notes, mech] + list(rec["keywords"]))
-        fields = documents(rec["title"], rec["aliases"], rec["keywords"], text, notes, mech)
-        lengths.append(field_lengths(fields))
-        for f in fields:
-            terms.update(process_term(t) for t in tokenize(f))
-    terms.discard("")
+        lengths.append(field_lengths(documents(rec["title"], rec["aliases"], rec["keywords"], text, notes, mech)))
+    df = doc_freqs(names, shard)
     return {"title": entry["info"]["title"], "names": names, "shard": shard, "lengths": lengths,
-            "filter": bloom_filter(prefixes(terms))}
+            "df": df, "filter": bloom_filter(prefixes(df))}
+
+
+def doc_freqs(names, shard) -> dict:
+    """{term: [rules holding it, by FT_FIELDS]} over a book's rules (MiniSearch's document
+    frequency, summed over books into the library's), for terms a query word can start:
+    those beginning with ``[a-z0-9]``."""
+    df = {}
+    for (_, _, title, _, aliases), row in zip(names, shard):
+        fields = documents(title, aliases, row[3:], row[0], row[1], row[2])
+        for fi, f in enumerate(fields):
+            for t in {process_term(tok) for tok in tokenize(f)}:
+                if t and _ASCII_HEAD.match(t).end():
+                    df.setdefault(t, [0] * len(FT_FIELDS))[fi] += 1
+    return df
 
 
 def _part_key(bid: str, entry: dict) -> str:
@@ -238,22 +251,33 @@ def book_parts(entries: dict, cache_dir=None, folder: str = "") -> dict:
 
 # ------------------------------------------------------------------ the files
 def build_files(parts: dict, url_of) -> tuple:
-    """(names data, {book id: shard data}) from `book_parts`; `url_of(book, rule)` is the
-    rule's page (relative to the site root, without the anchor) or None to leave it out."""
-    books, pages, sections, rules, shards, lengths = [], {}, {}, [], {}, []
+    """(names data, {shard name: shard data}) from `book_parts`: a book's shard is named by
+    its id, a terms file ``terms/<c>``; `url_of(book, rule)` is the rule's page (relative
+    to the site root, without the anchor) or None to leave it out."""
+    books, pages, sections, rules, shards, lengths, df = [], {}, {}, [], {}, [], {}
     for bi, bid in enumerate(sorted(parts)):
         part = parts[bid]
-        rows = []
-        for (rule, rid, title, section, aliases), srow, ln in zip(part["names"], part["shard"], part["lengths"]):
+        rows, kept = [], []
+        for name, srow, ln in zip(part["names"], part["shard"], part["lengths"]):
+            rule, rid, title, section, aliases = name
             url = url_of(bid, rule)
             if url is None:
                 continue
             rules.append([bi, rid, title, sections.setdefault(section, len(sections)),
                           pages.setdefault(url, len(pages))] + aliases)
             rows.append(srow)
+            kept.append(name)
             lengths.append(ln)
         books.append([bid, part["title"], len(rows)] + part["filter"])
         shards[bid] = {"v": VERSION, "book": bid, "rules": rows}
+        book_df = part["df"] if len(rows) == len(part["names"]) else doc_freqs(kept, rows)
+        for t, counts in book_df.items():
+            total = df.setdefault(t, [0] * len(FT_FIELDS))
+            for fi, c in enumerate(counts):
+                total[fi] += c
+    for t in sorted(df):
+        first = t[0]
+        shards.setdefault(f"{TERMS_DIR}/{first}", {"v": VERSION, "terms": first, "df": {}})["df"][t] = df[t]
     avg = [0.0] * len(FT_FIELDS)
     for count, ln in enumerate(lengths):       # MiniSearch's running average, in its order
         for f, n in enumerate(ln):
@@ -281,8 +305,8 @@ def dumps(data: dict) -> str:
 
 
 def dumps_shard(shard: dict) -> str:
-    """The script text of one book's shard."""
-    return _script(SHARD_PREFIX, shard)
+    """The script text of one book's shard, or of one terms file."""
+    return _script(TERMS_PREFIX if "terms" in shard else SHARD_PREFIX, shard)
 
 
 def _loads(text: str, prefix: str, what: str) -> dict:
@@ -297,6 +321,8 @@ def loads(text: str) -> dict:
 
 
 def loads_shard(text: str) -> dict:
+    if text.startswith(TERMS_PREFIX):
+        return _loads(text, TERMS_PREFIX, "terms file")
     return _loads(text, SHARD_PREFIX, "shard")
 
 
@@ -311,13 +337,14 @@ def write_files(static_dir, data: dict, shards: dict) -> list:
     if write_text_if_changed(static_dir / FILENAME, dumps(data)):
         written.append(FILENAME)
     folder = static_dir / SHARD_DIR
-    for bid, shard in shards.items():
-        if write_text_if_changed(folder / f"{bid}.js", dumps_shard(shard)):
-            written.append(f"{SHARD_DIR}/{bid}.js")
-    if folder.is_dir():
-        for p in folder.glob("*.js"):
-            if p.stem not in shards:
-                p.unlink(missing_ok=True)
+    for name, shard in shards.items():
+        if write_text_if_changed(folder / f"{name}.js", dumps_shard(shard)):
+            written.append(f"{SHARD_DIR}/{name}.js")
+    for sub in (folder, folder / TERMS_DIR):
+        if sub.is_dir():
+            for p in sub.glob("*.js"):
+                if p.relative_to(folder).with_suffix("").as_posix() not in shards:
+                    p.unlink(missing_ok=True)      # a book that is gone, a letter no word starts with
     return written
 
 

@@ -196,10 +196,18 @@
     this.names = Array.from(names.entries());
     this.mini = null;
     this.tokenize = MiniSearch.getDefault("tokenize");
+    this.df = new Map();            // term -> [rules holding it, by field], the whole library's
+    this.dfLoaded = new Set();      // first letters whose terms file is in
   }
 
-  /* One book's full text (a `RulesSearchShard(...)` script's data). */
+  /* A shard's data: a book's full text (`RulesSearchShard(...)`) or a terms file (`RulesSearchTerms(...)`). */
   Engine.prototype.addShard = function (shard) {
+    if (shard && shard.v === 2 && typeof shard.terms === "string") {
+      var df = this.df;
+      Object.keys(shard.df).forEach(function (t) { df.set(t, shard.df[t]); });
+      this.dfLoaded.add(shard.terms);
+      return;
+    }
     var b = shard && this.bookById.get(shard.book);
     if (!b || shard.v !== 2 || shard.rules.length !== b.n) throw new Error("rules search: a shard does not fit the index");
     if (b.loaded) return;
@@ -211,9 +219,12 @@
     this.mini = null;      // made again, in rule order, on the next full-text search
   };
 
-  /* MiniSearch over the loaded rules, in rule order (as if every rule were there: the
-     statistics are the whole library's, from the names file, and a rule of a book not
-     loaded holds none of the words searched, so the scores are the whole library's). */
+  /* MiniSearch over the loaded rules, in rule order, scoring as over every rule: the
+     document count and field lengths are the whole library's (names file), and so is
+     each word's document frequency (terms files: MiniSearch reads it as the size of the
+     word's postings, which here are the loaded rules' only).  A book is left out only
+     when its rules cannot match (`missing`), so the scores and the list are the whole
+     index's. */
   Engine.prototype._index = function () {
     if (this.mini) return this.mini;
     var mini = new MiniSearch({idField: "i", fields: FIELDS, processTerm: processTerm,
@@ -228,6 +239,21 @@
     this.natural = {n: mini._documentCount, avg: mini._avgFieldLength.slice()};
     mini._documentCount = this.stats.n;
     mini._avgFieldLength = this.stats.avg.slice();
+    var df = this.df, termResults = mini.termResults;
+    mini.termResults = function (sourceTerm, derivedTerm, weight, termBoost, fieldTermData) {
+      var counts = df.get(derivedTerm);
+      if (fieldTermData && counts) {
+        var global = new Map();
+        fieldTermData.forEach(function (freqs, fieldId) {
+          global.set(fieldId, {size: counts[fieldId] || freqs.size, keys: function () { return freqs.keys(); },
+                               get: function (id) { return freqs.get(id); }});
+        });
+        var args = Array.prototype.slice.call(arguments);
+        args[4] = global;
+        return termResults.apply(this, args);
+      }
+      return termResults.apply(this, arguments);
+    };
     this.mini = mini;
     return mini;
   };
@@ -255,22 +281,28 @@
     return spellings;
   }
 
-  /* The query's full-text words, as MiniSearch sees them, cut to the filters' prefixes. */
-  Engine.prototype._terms = function (query) {
-    var self = this, out = new Set();
-    spellingsOf(query).forEach(function (q) {
+  /* The query's full-text words, as MiniSearch sees them: one list per spelling. */
+  Engine.prototype._words = function (query) {
+    var self = this;
+    return spellingsOf(query).map(function (q) {
+      var out = [];
       self.tokenize(q).forEach(function (t) {
         var p = processTerm(t);
-        if (p) out.add(p.slice(0, self.bloom.cap));
+        if (p && out.indexOf(p) < 0) out.push(p);
       });
+      return out;
     });
+  };
+  Engine.prototype._terms = function (query) {
+    var out = new Set();
+    this._words(query).forEach(function (ws) { ws.forEach(function (w) { out.add(w); }); });
     return Array.from(out);
   };
 
-  /* Whether book `b`'s text may hold a word starting with one of `terms`. */
+  /* Whether book `bookId`'s text may hold a word starting with one of `terms`. */
   Engine.prototype.mayMatch = function (bookId, terms) {
-    var b = this.bookById.get(bookId), k = this.bloom.k;
-    return !!b && terms.some(function (t) { return bloomHas(b.filter, b.bits, k, t); });
+    var b = this.bookById.get(bookId), k = this.bloom.k, cap = this.bloom.cap;
+    return !!b && terms.some(function (t) { return bloomHas(b.filter, b.bits, k, t.slice(0, cap)); });
   };
 
   /* The title/alias tier: {rule index: score}. */
@@ -292,10 +324,14 @@
     return scores;
   };
 
-  /* The books whose shards `search(query, options)` still needs to rank as if every book
-     were loaded ([] when it can already: the names alone fill the list with scores full
-     text cannot reach (over 40), or every book that may hold a word of it is loaded).
-     Under a book filter, only that book. */
+  /* The shards `search(query, options)` still needs to rank as the whole index does,
+     by name (`rules-search/<name>.js`): books by id, terms files as `terms/<letter>`.
+     [] when none: the names alone fill the list with scores full text cannot reach (over
+     40), or every part that matters is in.  What matters: the terms files of the query's
+     words (their document frequencies), the books whose filter admits every word of a
+     spelling (only their rules can match all words); and, if none of those rules does,
+     the books that admit any word (full text then takes any word).  Call again after
+     adding them: the last step needs the first's shards. */
   Engine.prototype.missing = function (query, options) {
     options = options || {};
     var book = options.book || null, limit = options.limit || 5, self = this;
@@ -303,10 +339,29 @@
     var strong = 0;
     this._names(query, book).forEach(function (s) { if (s > 40) strong++; });
     if (strong >= limit) return [];
-    var terms = this._terms(query);
-    return this.books.filter(function (b) {
-      return !b.loaded && (!book || b.id === book) && self.mayMatch(b.id, terms);
-    }).map(function (b) { return b.id; });
+    var words = this._words(query), need = [], matching = 0;
+    function want(name) { if (need.indexOf(name) < 0) need.push(name); }
+    var books = this.books.filter(function (b) { return !book || b.id === book; });
+    function admit(ws, all) {
+      books.forEach(function (b) {
+        if (all ? ws.every(function (w) { return self.mayMatch(b.id, [w]); }) : self.mayMatch(b.id, ws)) {
+          matching++;
+          if (!b.loaded) want(b.id);
+        }
+      });
+    }
+    words.forEach(function (ws) { if (ws.length) admit(ws, true); });
+    if (!need.length) {
+      spellingsOf(query).forEach(function (q, i) {
+        if (words[i].length && !self._fulltext(q, book, 1, ["title", "names", "text", "notes"], {}, false).length) {
+          admit(words[i], false);
+        }
+      });
+    }
+    if (matching) {       // some rule may match: score it with the library's word counts
+      this._terms(query).forEach(function (t) { if (!self.dfLoaded.has(t[0])) want("terms/" + t[0]); });
+    }
+    return need;
   };
 
   /* `rules lookup QUERY [--book BOOK] [--limit N]`: the best rules, best first, from the

@@ -88,9 +88,11 @@
   /* A book's full-text shard, added to the engine (once; a failed load may be retried). */
   var shardData = {}, shardPromises = {};
   window.RulesSearchShard = function (d) { if (d && d.book) shardData[d.book] = d; };
+  window.RulesSearchTerms = function (d) { if (d && d.terms) shardData["terms/" + d.terms] = d; };
   function loadShard(eng, id) {
     if (!shardPromises[id]) {
-      shardPromises[id] = loadScript(STATIC + "rules-search/" + encodeURIComponent(id) + ".js").then(function () {
+      var file = id.split("/").map(encodeURIComponent).join("/");
+      shardPromises[id] = loadScript(STATIC + "rules-search/" + file + ".js").then(function () {
         var d = shardData[id];
         delete shardData[id];
         if (!d) throw new Error("rules search: no shard for " + id);
