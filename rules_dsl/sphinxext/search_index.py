@@ -46,6 +46,7 @@ deleted.  Output is deterministic (sorted keys, books by id).
 from __future__ import annotations
 
 import base64
+import functools
 import json
 import re
 import unicodedata
@@ -88,9 +89,20 @@ def _is_separator(c: str) -> bool:
     return c in "\n\r" or unicodedata.category(c)[0] in "ZP"
 
 
+_SPLIT = None
+#: below this code point the separators are one precompiled class; above it, each is looked up
+_FAST_BELOW = "\u3000"
+
+
 def tokenize(text: str) -> list:
     """MiniSearch's default tokenizer, ``text.split(/[\\n\\r\\p{Z}\\p{P}]+/u)`` (empty
     pieces at the ends included, as JavaScript's split gives them)."""
+    global _SPLIT
+    if _SPLIT is None:
+        seps = "".join(chr(i) for i in range(ord(_FAST_BELOW)) if _is_separator(chr(i)))
+        _SPLIT = re.compile("[" + re.escape(seps) + "]+")
+    if not text or max(text) < _FAST_BELOW:
+        return _SPLIT.split(text)
     parts, buf, in_sep = [], [], False
     for c in text:
         if _is_separator(c):
@@ -107,6 +119,7 @@ def tokenize(text: str) -> list:
 _PLURAL_KEEP = re.compile(r"(ss|us|is)$")
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def process_term(term: str) -> str:
     """rules_search.js's `processTerm`: lower case, plurals stemmed."""
     t = term.lower()
@@ -137,6 +150,16 @@ def field_lengths(fields) -> list:
     return [len(set(tokenize(f))) for f in fields]
 
 
+def _field_terms(fields) -> tuple:
+    """(`field_lengths`, the distinct processed terms of each field) in one pass."""
+    lengths, terms = [], []
+    for f in fields:
+        toks = set(tokenize(f))
+        lengths.append(len(toks))
+        terms.append({process_term(t) for t in toks})
+    return lengths, terms
+
+
 def slug(title: str) -> str:
     """The id a rule's title would give (a rule whose id is this stores ``""``)."""
     return re.sub(r"[^a-z0-9]+", " ", title.lower()).strip().replace(" ", "-")
@@ -157,6 +180,7 @@ def bloom_positions(item: str, bits: int, k: int = BLOOM_K):
 
 
 _ASCII_HEAD = re.compile(r"[a-z0-9]*")
+_QUERY_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789")
 
 
 def prefixes(terms) -> set:
@@ -169,12 +193,27 @@ def prefixes(terms) -> set:
 
 
 def bloom_filter(items) -> list:
-    """``[bits, base64]`` of a Bloom filter holding `items`."""
-    items = sorted(items)
+    """``[bits, base64]`` of a Bloom filter holding `items` (``[a-z0-9]`` strings)."""
+    items = set(items)
     bits = max(64, -(-len(items) * BLOOM_BITS_PER_ITEM // 8) * 8)
     arr = bytearray(bits // 8)
-    for it in items:
-        for p in bloom_positions(it, bits):
+    # FNV-1a runs along a word: one pass gives the hashes of all its prefixes
+    hashes, heads = {}, sorted(items)
+    for i, head in enumerate(heads):
+        if i + 1 < len(heads) and heads[i + 1].startswith(head):
+            continue                     # a prefix of the next word: hashed with it
+        h1, h2 = 2166136261, 84696351
+        for n, b in enumerate(head.encode("ascii"), 1):
+            h1 = ((h1 ^ b) * 16777619) & 0xFFFFFFFF
+            h2 = ((h2 ^ b) * 16777619) & 0xFFFFFFFF
+            if n < len(head):
+                p = head[:n]
+                if p in items and p not in hashes:
+                    hashes[p] = (h1, h2 | 1)
+        hashes[head] = (h1, h2 | 1)
+    for h1, h2 in hashes.values():
+        for k in range(BLOOM_K):
+            p = (h1 + k * h2) % bits
             arr[p >> 3] |= 1 << (p & 7)
     return [bits, base64.b64encode(bytes(arr)).decode("ascii")]
 
@@ -188,15 +227,16 @@ def bloom_has(flt, item: str) -> bool:
 def book_part(entry: dict) -> dict:
     """What the search keeps of one book: its names rows, shard rows, field lengths and
     filter.  The costly step of the whole index (prose to plain text), hence cached."""
-    names, shard, lengths = [], [], []
+    names, shard, lengths, df = [], [], [], {}
     for rec in entry["records"]:
         notes = " ".join(" ".join(n["text"].split()) for n in rec["notes"])[:NOTE_CHARS]
         text, mech = _plain(rec["text"]), _mechanic_names(rec["mechanics"])
         rid = "" if slug(rec["title"]) == rec["rule"] else rec["rule"]
         names.append([rec["rule"], rid, rec["title"], rec["section"], list(rec["aliases"])])
         shard.append([text, notes, mech] + list(rec["keywords"]))
-        lengths.append(field_lengths(documents(rec["title"], rec["aliases"], rec["keywords"], text, notes, mech)))
-    df = doc_freqs(names, shard)
+        ln, terms = _field_terms(documents(rec["title"], rec["aliases"], rec["keywords"], text, notes, mech))
+        lengths.append(ln)
+        _count(df, terms)
     return {"title": entry["info"]["title"], "names": names, "shard": shard, "lengths": lengths,
             "df": df, "filter": bloom_filter(prefixes(df))}
 
@@ -207,12 +247,18 @@ def doc_freqs(names, shard) -> dict:
     those beginning with ``[a-z0-9]``."""
     df = {}
     for (_, _, title, _, aliases), row in zip(names, shard):
-        fields = documents(title, aliases, row[3:], row[0], row[1], row[2])
-        for fi, f in enumerate(fields):
-            for t in {process_term(tok) for tok in tokenize(f)}:
-                if t and _ASCII_HEAD.match(t).end():
-                    df.setdefault(t, [0] * len(FT_FIELDS))[fi] += 1
+        _count(df, _field_terms(documents(title, aliases, row[3:], row[0], row[1], row[2]))[1])
     return df
+
+
+def _count(df: dict, field_terms) -> None:
+    for fi, terms in enumerate(field_terms):
+        for t in terms:
+            if t and t[0] in _QUERY_CHARS:
+                counts = df.get(t)
+                if counts is None:
+                    counts = df[t] = [0] * len(FT_FIELDS)
+                counts[fi] += 1
 
 
 def _part_key(bid: str, entry: dict) -> str:
