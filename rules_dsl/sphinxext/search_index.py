@@ -1,11 +1,11 @@
-"""The browser search's data: a small names file, and one full-text shard per book.
+"""The browser search's data: a small names file, per-book full-text shards, word counts.
 
 The site's search box (`static/rules_search.js`, ranking; `static/rules_search_ui.js`,
 the box) answers as `rules lookup` does, from static files alone.  Its data is made
 here from the *same* per-book records as the CLI's index (`index.book_entries`,
 `index._rule_record`: built from the compiled books, never from source text), so the
 two rank the same names and the same text.  A phone must not download the whole
-library's text to find one rule, so the data is split in two:
+library's text to find one rule, so the data is split in three:
 
 **The names file**, ``_static/rules-search-index.js``: one line
 ``RulesSearchData(<json>);`` (a script, not a JSON fetch: a page opened from disk may
@@ -24,12 +24,12 @@ exact and typo-tolerant title/alias matches on its own.  The JSON (`VERSION` 2):
 the order ties are broken in; ``book``, ``section`` and ``page`` index the tables above;
 ``rule_id`` is ``""`` when it is the title's slug (`slug`); the rule's link is
 ``pages[page] + "#" + book_id + ":" + rule_id``.  Each book carries a Bloom filter
-(`bloom_filter`) of every prefix (up to `BLOOM_CAP` characters, ``[a-z0-9]`` only: a
-query is normalised to those) of every term its full text indexes, so the box fetches
-only the shards that can match a query's words.  `stats` are the full-text engine's
-statistics over *all* rules (MiniSearch's document count and average field lengths,
-computed here as MiniSearch computes them, `field_lengths`), so scores over the shards
-that are loaded are the scores over the whole library.
+(`bloom_filter`, FNV-1a with double hashing, about 2% false positives) of every prefix
+(up to `BLOOM_CAP` characters, ``[a-z0-9]`` only: a query is normalised to those) of
+every term its full text indexes, so the box fetches only the shards that can match a
+query's words.  `stats` are the full-text engine's statistics over *all* rules
+(MiniSearch's document count and average field lengths, computed here as MiniSearch
+computes them: `tokenize`, `field_lengths`).
 
 **The shards**, ``_static/rules-search/<book id>.js``: one line
 ``RulesSearchShard(<json>);``, ``{"v": 2, "book": id, "rules": [[text, notes,
@@ -37,11 +37,26 @@ mechanics, keyword...], ...]}``, one array per rule of the names file's rows for
 book, in order.  Prose is plain text (references read as their labels); notes are kept
 only as text to search, cut to `NOTE_CHARS`; mechanics by name.
 
-Incremental: each book's part (the costly bit is turning prose into plain text) is
-cached in ``<cache>/search-books/``, keyed by a hash of the book's index entry and this
-code, so a rebuild with no change, or one changed book, redoes no other book; every
-file is written only when its bytes change, and shards of books that are gone are
-deleted.  Output is deterministic (sorted keys, books by id).
+**The terms files**, ``_static/rules-search/terms/<c>.js``: one line
+``RulesSearchTerms(<json>);``, ``{"v": 2, "terms": c, "df": {term: [rules, by
+FT_FIELDS]}}``: for every indexed term starting with the character ``c`` (one file per
+first character, ``[a-z0-9]``), how many rules of the whole library hold it in each
+field (MiniSearch's document frequency).
+
+Why the counts: with the library-wide document count, field lengths and document
+frequencies, MiniSearch over only the shards loaded scores each loaded rule exactly
+as over every rule; so the box needs only the books whose rules can match (those
+whose filter admits every word of the query; those that admit any word only when no
+rule has them all, since full text then takes any word) and the terms files of the
+query's words, and its list is the whole index's (`RulesSearch` `missing`;
+tests/test_search_js.py and test_search_ui.py check it).
+
+Incremental: each book's part (the costly bits: prose to plain text, the word counts
+and the filter) is cached in ``<cache>/search-books/``, keyed by a hash of the book's
+index entry and this code, so a rebuild with no change, or one changed book, redoes no
+other book; every file is written only when its bytes change, and shards of books
+that are gone (and terms files of letters no word starts with) are deleted.  Output
+is deterministic (sorted keys, books by id, terms sorted).
 """
 from __future__ import annotations
 
