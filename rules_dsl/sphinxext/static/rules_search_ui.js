@@ -172,7 +172,9 @@
       open(false);
       window.location.href = href(r);
     }
+    var shownQuery = null;
     function render(query) {
+      shownQuery = query;
       list.textContent = "";
       active = -1;
       input.removeAttribute("aria-activedescendant");
@@ -218,10 +220,16 @@
         function step() {
           if (mine !== seq) return false;
           var opts = {book: select.value || null, limit: LIMIT};
+          var picked = active >= 0 && results[active] && shownQuery === query
+            ? results[active].book + ":" + results[active].rule : null;
           results = eng.search(query, opts);
           var need = eng.missing(query, opts);
           results.forEach(function (r) { if (r.text === null && need.indexOf(r.book) < 0) need.push(r.book); });
           render(query);
+          if (picked) {     // a rule picked with the arrows stays picked when the list fills in
+            var again = results.findIndex(function (r) { return r.book + ":" + r.rule === picked; });
+            if (again >= 0) setActive(again);
+          }
           box.setAttribute("data-state", need.length ? "names" : "done");
           if (!need.length) return true;
           return new Promise(function (resolve) {
