@@ -18,6 +18,13 @@
  * the scores a scan of every name gives): a scan of a few thousand short names per
  * keystroke takes a few milliseconds.  Ties go to the earlier rule (books by id, rules
  * in book order), as in the CLI.  Only data is read: nothing from a book is evaluated.
+ *
+ * The data comes in parts (search_index.py documents them): `create(names file)` ranks
+ * titles and aliases at once; `addShard` takes a book's full text or a terms file (the
+ * library's word counts); `missing(query)` names the parts a query still needs for its
+ * list to be the one every part gives (none when the names settle it), and `search`
+ * ranks with what is in.  MiniSearch runs over the loaded books only, with the whole
+ * library's statistics put in (`_index`), so its scores are the whole index's.
  */
 (function (root, factory) {
   if (typeof module === "object" && module.exports) {
