@@ -106,6 +106,7 @@ def test_index_round_trips_and_holds_every_rule():
     assert all(t[0] == name[-1] for name, s in terms.items() for t in s["df"])
     supp = [row for b in books.values() for row in b["rules"] if "suppression" in row[0].lower()]
     assert df["suppression"][2] >= len(supp) > 0
+    assert data["termfiles"] == "".join(sorted(name[-1] for name in terms))
     for bi, (bid, _title, count, bits, _) in enumerate(data["books"]):
         assert count == len(shards[bid]["rules"]) == sum(1 for r in data["rules"] if r[0] == bi)
         assert bits % 8 == 0
@@ -255,3 +256,21 @@ def test_bloom_filter_agrees_with_python():
     assert all(got[:10]) and not all(got)
     # a word longer than BLOOM_CAP is held by its first BLOOM_CAP characters (the box cuts queries so)
     assert search_index.bloom_has(flt, "suppression"[:search_index.BLOOM_CAP])
+
+
+def test_no_terms_file_is_asked_for_that_does_not_exist(tmp_path):
+    """A word may start with a character no indexed word starts with (a filter's false
+    positive admits its book): the box must not fetch a terms file that is not there."""
+    data, shards = _browser_data()
+    data = dict(data, termfiles=data["termfiles"].replace("q", ""))
+    (tmp_path / "d.json").write_text(json.dumps(data), encoding="utf-8")
+    script = ("const R = require(process.argv[1]); const fs = require('fs');"
+              "const e = R.create(JSON.parse(fs.readFileSync(process.argv[2], 'utf8')));"
+              "process.stdout.write(JSON.stringify([e.missing('quality roll', {limit: 8}),"
+              " e.missing('cover save', {limit: 8})]));")
+    proc = subprocess.run([NODE, "-e", script, str(STATIC / "rules_search.js"), str(tmp_path / "d.json")],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    quality, cover = json.loads(proc.stdout)
+    assert "terms/r" in quality and "terms/q" not in quality
+    assert "terms/c" in cover and "terms/s" in cover

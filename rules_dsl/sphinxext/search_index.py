@@ -18,7 +18,8 @@ exact and typo-tolerant title/alias matches on its own.  The JSON (`VERSION` 2):
      "sections": ["Combat", ...],                                       # each section once
      "rules":    [[book, rule_id, title, section, page, alias...], ...],
      "stats":    {"n": rules, "avg": [average field length, by FT_FIELDS]},
-     "bloom":    {"k": hashes, "cap": longest prefix kept}}
+     "bloom":    {"k": hashes, "cap": longest prefix kept},
+     "termfiles": "0123...xyz"}                                         # the terms files there are
 
 `rules` are in the CLI index's order (books by id, rules in book order), which is also
 the order ties are broken in; ``book``, ``section`` and ``page`` index the tables above;
@@ -344,7 +345,8 @@ def build_files(parts: dict, url_of) -> tuple:
         for f, n in enumerate(ln):
             avg[f] = (avg[f] * count + n) / (count + 1)
     data = {"v": VERSION, "books": books, "pages": list(pages), "sections": list(sections), "rules": rules,
-            "stats": {"n": len(lengths), "avg": avg}, "bloom": {"k": BLOOM_K, "cap": BLOOM_CAP}}
+            "stats": {"n": len(lengths), "avg": avg}, "bloom": {"k": BLOOM_K, "cap": BLOOM_CAP},
+            "termfiles": "".join(sorted({t[0] for t in df}))}
     return data, shards
 
 

@@ -205,6 +205,7 @@
     this.tokenize = MiniSearch.getDefault("tokenize");
     this.df = new Map();            // term -> [rules holding it, by field], the whole library's
     this.dfLoaded = new Set();      // first letters whose terms file is in
+    this.termFiles = data.termfiles || "";   // the first letters that have a terms file
   }
 
   /* A shard's data: a book's full text (`RulesSearchShard(...)`) or a terms file (`RulesSearchTerms(...)`). */
@@ -366,7 +367,9 @@
       });
     }
     if (matching) {       // some rule may match: score it with the library's word counts
-      this._terms(query).forEach(function (t) { if (!self.dfLoaded.has(t[0])) want("terms/" + t[0]); });
+      this._terms(query).forEach(function (t) {
+        if (!self.dfLoaded.has(t[0]) && self.termFiles.indexOf(t[0]) >= 0) want("terms/" + t[0]);
+      });
     }
     return need;
   };
