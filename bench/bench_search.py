@@ -7,7 +7,7 @@ For each N, a library of N books made by bench_scale.make_library, its browser s
 data made as the site build makes it (`search_index.build_data` over
 `index.book_entries`, a fake page per book), and reported:
 
-* the names file (raw and gzip, and how much of it the books' Bloom filters take);
+* the names file and the filters file (raw and gzip);
 * the shards (total, and per book the median and the largest, raw and gzip);
 * the time to make every book's part, with an empty cache, again with the cache warm,
   and after one book changed (`book_parts`, the costly step of `write_index`);
@@ -49,11 +49,11 @@ TIMER = r"""
 const fs = require("fs"), path = require("path");
 const RulesSearch = require(process.argv[2]);
 const dir = process.argv[3];
-const unwrap = (t, p) => JSON.parse(t.slice(p.length, -");\n".length));
+const unwrap = t => JSON.parse(t.slice(t.indexOf("(") + 1, -");\n".length));
 const text = fs.readFileSync(path.join(dir, "rules-search-index.js"), "utf8");
-const shard = id => unwrap(fs.readFileSync(path.join(dir, "rules-search", id + ".js"), "utf8"), "RulesSearchShard(");
+const shard = id => unwrap(fs.readFileSync(path.join(dir, "rules-search", id + ".js"), "utf8"));
 let t = process.hrtime.bigint();
-const data = unwrap(text, "RulesSearchData(");
+const data = unwrap(text);
 const engine = RulesSearch.create(data);
 const build = Number(process.hrtime.bigint() - t) / 1e6;
 const per = {}, times = [];
@@ -104,11 +104,10 @@ def measure(books: Path, cache: Path, tmp: Path) -> dict:
     first = _sizes(search_index.dumps(data))
     sh = {b: _sizes(search_index.dumps_shard(s)) for b, s in shards.items()}
     terms = {b: x for b, x in sh.items() if "/" in b}
-    sh_books = {b: x for b, x in sh.items() if "/" not in b}
+    sh_books = {b: x for b, x in sh.items() if "/" not in b and b != search_index.FILTERS}
     out = {"books": len(data["books"]), "rules": len(data["rules"]),
-           "names_file": {"bytes": first[0], "gzip_bytes": first[1],
-                          "bloom_bytes": sum(len(b[4]) for b in data["books"]),
-                          "bloom_gzip_bytes": len(gzip.compress("".join(b[4] for b in data["books"]).encode(), 9))},
+           "names_file": {"bytes": first[0], "gzip_bytes": first[1]},
+           "filters_file": {"bytes": sh[search_index.FILTERS][0], "gzip_bytes": sh[search_index.FILTERS][1]},
            "shards": {"bytes": sum(x[0] for x in sh_books.values()),
                       "gzip_bytes": sum(x[1] for x in sh_books.values()),
                       "per_book_median": [statistics.median(x[0] for x in sh_books.values()),
@@ -127,7 +126,7 @@ def measure(books: Path, cache: Path, tmp: Path) -> dict:
         for r in res["queries"].values():
             r["gzip_bytes"] = sum(sh[b][1] for b in r.pop("books"))
             admitted = r.pop("admitted")
-            r["admitted_books"] = sum(1 for b in admitted if "/" not in b)
+            r["admitted_books"] = sum(1 for b in admitted if b in sh_books)
             r["admitted_terms_files"] = sum(1 for b in admitted if "/" in b)
             r["admitted_gzip_bytes"] = sum(sh[b][1] for b in admitted)
         out.update(res)

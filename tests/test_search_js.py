@@ -42,9 +42,9 @@ RUNNER = r"""
 const fs = require("fs"), path = require("path");
 const RulesSearch = require(process.argv[2]);
 const dir = process.argv[3];
-const unwrap = (t, p) => JSON.parse(t.slice(p.length, -");\n".length));
-const data = unwrap(fs.readFileSync(path.join(dir, "rules-search-index.js"), "utf8"), "RulesSearchData(");
-const shard = id => unwrap(fs.readFileSync(path.join(dir, "rules-search", id + ".js"), "utf8"), "RulesSearchShard(");
+const unwrap = t => JSON.parse(t.slice(t.indexOf("(") + 1, -");\n".length));
+const data = unwrap(fs.readFileSync(path.join(dir, "rules-search-index.js"), "utf8"));
+const shard = id => unwrap(fs.readFileSync(path.join(dir, "rules-search", id + ".js"), "utf8"));
 const [queries, limit] = JSON.parse(fs.readFileSync(process.argv[4], "utf8"));
 // every shard loaded: the whole library's index, as before the split
 const all = RulesSearch.create(data);
@@ -97,19 +97,22 @@ def test_index_round_trips_and_holds_every_rule():
     entries = index.book_entries(DEFAULT)
     n = sum(len(e["records"]) for e in entries.values())
     assert len(data["rules"]) == n == data["stats"]["n"]
-    books = {name: s for name, s in shards.items() if "/" not in name}
+    books = {name: s for name, s in shards.items() if "/" not in name and name != search_index.FILTERS}
     assert [b[0] for b in data["books"]] == sorted(books)
+    # the filters: one per book, in the names file's order
+    filters = shards[search_index.FILTERS]
+    assert len(filters["filters"]) == len(data["books"]) and all(f[0] % 8 == 0 for f in filters["filters"])
+    assert (filters["k"], filters["cap"]) == (search_index.BLOOM_K, search_index.BLOOM_CAP)
     # the terms files: each word's document frequencies, summed over the books
     terms = {name: s for name, s in shards.items() if name.startswith(search_index.TERMS_DIR + "/")}
-    assert set(shards) == set(books) | set(terms)
+    assert set(shards) == set(books) | set(terms) | {search_index.FILTERS}
     df = {t: c for s in terms.values() for t, c in s["df"].items()}
     assert all(t[0] == name[-1] for name, s in terms.items() for t in s["df"])
     supp = [row for b in books.values() for row in b["rules"] if "suppression" in row[0].lower()]
     assert df["suppression"][2] >= len(supp) > 0
     assert data["termfiles"] == "".join(sorted(name[-1] for name in terms))
-    for bi, (bid, _title, count, bits, _) in enumerate(data["books"]):
+    for bi, (bid, _title, count) in enumerate(data["books"]):
         assert count == len(shards[bid]["rules"]) == sum(1 for r in data["rules"] if r[0] == bi)
-        assert bits % 8 == 0
     # names only in the first file: no prose; each page and section path stored once
     assert len(data["pages"]) == len(set(data["pages"])) and len(data["sections"]) == len(set(data["sections"]))
     # a rule id is "" exactly when it is its title's slug
@@ -148,9 +151,13 @@ def test_shards_load_only_where_needed_and_rank_as_the_whole_index(tmp_path):
     data = search_index.loads((tmp_path / search_index.FILENAME).read_text(encoding="utf-8"))
     assert js["natural"]["n"] == data["stats"]["n"]
     assert js["natural"]["avg"] == data["stats"]["avg"]
-    assert js["loaded"]["supression"] == [] and js["names"]["supression"][0][0] == "dust-tactics:suppression"
-    assert js["loaded"]["blutkreutz"] and len(js["loaded"]["blutkreutz"]) < len(data["books"])
-    assert js["loaded"]["zzzzqqq"] == []
+    ids = {row[0] for row in data["books"]}
+    # a typo of a title: no book's text needed (at most the filters, to learn that)
+    assert js["names"]["supression"][0][0] == "dust-tactics:suppression"
+    assert [b for b in js["loaded"]["supression"] if b in ids] == []
+    rare = [b for b in js["loaded"]["blutkreutz"] if b in ids]
+    assert rare and len(rare) < len(data["books"])
+    assert js["loaded"]["zzzzqqq"] == [search_index.FILTERS]      # the filters say no book holds it
     assert len(js["loaded"]["under fire token"]) >= 1
 
 
@@ -264,11 +271,14 @@ def test_no_terms_file_is_asked_for_that_does_not_exist(tmp_path):
     data, shards = _browser_data()
     data = dict(data, termfiles=data["termfiles"].replace("q", ""))
     (tmp_path / "d.json").write_text(json.dumps(data), encoding="utf-8")
+    (tmp_path / "f.json").write_text(json.dumps(shards[search_index.FILTERS]), encoding="utf-8")
     script = ("const R = require(process.argv[1]); const fs = require('fs');"
               "const e = R.create(JSON.parse(fs.readFileSync(process.argv[2], 'utf8')));"
+              "e.addShard(JSON.parse(fs.readFileSync(process.argv[3], 'utf8')));"
               "process.stdout.write(JSON.stringify([e.missing('quality roll', {limit: 8}),"
               " e.missing('cover save', {limit: 8})]));")
-    proc = subprocess.run([NODE, "-e", script, str(STATIC / "rules_search.js"), str(tmp_path / "d.json")],
+    proc = subprocess.run([NODE, "-e", script, str(STATIC / "rules_search.js"), str(tmp_path / "d.json"),
+                           str(tmp_path / "f.json")],
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
     quality, cover = json.loads(proc.stdout)

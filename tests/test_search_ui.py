@@ -30,7 +30,9 @@ PAGE = """<!DOCTYPE html>
 <script defer src="_static/rules_search_ui.js"></script></head>
 <body><article role="main"><h1>Rules</h1><p>A page with the rule search box.</p></article></body></html>
 """
+#: the books whose full-text shard the page fetched (not the filters file nor terms files)
 LOADED = ("Array.from(document.querySelectorAll('script[src*=\"rules-search/\"]'))"
+          ".filter(s => !/\\/terms\\/|\\/filters\\.js$/.test(s.src))"
           ".map(s => decodeURIComponent(s.src.split('/').pop()).replace(/\\.js$/, '')).sort()")
 SHOWN = ("Array.from(document.querySelectorAll('#rules-search-results li a'))"
          ".map(a => decodeURIComponent(a.hash).slice(1))")

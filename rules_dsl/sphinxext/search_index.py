@@ -5,32 +5,36 @@ the box) answers as `rules lookup` does, from static files alone.  Its data is m
 here from the *same* per-book records as the CLI's index (`index.book_entries`,
 `index._rule_record`: built from the compiled books, never from source text), so the
 two rank the same names and the same text.  A phone must not download the whole
-library's text to find one rule, so the data is split in three:
+library's text to find one rule, so the data is split:
 
 **The names file**, ``_static/rules-search-index.js``: one line
 ``RulesSearchData(<json>);`` (a script, not a JSON fetch: a page opened from disk may
-not fetch files, but may load a script), loaded when the box is first used.  It answers
-exact and typo-tolerant title/alias matches on its own.  The JSON (`VERSION` 2)::
+not fetch files, but may load a script), loaded when the box is first used.  Names
+only: it answers exact and typo-tolerant title/alias matches on its own.  The JSON
+(`VERSION` 2)::
 
     {"v": 2,
-     "books":    [[id, title, rules, bloom_bits, bloom_base64], ...],   # by id
+     "books":    [[id, title, rules], ...],                              # by id
      "pages":    ["docs/books/<id>/<page>.html", ...],                  # each page once
      "sections": ["Combat", ...],                                       # each section once
      "rules":    [[book, rule_id, title, section, page, alias...], ...],
      "stats":    {"n": rules, "avg": [average field length, by FT_FIELDS]},
-     "bloom":    {"k": hashes, "cap": longest prefix kept},
      "termfiles": "0123...xyz"}                                         # the terms files there are
 
 `rules` are in the CLI index's order (books by id, rules in book order), which is also
 the order ties are broken in; ``book``, ``section`` and ``page`` index the tables above;
 ``rule_id`` is ``""`` when it is the title's slug (`slug`); the rule's link is
-``pages[page] + "#" + book_id + ":" + rule_id``.  Each book carries a Bloom filter
-(`bloom_filter`, FNV-1a with double hashing, about 2% false positives) of every prefix
-(up to `BLOOM_CAP` characters, ``[a-z0-9]`` only: a query is normalised to those) of
-every term its full text indexes, so the box fetches only the shards that can match a
-query's words.  `stats` are the full-text engine's statistics over *all* rules
-(MiniSearch's document count and average field lengths, computed here as MiniSearch
-computes them: `tokenize`, `field_lengths`).
+``pages[page] + "#" + book_id + ":" + rule_id``.  `stats` are the full-text engine's
+statistics over *all* rules (MiniSearch's document count and average field lengths,
+computed here as MiniSearch computes them: `tokenize`, `field_lengths`).
+
+**The filters file**, ``_static/rules-search/filters.js``: one line
+``RulesSearchFilters(<json>);``, ``{"v": 2, "filters": [[bits, base64], ...], "k":
+hashes, "cap": longest prefix kept}``, one Bloom filter per book in the names file's
+order (`bloom_filter`, FNV-1a with double hashing, about 2% false positives) of every
+prefix (up to `BLOOM_CAP` characters, ``[a-z0-9]`` only: a query is normalised to
+those) of every term the book's full text indexes, so the box fetches only the shards
+that can match a query's words.  Fetched (in the background) once the box is used.
 
 **The shards**, ``_static/rules-search/<book id>.js``: one line
 ``RulesSearchShard(<json>);``, ``{"v": 2, "book": id, "rules": [[text, notes,
@@ -85,6 +89,8 @@ BLOOM_CAP = 8
 CACHE_DIR = "search-books"
 TERMS_DIR = "terms"
 TERMS_PREFIX = "RulesSearchTerms("
+FILTERS = "filters"
+FILTERS_PREFIX = "RulesSearchFilters("
 
 
 # ------------------------------------------------------------------ text as MiniSearch sees it
@@ -314,9 +320,9 @@ def book_parts(entries: dict, cache_dir=None, folder: str = "") -> dict:
 # ------------------------------------------------------------------ the files
 def build_files(parts: dict, url_of) -> tuple:
     """(names data, {shard name: shard data}) from `book_parts`: a book's shard is named by
-    its id, a terms file ``terms/<c>``; `url_of(book, rule)` is the rule's page (relative
-    to the site root, without the anchor) or None to leave it out."""
-    books, pages, sections, rules, shards, lengths, df = [], {}, {}, [], {}, [], {}
+    its id, a terms file ``terms/<c>``, the filters `FILTERS`; `url_of(book, rule)` is the
+    rule's page (relative to the site root, without the anchor) or None to leave it out."""
+    books, pages, sections, rules, shards, lengths, df, filters = [], {}, {}, [], {}, [], {}, []
     for bi, bid in enumerate(sorted(parts)):
         part = parts[bid]
         rows, kept = [], []
@@ -330,7 +336,8 @@ def build_files(parts: dict, url_of) -> tuple:
             rows.append(srow)
             kept.append(name)
             lengths.append(ln)
-        books.append([bid, part["title"], len(rows)] + part["filter"])
+        books.append([bid, part["title"], len(rows)])
+        filters.append(part["filter"])
         shards[bid] = {"v": VERSION, "book": bid, "rules": rows}
         book_df = part["df"] if len(rows) == len(part["names"]) else doc_freqs(kept, rows)
         for t, counts in book_df.items():
@@ -344,9 +351,9 @@ def build_files(parts: dict, url_of) -> tuple:
     for count, ln in enumerate(lengths):       # MiniSearch's running average, in its order
         for f, n in enumerate(ln):
             avg[f] = (avg[f] * count + n) / (count + 1)
+    shards[FILTERS] = {"v": VERSION, "filters": filters, "k": BLOOM_K, "cap": BLOOM_CAP}
     data = {"v": VERSION, "books": books, "pages": list(pages), "sections": list(sections), "rules": rules,
-            "stats": {"n": len(lengths), "avg": avg}, "bloom": {"k": BLOOM_K, "cap": BLOOM_CAP},
-            "termfiles": "".join(sorted({t[0] for t in df}))}
+            "stats": {"n": len(lengths), "avg": avg}, "termfiles": "".join(sorted({t[0] for t in df}))}
     return data, shards
 
 
@@ -369,7 +376,8 @@ def dumps(data: dict) -> str:
 
 def dumps_shard(shard: dict) -> str:
     """The script text of one book's shard, or of one terms file."""
-    return _script(TERMS_PREFIX if "terms" in shard else SHARD_PREFIX, shard)
+    prefix = TERMS_PREFIX if "terms" in shard else FILTERS_PREFIX if "filters" in shard else SHARD_PREFIX
+    return _script(prefix, shard)
 
 
 def _loads(text: str, prefix: str, what: str) -> dict:
@@ -386,6 +394,8 @@ def loads(text: str) -> dict:
 def loads_shard(text: str) -> dict:
     if text.startswith(TERMS_PREFIX):
         return _loads(text, TERMS_PREFIX, "terms file")
+    if text.startswith(FILTERS_PREFIX):
+        return _loads(text, FILTERS_PREFIX, "filters file")
     return _loads(text, SHARD_PREFIX, "shard")
 
 

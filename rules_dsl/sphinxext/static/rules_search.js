@@ -20,8 +20,8 @@
  * in book order), as in the CLI.  Only data is read: nothing from a book is evaluated.
  *
  * The data comes in parts (search_index.py documents them): `create(names file)` ranks
- * titles and aliases at once; `addShard` takes a book's full text or a terms file (the
- * library's word counts); `missing(query)` names the parts a query still needs for its
+ * titles and aliases at once; `addShard` takes the books' word filters, a book's full
+ * text or a terms file (the library's word counts); `missing(query)` names the parts a query still needs for its
  * list to be the one every part gives (none when the names settle it), and `search`
  * ranks with what is in.  MiniSearch runs over the loaded books only, with the whole
  * library's statistics put in (`_index`), so its scores are the whole index's.
@@ -171,9 +171,9 @@
     if (!data || data.v !== 2) throw new Error("rules search: unknown index format");
     var self = this;
     this.stats = data.stats;
-    this.bloom = data.bloom;
+    this.bloom = null;              // the filters file's data, once it is in
     this.books = data.books.map(function (b) {
-      return {id: b[0], title: b[1], n: b[2], bits: b[3], filter: decode(b[4]), loaded: false, first: -1};
+      return {id: b[0], title: b[1], n: b[2], bits: 0, filter: null, loaded: false, first: -1};
     });
     this.bookById = new Map();
     this.books.forEach(function (b) { self.bookById.set(b.id, b); });
@@ -210,6 +210,12 @@
 
   /* A shard's data: a book's full text (`RulesSearchShard(...)`) or a terms file (`RulesSearchTerms(...)`). */
   Engine.prototype.addShard = function (shard) {
+    if (shard && shard.v === 2 && Array.isArray(shard.filters)) {
+      if (shard.filters.length !== this.books.length) throw new Error("rules search: the filters do not fit the index");
+      this.books.forEach(function (b, i) { b.bits = shard.filters[i][0]; b.filter = decode(shard.filters[i][1]); });
+      this.bloom = {k: shard.k, cap: shard.cap};
+      return;
+    }
     if (shard && shard.v === 2 && typeof shard.terms === "string") {
       var df = this.df;
       Object.keys(shard.df).forEach(function (t) { df.set(t, shard.df[t]); });
@@ -307,10 +313,14 @@
     return Array.from(out);
   };
 
-  /* Whether book `bookId`'s text may hold a word starting with one of `terms`. */
+  /* Whether book `bookId`'s text may hold a word starting with one of `terms` (true for
+     every book until the filters are in). */
   Engine.prototype.mayMatch = function (bookId, terms) {
-    var b = this.bookById.get(bookId), k = this.bloom.k, cap = this.bloom.cap;
-    return !!b && terms.some(function (t) { return bloomHas(b.filter, b.bits, k, t.slice(0, cap)); });
+    var b = this.bookById.get(bookId);
+    if (!b) return false;
+    if (!this.bloom) return true;
+    var k = this.bloom.k, cap = this.bloom.cap;
+    return terms.some(function (t) { return bloomHas(b.filter, b.bits, k, t.slice(0, cap)); });
   };
 
   /* The title/alias tier: {rule index: score}. */
@@ -333,7 +343,8 @@
   };
 
   /* The shards `search(query, options)` still needs to rank as the whole index does,
-     by name (`rules-search/<name>.js`): books by id, terms files as `terms/<letter>`.
+     by name (`rules-search/<name>.js`): books by id, terms files as `terms/<letter>`,
+     and first of all the books' word filters, `filters`.
      [] when none: the names alone fill the list with scores full text cannot reach (over
      40), or every part that matters is in.  What matters: the terms files of the query's
      words (their document frequencies), the books whose filter admits every word of a
@@ -347,6 +358,7 @@
     var strong = 0;
     this._names(query, book).forEach(function (s) { if (s > 40) strong++; });
     if (strong >= limit) return [];
+    if (!this.bloom) return ["filters"];     // first the filters: they say which books to fetch
     var words = this._words(query), need = [], matching = 0;
     function want(name) { if (need.indexOf(name) < 0) need.push(name); }
     var books = this.books.filter(function (b) { return !book || b.id === book; });

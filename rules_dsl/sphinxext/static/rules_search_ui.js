@@ -89,6 +89,7 @@
   var shardData = {}, shardPromises = {};
   window.RulesSearchShard = function (d) { if (d && d.book) shardData[d.book] = d; };
   window.RulesSearchTerms = function (d) { if (d && d.terms) shardData["terms/" + d.terms] = d; };
+  window.RulesSearchFilters = function (d) { if (d && d.filters) shardData.filters = d; };
   function loadShard(eng, id) {
     if (!shardPromises[id]) {
       var file = id.split("/").map(encodeURIComponent).join("/");
@@ -217,6 +218,7 @@
       box.setAttribute("data-state", "names");
       return engine().then(function (eng) {
         fillBooks(eng);
+        loadShard(eng, "filters").catch(function () {});   // fetched while the user types
         function step() {
           if (mine !== seq) return false;
           var opts = {book: select.value || null, limit: LIMIT};
