@@ -32,7 +32,7 @@ PAGE = """<!DOCTYPE html>
 """
 #: the books whose full-text shard the page fetched (not the filters file nor terms files)
 LOADED = ("Array.from(document.querySelectorAll('script[src*=\"rules-search/\"]'))"
-          ".filter(s => !/\\/terms\\/|\\/filters\\.js$/.test(s.src))"
+          ".filter(s => !/\\/terms\\/|\\/_filters\\.js$/.test(s.src))"
           ".map(s => decodeURIComponent(s.src.split('/').pop()).replace(/\\.js$/, '')).sort()")
 SHOWN = ("Array.from(document.querySelectorAll('#rules-search-results li a'))"
          ".map(a => decodeURIComponent(a.hash).slice(1))")

@@ -28,7 +28,7 @@ the order ties are broken in; ``book``, ``section`` and ``page`` index the table
 statistics over *all* rules (MiniSearch's document count and average field lengths,
 computed here as MiniSearch computes them: `tokenize`, `field_lengths`).
 
-**The filters file**, ``_static/rules-search/filters.js``: one line
+**The filters file**, ``_static/rules-search/_filters.js``: one line
 ``RulesSearchFilters(<json>);``, ``{"v": 2, "filters": [[bits, base64], ...], "k":
 hashes, "cap": longest prefix kept}``, one Bloom filter per book in the names file's
 order (`bloom_filter`, FNV-1a with double hashing, about 2% false positives) of every
@@ -89,7 +89,7 @@ BLOOM_CAP = 8
 CACHE_DIR = "search-books"
 TERMS_DIR = "terms"
 TERMS_PREFIX = "RulesSearchTerms("
-FILTERS = "filters"
+FILTERS = "_filters"      # no book id starts with "_"
 FILTERS_PREFIX = "RulesSearchFilters("
 
 

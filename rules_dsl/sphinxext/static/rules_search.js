@@ -344,7 +344,7 @@
 
   /* The shards `search(query, options)` still needs to rank as the whole index does,
      by name (`rules-search/<name>.js`): books by id, terms files as `terms/<letter>`,
-     and first of all the books' word filters, `filters`.
+     and first of all the books' word filters, `_filters` (no book id starts with "_").
      [] when none: the names alone fill the list with scores full text cannot reach (over
      40), or every part that matters is in.  What matters: the terms files of the query's
      words (their document frequencies), the books whose filter admits every word of a
@@ -358,7 +358,7 @@
     var strong = 0;
     this._names(query, book).forEach(function (s) { if (s > 40) strong++; });
     if (strong >= limit) return [];
-    if (!this.bloom) return ["filters"];     // first the filters: they say which books to fetch
+    if (!this.bloom) return ["_filters"];     // first the filters: they say which books to fetch
     var words = this._words(query), need = [], matching = 0;
     function want(name) { if (need.indexOf(name) < 0) need.push(name); }
     var books = this.books.filter(function (b) { return !book || b.id === book; });

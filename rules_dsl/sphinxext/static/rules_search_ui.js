@@ -8,9 +8,11 @@
  * loaded on first use, as scripts, so a page opened from disk works too.  Each keystroke
  * is answered from the names at once; the books' full text comes in per-book shards
  * (_static/rules-search/<book>.js, `RulesSearchShard(...)`), fetched only for books whose
- * word filter says they may match, and only when the names cannot settle the list: at
- * once for a query of several words or on Enter, else after a short typing pause
- * (`PAUSE`).  Once they are in, the list is the one the whole index gives.  The box's
+ * word filter (_static/rules-search/_filters.js, fetched in the background once the box
+ * is used) says they may match, with the words' library-wide counts
+ * (_static/rules-search/terms/<c>.js), and only when the names cannot settle the list
+ * (`RulesSearch` `missing` says what to fetch): at once for a query of several words or
+ * on Enter, else after a short typing pause (`PAUSE`).  Once they are in, the list is the one the whole index gives.  The box's
  * `data-state` says where it is: "names", "loading" or "done".  Results are links to
  * each rule's anchor, with the book, the section and a snippet; a book filter; arrows
  * move, Enter opens, Escape closes.  Text from the
@@ -89,7 +91,7 @@
   var shardData = {}, shardPromises = {};
   window.RulesSearchShard = function (d) { if (d && d.book) shardData[d.book] = d; };
   window.RulesSearchTerms = function (d) { if (d && d.terms) shardData["terms/" + d.terms] = d; };
-  window.RulesSearchFilters = function (d) { if (d && d.filters) shardData.filters = d; };
+  window.RulesSearchFilters = function (d) { if (d && d.filters) shardData._filters = d; };
   function loadShard(eng, id) {
     if (!shardPromises[id]) {
       var file = id.split("/").map(encodeURIComponent).join("/");
@@ -218,7 +220,7 @@
       box.setAttribute("data-state", "names");
       return engine().then(function (eng) {
         fillBooks(eng);
-        loadShard(eng, "filters").catch(function () {});   // fetched while the user types
+        loadShard(eng, "_filters").catch(function () {});   // fetched while the user types
         function step() {
           if (mine !== seq) return false;
           var opts = {book: select.value || null, limit: LIMIT};
