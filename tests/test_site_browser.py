@@ -583,6 +583,8 @@ def test_search_box_on_a_phone_finds_a_misspelled_rule(site, browser, tmp_path):
     its page at the rule's anchor; no console errors."""
     if not (site / "_static" / "rules-search-index.js").is_file():
         pytest.fail("the build wrote no _static/rules-search-index.js")
+    if not (site / "_static" / "rules-search" / "dust-tactics.js").is_file():
+        pytest.fail("the build wrote no _static/rules-search/<book>.js shards")
     browser.console_errors.clear()
     _search_phone(browser)
     try:
@@ -598,6 +600,8 @@ def test_search_box_on_a_phone_finds_a_misspelled_rule(site, browser, tmp_path):
         first = browser.wait_for("(() => { const a = document.querySelector('#rules-search-results li a');"
                                  " return a && decodeURIComponent(a.href); })()", timeout=20)
         assert first.endswith("#dust-tactics:suppression"), first
+        # the names answer first; the shard of the book shown comes after a pause, for snippets
+        browser.wait_for("document.getElementById('rules-search').getAttribute('data-state') === 'done'")
         meta = browser.js("(() => { const li = document.querySelector('#rules-search-results li');"
                           " return {where: li.querySelector('.rules-search-where').textContent,"
                           " snippet: li.querySelector('.rules-search-snippet').textContent}; })()")
@@ -636,6 +640,7 @@ def test_search_box_filters_by_book(site, browser):
     browser.js("(() => { const s = document.querySelector('.rules-search-book'); s.value = 'void';"
                " s.dispatchEvent(new Event('change')); })()")
     browser.send("Input.insertText", {"text": "suppression"})
+    browser.wait_for("document.getElementById('rules-search').getAttribute('data-state') === 'done'")
     hrefs = browser.wait_for("(() => { const l = Array.from(document.querySelectorAll('#rules-search-results li a'));"
                              " return l.length && l.map(a => decodeURIComponent(a.hash)); })()")
     assert hrefs[0] == "#void:suppressive-fire" and all(h.startswith("#void:") for h in hrefs), hrefs

@@ -28,9 +28,11 @@ Add ``"rules_dsl.sphinxext"`` to ``extensions`` in conf.py.  It provides:
   a wide screen), a copy-link button for its ``book:rule-id`` anchor and
   "referenced by" links (``backlinks``); a meta description on every page;
 * the rule search box on every page (``static/rules_search_ui.js``), ranked as
-  ``rules lookup`` ranks (``static/rules_search.js``), over
-  ``_static/rules-search-index.js`` written at ``build-finished`` from the CLI
-  index's records (see :mod:`rules_dsl.sphinxext.search_index`).
+  ``rules lookup`` ranks (``static/rules_search.js``), over a small names file
+  (``_static/rules-search-index.js``) and per-book full-text shards
+  (``_static/rules-search/<book>.js``, fetched only as a query needs them) written
+  at ``build-finished`` from the CLI index's records (see
+  :mod:`rules_dsl.sphinxext.search_index`).
 * every mechanic runnable on its page: each book compiled to JavaScript
   (``_static/js/<book>.mjs``, see :mod:`rules_dsl.sphinxext.jsmodules`) and a small
   form under each mechanic (``static/rules_try.mjs``, loaded only when used).

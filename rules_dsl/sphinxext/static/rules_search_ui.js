@@ -3,10 +3,19 @@
  * The box is put at the top of the page's main column (on a phone it is on screen
  * without opening the menu) and replaces the theme's sidebar box; the theme's search
  * page stays, for full text ("search all text").  The ranking is rules_search.js (the
- * port of `rules lookup`); it, MiniSearch and the index (_static/rules-search-index.js,
- * written at build time) are loaded on first use, as scripts, so a page opened from
- * disk works too.  Results are links to each rule's anchor, with the book, the section
- * and a snippet; a book filter; arrows move, Enter opens, Escape closes.  Text from the
+ * port of `rules lookup`); it, MiniSearch and the names file (_static/rules-search-index.js,
+ * written at build time: titles and aliases, enough for exact and typo matches) are
+ * loaded on first use, as scripts, so a page opened from disk works too.  Each keystroke
+ * is answered from the names at once; the books' full text comes in per-book shards
+ * (_static/rules-search/<book>.js, `RulesSearchShard(...)`), fetched only for books whose
+ * word filter (_static/rules-search/_filters.js, fetched in the background once the box
+ * is used) says they may match, with the words' library-wide counts
+ * (_static/rules-search/terms/<c>.js), and only when the names cannot settle the list
+ * (`RulesSearch` `missing` says what to fetch): at once for a query of several words or
+ * on Enter, else after a short typing pause (`PAUSE`).  Once they are in, the list is the one the whole index gives.  The box's
+ * `data-state` says where it is: "names", "loading" or "done".  Results are links to
+ * each rule's anchor, with the book, the section and a snippet; a book filter; arrows
+ * move, Enter opens, Escape closes.  Text from the
  * books is only ever set as textContent.
  *
  * Also here: a fix for Sphinx's own search page, which looks each result's anchor up
@@ -47,6 +56,7 @@
   var ROOT = document.documentElement.getAttribute("data-content_root");
   if (!STATIC || ROOT === null) return;
   var LIMIT = 8;
+  var PAUSE = 250;      // ms without typing before a one-word query fetches full text
 
   function el(tag, attrs, text) {
     var e = document.createElement(tag);
@@ -77,6 +87,25 @@
     return enginePromise;
   }
 
+  /* A book's full-text shard, added to the engine (once; a failed load may be retried). */
+  var shardData = {}, shardPromises = {};
+  window.RulesSearchShard = function (d) { if (d && d.book) shardData[d.book] = d; };
+  window.RulesSearchTerms = function (d) { if (d && d.terms) shardData["terms/" + d.terms] = d; };
+  window.RulesSearchFilters = function (d) { if (d && d.filters) shardData._filters = d; };
+  function loadShard(eng, id) {
+    if (!shardPromises[id]) {
+      var file = id.split("/").map(encodeURIComponent).join("/");
+      shardPromises[id] = loadScript(STATIC + "rules-search/" + file + ".js").then(function () {
+        var d = shardData[id];
+        delete shardData[id];
+        if (!d) throw new Error("rules search: no shard for " + id);
+        eng.addShard(d);
+      });
+      shardPromises[id].catch(function () { delete shardPromises[id]; });
+    }
+    return shardPromises[id];
+  }
+
   /* text with the query's words marked (<mark>), as DOM nodes: never HTML */
   function marked(parent, text, query) {
     var words = window.RulesSearch.norm(query).split(" ").filter(function (w) { return w.length >= 2; });
@@ -95,7 +124,7 @@
   function mount() {
     var main = document.querySelector("article[role=main]") || document.querySelector("[role=main]");
     if (!main || document.getElementById("rules-search")) return;
-    var box = el("div", {id: "rules-search", "class": "rules-search", role: "search"});
+    var box = el("div", {id: "rules-search", "class": "rules-search", role: "search", "data-state": "done"});
     var bar = el("div", {"class": "rules-search-bar"});
     var input = el("input", {type: "search", id: "rules-search-input", "class": "rules-search-input",
                              placeholder: "Find a rule: suppression, cover save…", autocomplete: "off",
@@ -146,7 +175,9 @@
       open(false);
       window.location.href = href(r);
     }
+    var shownQuery = null;
     function render(query) {
+      shownQuery = query;
       list.textContent = "";
       active = -1;
       input.removeAttribute("aria-activedescendant");
@@ -161,7 +192,7 @@
         a.appendChild(el("span", {"class": "rules-search-where"},
                          r.bookTitle + (r.section && r.section !== r.bookTitle ? " › " + r.section : "")));
         var snip = el("span", {"class": "rules-search-snippet"});
-        marked(snip, window.RulesSearch.snippet(r.text, query), query);
+        if (r.text !== null) marked(snip, window.RulesSearch.snippet(r.text, query), query);
         a.appendChild(snip);
         li.appendChild(a);
         li.addEventListener("mousedown", function (e) { e.preventDefault(); });   // keep the focus
@@ -172,38 +203,78 @@
                                           : "No rule found · ";
       open(true);
     }
-    function run() {
+    function fillBooks(eng) {
+      if (booksFilled) return;
+      eng.books.forEach(function (b) { select.appendChild(el("option", {value: b.id}, b.title)); });
+      booksFilled = true;
+    }
+    /* Answer `input.value`: from what is loaded at once, then (at once when `now` or the
+       query has several words, else after PAUSE) with the shards it still needs: those
+       `missing` names, and those of the rules shown (for their snippets).  Resolves when
+       the list is final, false if a newer query took over. */
+    var timer = null;
+    function run(now) {
       var query = input.value, mine = ++seq;
-      if (!query.trim()) { results = []; open(false); return; }
-      engine().then(function (eng) {
-        if (mine !== seq) return;
-        if (!booksFilled) {
-          eng.books.forEach(function (b) { select.appendChild(el("option", {value: b.id}, b.title)); });
-          booksFilled = true;
+      clearTimeout(timer);
+      if (!query.trim()) { results = []; open(false); box.setAttribute("data-state", "done"); return Promise.resolve(true); }
+      box.setAttribute("data-state", "names");
+      return engine().then(function (eng) {
+        fillBooks(eng);
+        loadShard(eng, "_filters").catch(function () {});   // fetched while the user types
+        function step() {
+          if (mine !== seq) return false;
+          var opts = {book: select.value || null, limit: LIMIT};
+          var picked = active >= 0 && results[active] && shownQuery === query
+            ? results[active].book + ":" + results[active].rule : null;
+          results = eng.search(query, opts);
+          var need = eng.missing(query, opts);
+          results.forEach(function (r) { if (r.text === null && need.indexOf(r.book) < 0) need.push(r.book); });
+          render(query);
+          if (picked) {     // a rule picked with the arrows stays picked when the list fills in
+            var again = results.findIndex(function (r) { return r.book + ":" + r.rule === picked; });
+            if (again >= 0) setActive(again);
+          }
+          box.setAttribute("data-state", need.length ? "names" : "done");
+          if (!need.length) return true;
+          return new Promise(function (resolve) {
+            function fetchThem() {
+              if (mine !== seq) { resolve(false); return; }
+              box.setAttribute("data-state", "loading");
+              status.textContent += "searching the books' text… · ";
+              Promise.all(need.map(function (id) { return loadShard(eng, id); })).then(function () {
+                resolve(step());
+              }, function (err) {
+                if (mine === seq) {
+                  status.textContent = "The books' text could not be loaded · ";
+                  box.setAttribute("data-state", "done");
+                }
+                if (window.console) console.warn(err.message);
+                resolve(mine === seq);
+              });
+            }
+            if (now || window.RulesSearch.norm(query).indexOf(" ") >= 0) fetchThem();
+            else timer = setTimeout(fetchThem, PAUSE);
+          });
         }
-        results = eng.search(query, {book: select.value || null, limit: LIMIT});
-        render(query);
+        return step();
       }, function (err) {
         status.textContent = "The rules index could not be loaded · ";
         open(true);
         if (window.console) console.warn(err.message);
+        return false;
       });
     }
 
     input.addEventListener("focus", function () {
-      engine().then(function (eng) {
-        if (booksFilled) return;
-        eng.books.forEach(function (b) { select.appendChild(el("option", {value: b.id}, b.title)); });
-        booksFilled = true;
-      }, function () {});
+      engine().then(fillBooks, function () {});
       if (input.value.trim() && results.length) open(true);
     });
-    input.addEventListener("input", run);
-    select.addEventListener("change", function () { run(); input.focus(); });
+    input.addEventListener("input", function () { run(false); });
+    select.addEventListener("change", function () { run(false); input.focus(); });
     input.addEventListener("keydown", function (e) {
       if (e.key === "ArrowDown") {
         e.preventDefault();
-        if (panel.hidden && input.value.trim()) { run(); return; }
+        if (panel.hidden && input.value.trim()) { run(false); return; }
         if (results.length) setActive(Math.min(active + 1, results.length - 1));
       } else if (e.key === "ArrowUp") {
         e.preventDefault();
@@ -211,7 +282,9 @@
       } else if (e.key === "Enter") {
         if (!input.value.trim()) return;
         e.preventDefault();
-        engine().then(function () { go(active >= 0 ? active : 0); });
+        // a rule picked with the arrows opens as shown; else the first of the final list
+        if (active >= 0) go(active);
+        else run(true).then(function (final) { if (final) go(0); });
       } else if (e.key === "Escape") {
         if (!panel.hidden) open(false);
         else input.value = "";

@@ -1,0 +1,141 @@
+"""The real search box (rules_search_ui.js) in headless Chromium, over the split index.
+
+No site build: a one-page site in a temporary folder holds the box's scripts, the
+names file and the per-book shards written by `search_index.write_files` from the
+books, and is opened from disk (file://, where a page may load scripts but not fetch
+files).  Checked: a misspelled title is answered from the names file and fetches only
+the shards of the books shown (for snippets); a rare word fetches only the books that
+hold it; and for the 32 player queries of tests/test_search_js.py, once the box says
+it is done, its list is exactly the list the whole index gives (every shard loaded,
+run under node), with no console errors.
+"""
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from test_search_js import NODE, QUERIES, STATIC, _browser_data, run_js
+from test_site_browser import CHROMIUM, Browser
+
+from rules_dsl.sphinxext import search_index
+
+pytestmark = [pytest.mark.site,
+              pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (apt-get install chromium)"),
+              pytest.mark.skipif(NODE is None, reason="node is not installed (the expected lists are computed under node)")]
+
+PAGE = """<!DOCTYPE html>
+<html lang="en" data-content_root="./"><head><meta charset="utf-8"><title>search box</title>
+<script defer src="_static/rules_search_ui.js"></script></head>
+<body><article role="main"><h1>Rules</h1><p>A page with the rule search box.</p></article></body></html>
+"""
+#: the books whose full-text shard the page fetched (not the filters file nor terms files)
+LOADED = ("Array.from(document.querySelectorAll('script[src*=\"rules-search/\"]'))"
+          ".filter(s => !/\\/terms\\/|\\/_filters\\.js$/.test(s.src))"
+          ".map(s => decodeURIComponent(s.src.split('/').pop()).replace(/\\.js$/, '')).sort()")
+SHOWN = ("Array.from(document.querySelectorAll('#rules-search-results li a'))"
+         ".map(a => decodeURIComponent(a.hash).slice(1))")
+
+
+def data_pages(data):
+    return data["pages"]
+
+
+@pytest.fixture(scope="module")
+def mini_site(tmp_path_factory):
+    root = tmp_path_factory.mktemp("search-ui")
+    files = _browser_data()
+    static = root / "_static"
+    static.mkdir()
+    for name in ("minisearch-7.2.0.umd.js", "rules_search.js", "rules_search_ui.js"):
+        shutil.copy2(STATIC / name, static / name)
+    search_index.write_files(static, *files)
+    (root / "index.html").write_text(PAGE, encoding="utf-8")
+    for url in data_pages(files[0]):
+        (root / url).parent.mkdir(parents=True, exist_ok=True)
+        (root / url).write_text("<!DOCTYPE html><title>rules</title><p>a rule page</p>", encoding="utf-8")
+    expected = run_js(tmp_path_factory.mktemp("search-ui-node"), files, QUERIES, limit=8)
+    return root, files, expected
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory):
+    b = Browser(tmp_path_factory.mktemp("chromium-profile"))
+    try:
+        b.open_page()
+        yield b
+    finally:
+        b.close()
+
+
+def _open(browser, root: Path):
+    browser.goto((root / "index.html").as_uri(), ready="!!document.getElementById('rules-search-input')")
+    browser.js("document.getElementById('rules-search-input').focus()")
+
+
+def _done(browser):
+    browser.wait_for("document.getElementById('rules-search').getAttribute('data-state') === 'done'"
+                     " && !document.querySelector('.rules-search-panel').hidden", timeout=30)
+
+
+def _ask(browser, query):
+    browser.js(f"(() => {{ const i = document.getElementById('rules-search-input'); i.value = {json.dumps(query)};"
+               " i.dispatchEvent(new Event('input')); })()")
+    _done(browser)
+    return browser.js(SHOWN)
+
+
+def test_a_typo_is_answered_from_the_names_and_fetches_only_the_books_shown(mini_site, browser):
+    root, (data, _), expected = mini_site
+    browser.console_errors.clear()
+    _open(browser, root)
+    for ch in "supression":
+        browser.send("Input.insertText", {"text": ch})
+    first = browser.wait_for(f"(() => {{ const l = {SHOWN}; return l.length && l[0]; }})()")
+    assert first == "dust-tactics:suppression"
+    _done(browser)
+    shown = browser.js(SHOWN)
+    assert shown == [ref for ref, _ in expected["all"]["supression"]]
+    loaded = browser.js(LOADED)
+    assert loaded == sorted({ref.split(":")[0] for ref in shown}), loaded
+    snippet = browser.js("document.querySelector('#rules-search-results li .rules-search-snippet').textContent")
+    assert len(snippet) > 40, snippet
+    assert browser.console_errors == []
+
+
+def test_a_rare_word_fetches_only_the_books_that_hold_it(mini_site, browser):
+    root, (data, _), expected = mini_site
+    browser.console_errors.clear()
+    _open(browser, root)
+    shown = _ask(browser, "blutkreutz")
+    assert shown == [ref for ref, _ in expected["all"]["blutkreutz"]]
+    loaded = browser.js(LOADED)
+    assert loaded and len(loaded) < len(data["books"]), loaded
+    assert browser.console_errors == []
+
+
+def test_the_box_ranks_as_the_whole_index_once_its_shards_are_in(mini_site, browser):
+    root, (data, _), expected = mini_site
+    browser.console_errors.clear()
+    _open(browser, root)
+    differ = []
+    for q in QUERIES:
+        shown = _ask(browser, q)
+        want = [ref for ref, _ in expected["all"][q]]
+        if shown != want:
+            differ.append((q, shown[:3], want[:3]))
+    assert not differ, f"the box's final list differs from the whole index's: {differ}"
+    assert browser.console_errors == []
+
+
+def test_enter_opens_the_first_rule_of_the_final_list(mini_site, browser):
+    """Enter before the pause is over: the box fetches the shards at once and opens the
+    first rule of the final list."""
+    root, _, expected = mini_site
+    _open(browser, root)
+    browser.send("Input.insertText", {"text": "under fire token"})
+    browser.send("Input.dispatchKeyEvent", {"type": "keyDown", "key": "Enter", "code": "Enter",
+                                            "windowsVirtualKeyCode": 13, "text": "\r"})
+    want = expected["all"]["under fire token"][0][0]
+    browser.wait_for(f"decodeURIComponent(location.hash) === '#{want}'", timeout=30)
