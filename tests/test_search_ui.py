@@ -17,7 +17,8 @@ from pathlib import Path
 
 import pytest
 from test_search_js import NODE, QUERIES, STATIC, _browser_data, run_js
-from test_site_browser import CHROMIUM, Browser
+import test_site_browser
+from test_site_browser import CHROMIUM
 
 from rules_dsl.sphinxext import search_index
 
@@ -59,14 +60,8 @@ def mini_site(tmp_path_factory):
     return root, files, expected
 
 
-@pytest.fixture(scope="module")
-def browser(tmp_path_factory):
-    b = Browser(tmp_path_factory.mktemp("chromium-profile"))
-    try:
-        b.open_page()
-        yield b
-    finally:
-        b.close()
+#: one Chromium for this module, as the site's browser tests start it
+browser = test_site_browser.browser
 
 
 def _open(browser, root: Path):
