@@ -166,3 +166,29 @@ def test_the_sidebar_option_routes_only_the_themes_call():
     assert not navigation.handles({"collapse": True, "titles_only": True, "maxdepth": 4, "includehidden": True})
     assert not navigation.handles({"collapse": False, "titles_only": True, "maxdepth": "", "includehidden": True})
     assert not navigation.handles({"collapse": False, "titles_only": True, "maxdepth": 4})
+
+
+def _sidebar(out: Path, doc: str) -> str:
+    html = (out / f"{doc}.html").read_text(encoding="utf-8")
+    start = html.index('class="sidebar-tree"')
+    return html[start:html.index("</div>", start)]
+
+
+def test_a_long_navigation_collapses_to_the_pages_own_branch(checked):
+    """Past `rules_nav_links` pages every page's sidebar lists the top entries and only its
+    own branch's children, so the sidebar does not grow with every page of the library."""
+    _out, _pages, (project, books, tmp) = checked
+    full = tmp / "html-full-nav"
+    out = tmp / "html-collapsed"
+    for where, extra in ((full, ()), (out, ("-D", "rules_nav_links=3"))):
+        proc = build(project, where, books, tmp / "cache", "-D", "rules_nav_check=1", *extra)
+        assert proc.returncode == 0 and "WARNING" not in proc.stderr, proc.stderr[-3000:]
+    # the whole tree without the limit; with it, the root page no longer lists the book's
+    # sections nor the more page's children, which the pages of their own branch still show
+    assert "more-child.html" in _sidebar(full, "docs/index") and "basics.html" in _sidebar(full, "docs/index")
+    assert "more-child.html" not in _sidebar(out, "docs/index")
+    assert "books/demo/basics.html" not in _sidebar(out, "docs/index")
+    assert "more.html" in _sidebar(out, "docs/index") and "demo/index.html" in _sidebar(out, "docs/index")
+    assert "more-grandchild.html" in _sidebar(out, "docs/more-child")
+    assert "basics.html" in _sidebar(out, "docs/books/demo/index")
+    assert len(_sidebar(out, "docs/index")) < len(_sidebar(full, "docs/index"))

@@ -86,7 +86,8 @@ def reset(app, env=None) -> None:
 def sidebar(app, pagename: str, maxdepth: int) -> str | None:
     """The sidebar toctree's HTML for a page, or None when Sphinx must answer."""
     nav = current(app)
-    return None if nav is None else nav.render(app.builder, pagename, maxdepth)
+    limit = getattr(app.config, "rules_nav_links", 0)
+    return None if nav is None else nav.render(app.builder, pagename, maxdepth, limit)
 
 
 def current(app) -> Navigation | None:
@@ -146,8 +147,14 @@ class Navigation:
         return cls(blocks, maker.all)
 
     # ------------------------------------------------------------ rendering
-    def render(self, builder, pagename: str, maxdepth: int) -> str:
+    def render(self, builder, pagename: str, maxdepth: int, limit: int = 0) -> str:
+        """The tree for `pagename`.  With `limit` (links) and a navigation longer than that,
+        the tree is collapsed: only the entries on the page's own branch show their
+        children (every book is listed, and the sections of the page's own book).  Every
+        page carries the sidebar, so it must not grow with every page of the library: a
+        hundred books' sections would make each page's sidebar alone about 400 KB."""
         chain = self.chains.get(pagename, frozenset())
+        collapse = bool(limit) and len(self.entries) > limit
         rel = builder.get_relative_uri
         out: list[str] = []
 
@@ -163,7 +170,7 @@ class Navigation:
                     out.append(f'<a class="{mark}reference internal" href="{_attval(href or "#")}">')
                 out.append(e.inner)
                 out.append("</a>")
-                if e.children and (depth <= 0 or level < depth):
+                if e.children and (depth <= 0 or level < depth) and (on or not collapse):
                     lists(e.children, level + 1, depth)
                 out.append("</li>\n")
 
