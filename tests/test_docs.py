@@ -604,3 +604,24 @@ def test_mechanics_ship_as_javascript_with_a_place_for_their_form(tiny):
         assert text.count('<dl class="rules mechanic') == text.count('<div class="rules-try" '), p
     # the form's script is not on the page: rules_dsl.js loads it only when a form is needed
     assert "rules_try.mjs" not in demo
+
+
+def test_a_long_letter_of_the_general_index_gets_several_pages(tmp_path):
+    from rules_dsl.sphinxext.finish import split_letters
+    entries = [(f"D{i}", ([], [(f"sub{j}", []) for j in range(i % 3)], None)) for i in range(10)]
+    pages = split_letters([("A", entries[:1]), ("D", entries)], budget=4)
+    assert [k for k, _ in pages] == ["A", "D", "D-2", "D-3", "D-4", "D-5", "D-6"]   # lines 3, 4, 2, 4, 2, 4
+    assert [e for k, part in pages if k.startswith("D") for e in part] == entries     # all, in order, once
+    assert all(sum(1 + len(e[1][1]) for e in part) <= 4 for _, part in pages)
+
+    project = make_project(tmp_path / "project")
+    books = _books(tmp_path, {"xss": XSS_BOOK})
+    out, cache = tmp_path / "out", tmp_path / "cache"
+    _ok(build(project, out, books, cache, "-D", "rules_index_lines=3"))
+    extra = sorted(p.name for p in out.glob("genindex-*-*.html"))
+    assert extra, sorted(p.name for p in out.glob("genindex-*.html"))
+    overview = page(out, "genindex")
+    for name in extra:
+        assert f'href="{name}"' in overview, name          # each page is reached from the letters
+    _ok(build(project, out, books, cache))                 # the default budget: one page a letter again
+    assert not list(out.glob("genindex-*-*.html"))

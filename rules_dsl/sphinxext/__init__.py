@@ -47,7 +47,9 @@ the estimated bytes of a section's page past which it is split into parts), ``ru
 build, byte for byte what Sphinx would give; False leaves it to Sphinx, page by page),
 ``rules_nav_check`` (default False: also make every sidebar the theme's own way and warn
 where they differ; for tests), ``rules_nav_links`` (default 400: past that many pages in the
-navigation, each page's sidebar lists every book but only its own book's sections; 0: never).  Warnings have the type
+navigation, each page's sidebar lists every book but only its own book's sections; 0: never),
+``rules_index_lines`` (default 600: lines on one page of the general index; a letter with more
+gets several pages).  Warnings have the type
 ``rules`` and subtypes ``compile``, ``example``, ``odds``, ``directive`` and
 ``duplicate`` (for ``suppress_warnings``).
 
@@ -128,6 +130,7 @@ def setup(app):
     app.add_config_value("rules_nav_fast", True, "html", types=[bool])
     app.add_config_value("rules_nav_check", False, "", types=[bool])
     app.add_config_value("rules_nav_links", 400, "html", types=[int])
+    app.add_config_value("rules_index_lines", finish.GENINDEX_LINES, "html", types=[int])
     from .pagesplit import PAGE_BUDGET
     app.add_config_value("rules_page_budget", PAGE_BUDGET, "env", types=[int])
     from .render_rules import (depart_working_html, depart_working_other, visit_working_html, visit_working_other,

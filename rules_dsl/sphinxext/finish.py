@@ -8,7 +8,9 @@ library: at a hundred books they are most of a rebuild in which nothing changed.
 * **General index.**  Its pages are made of the index entries of every document, the
   navigation (pages, titles, toctrees) and the configuration.  A digest of those is
   kept in the doctree folder (`STATE_FILE`); when it matches and the pages are in
-  place, `write_genindex` is skipped.
+  place, `write_genindex` is skipped.  When it is written (split per letter), a letter
+  past `GENINDEX_LINES` lines gets several pages (`split_letters`), so no page of it
+  grows with the library.
 * **Search index.**  Loading the old index is deferred until the first page is fed
   to it; when no page is written, and the set of documents is the one the index was
   dumped for, it is neither loaded nor dumped.
@@ -94,6 +96,52 @@ def _wrap_inventory(app, builder):
     builder.dump_inventory = dump_inventory
 
 
+#: lines (entries and sub-entries) on one page of the split general index: a letter with
+#: more is split into pages `genindex-S`, `genindex-S-2`, ... (about 350 bytes a line)
+GENINDEX_LINES = 600
+
+
+def split_letters(genindex: list, budget: int = GENINDEX_LINES) -> list:
+    """[(key, entries)] with every letter whose entries pass `budget` lines cut into
+    consecutive pages (whole entries: an entry keeps its sub-entries), keyed `S`, `S-2`..."""
+    out = []
+    for key, entries in genindex:
+        pages, cur, n = [], [], 0
+        for entry in entries:
+            lines = 1 + len(entry[1][1])
+            if cur and n + lines > budget:
+                pages.append(cur)
+                cur, n = [], 0
+            cur.append(entry)
+            n += lines
+        pages.append(cur)
+        out.extend((key if i == 0 else f"{key}-{i + 1}", part) for i, part in enumerate(pages))
+    return out
+
+
+def _write_split_genindex(app, builder):
+    """Sphinx's split general index (`write_genindex` with html_split_index), but a letter
+    never makes a page past `GENINDEX_LINES`: at a hundred books one letter holds every
+    rule of every book whose title starts with it."""
+    import re
+
+    from sphinx.environment.adapters.indexentries import IndexEntries
+    budget = getattr(app.config, "rules_index_lines", GENINDEX_LINES)
+    genindex = split_letters(IndexEntries(app.env).create_index(builder), budget)
+    counts = [sum(1 + len(sub) for _, (_, sub, _) in entries) for _key, entries in genindex]
+    context = {"genindexentries": genindex, "genindexcounts": counts, "split_index": True}
+    builder.handle_page("genindex", context, "genindex-split.html")
+    builder.handle_page("genindex-all", context, "genindex.html")
+    written = set()
+    for (key, entries), count in zip(genindex, counts):
+        builder.handle_page("genindex-" + key, {"key": key, "entries": entries, "count": count,
+                                                "genindexentries": genindex}, "genindex-single.html")
+        written.add(f"genindex-{key}.html")
+    for p in Path(builder.outdir).glob("genindex-*.html"):     # pages of a letter that has shrunk
+        if re.fullmatch(r"genindex-.+-[0-9]+\.html", p.name) and p.name not in written:
+            p.unlink(missing_ok=True)
+
+
 def _wrap_genindex(app, builder):
     original = builder.write_genindex
 
@@ -101,7 +149,10 @@ def _wrap_genindex(app, builder):
         key = _genindex_key(app)
         if _load(app).get("genindex") == key and (Path(builder.outdir) / "genindex.html").is_file():
             return                       # same entries, same navigation, same configuration: same pages
-        original()
+        if app.config.html_split_index:
+            _write_split_genindex(app, builder)
+        else:
+            original()
         _save(app, genindex=key)
     builder.write_genindex = write_genindex
 
