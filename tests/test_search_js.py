@@ -284,3 +284,21 @@ def test_no_terms_file_is_asked_for_that_does_not_exist(tmp_path):
     quality, cover = json.loads(proc.stdout)
     assert "terms/r" in quality and "terms/q" not in quality
     assert "terms/c" in cover and "terms/s" in cover
+
+
+def test_a_books_cached_part_is_keyed_by_its_values_not_its_objects():
+    """An index entry made here, sent back by a worker or read from the cache shares its
+    strings differently, so its pickle differs: the cached part must be found all the same."""
+    import copy
+    import pickle
+
+    from rules_dsl import index
+    from rules_dsl.loader import DEFAULT
+    e = index.book_entry(DEFAULT, "skirmish-tutorial")
+    apart = {"info": pickle.loads(pickle.dumps(e["info"])), "records": pickle.loads(pickle.dumps(e["records"]))}
+    key = search_index._part_key("skirmish-tutorial", e)
+    assert key == search_index._part_key("skirmish-tutorial", pickle.loads(pickle.dumps(e)))
+    assert key == search_index._part_key("skirmish-tutorial", apart)
+    edited = copy.deepcopy(e)
+    edited["records"][0]["text"] += " Edited."
+    assert search_index._part_key("skirmish-tutorial", edited) != key

@@ -284,10 +284,13 @@ def _count(df: dict, field_terms) -> None:
 
 
 def _part_key(bid: str, entry: dict) -> str:
-    import pickle
+    """The key of a book's part: its index entry's *values*, written as canonical JSON (a
+    pickle's bytes depend on which objects happen to be shared, which differs between an
+    entry made in this process, one sent back by a worker and one read from the cache)."""
+    import json
 
     from .. import cachekeys
-    blob = pickle.dumps((bid, entry["info"], entry["records"]), protocol=4)
+    blob = json.dumps([bid, entry["info"], entry["records"]], sort_keys=True, ensure_ascii=False, default=repr)
     return cachekeys.key(blob, code=cachekeys.code_fingerprint("site", salt=str(VERSION)))
 
 
