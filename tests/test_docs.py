@@ -608,11 +608,15 @@ def test_mechanics_ship_as_javascript_with_a_place_for_their_form(tiny):
 
 def test_a_long_letter_of_the_general_index_gets_several_pages(tmp_path):
     from rules_dsl.sphinxext.finish import split_letters
-    entries = [(f"D{i}", ([], [(f"sub{j}", []) for j in range(i % 3)], None)) for i in range(10)]
+    link = [(False, "x.html#a")]
+    entries = [(f"D{i}", (link, [(f"sub{j}", link) for j in range(i % 3)], None)) for i in range(10)]
     pages = split_letters([("A", entries[:1]), ("D", entries)], budget=4)
-    assert [k for k, _ in pages] == ["A", "D", "D-2", "D-3", "D-4", "D-5", "D-6"]   # lines 3, 4, 2, 4, 2, 4
+    assert [k for k, _ in pages] == ["A", "D", "D-2", "D-3", "D-4", "D-5", "D-6"]   # links 3, 4, 2, 4, 2, 4
     assert [e for k, part in pages if k.startswith("D") for e in part] == entries     # all, in order, once
     assert all(sum(1 + len(e[1][1]) for e in part) <= 4 for _, part in pages)
+    # a term every book has is one line with a link per book: it weighs its links
+    shared = [("Suppression", (link * 3, [], None)), ("Sprint", (link, [], None))]
+    assert [k for k, _ in split_letters([("S", shared)], budget=3)] == ["S", "S-2"]
 
     project = make_project(tmp_path / "project")
     books = _books(tmp_path, {"xss": XSS_BOOK})

@@ -96,19 +96,26 @@ def _wrap_inventory(app, builder):
     builder.dump_inventory = dump_inventory
 
 
-#: lines (entries and sub-entries) on one page of the split general index: a letter with
-#: more is split into pages `genindex-S`, `genindex-S-2`, ... (about 350 bytes a line)
+#: links (of entries and sub-entries) on one page of the split general index: a letter with
+#: more is split into pages `genindex-S`, `genindex-S-2`, ... (a few hundred bytes a link)
 GENINDEX_LINES = 600
 
 
+def _weight(entry) -> int:
+    """An entry's share of a page: its links and its sub-entries' links (a term that every
+    book of a library has, "Suppression (rule)", is one line with a link per book)."""
+    _name, (links, subitems, _key) = entry
+    return max(1, len(links)) + sum(max(1, len(sublinks)) for _sub, sublinks in subitems)
+
+
 def split_letters(genindex: list, budget: int = GENINDEX_LINES) -> list:
-    """[(key, entries)] with every letter whose entries pass `budget` lines cut into
-    consecutive pages (whole entries: an entry keeps its sub-entries), keyed `S`, `S-2`..."""
+    """[(key, entries)] with every letter whose entries pass `budget` links (`_weight`) cut
+    into consecutive pages (whole entries: an entry keeps its sub-entries), keyed `S`, `S-2`..."""
     out = []
     for key, entries in genindex:
         pages, cur, n = [], [], 0
         for entry in entries:
-            lines = 1 + len(entry[1][1])
+            lines = _weight(entry)
             if cur and n + lines > budget:
                 pages.append(cur)
                 cur, n = [], 0
