@@ -465,6 +465,8 @@ def test_editing_one_rule_rereads_only_its_page(tmp_path):
     for name in ("genindex.html", "genindex-D.html", "objects.inv", "_static/js/demo.mjs", "search.html"):
         assert (out / name).stat().st_mtime_ns == kept_stamps[name], name
     assert "dumping search index" in proc.stdout
+    # the rule search's shard of the book takes the edit (its files are skipped only when nothing changed)
+    assert "Rolls, edited." in (out / "_static" / "rules-search" / "demo.js").read_text(encoding="utf-8")
 
 
 def test_parallel_read_builds_the_same_site(tmp_path, tiny):
