@@ -426,7 +426,7 @@ def test_editing_one_rule_rereads_only_its_page(tmp_path):
     stamps = {f.name: f.stat().st_mtime_ns for f in data.iterdir()}
     doctrees = out.with_name(out.name + ".doctrees")
     models = doctrees / "rules_dsl-models"
-    kept = ["genindex.html", "genindex-D.html", "searchindex.js", "objects.inv", "_static/js/demo.mjs"]
+    kept = ["genindex.html", "genindex-D.html", "searchindex.js", "objects.inv", "_static/js/demo.mjs", "search.html"]
     kept_stamps = {name: (out / name).stat().st_mtime_ns for name in kept}
     model_stamps = {f.name: f.stat().st_mtime_ns for f in models.iterdir()}
     assert {"demo.head.pickle", "demo.pickle", "xss.head.pickle", "xss.pickle"} <= set(model_stamps)
@@ -462,9 +462,11 @@ def test_editing_one_rule_rereads_only_its_page(tmp_path):
     rewritten = {f.name for f in models.iterdir() if f.stat().st_mtime_ns != model_stamps.get(f.name)}
     assert rewritten == {"demo.head.pickle", "demo.pickle"}, rewritten
     assert "JavaScript in" not in proc.stdout and "genindex" not in proc.stdout, proc.stdout
-    for name in ("genindex.html", "genindex-D.html", "objects.inv", "_static/js/demo.mjs"):
+    for name in ("genindex.html", "genindex-D.html", "objects.inv", "_static/js/demo.mjs", "search.html"):
         assert (out / name).stat().st_mtime_ns == kept_stamps[name], name
     assert "dumping search index" in proc.stdout
+    # the rule search's shard of the book takes the edit (its files are skipped only when nothing changed)
+    assert "Rolls, edited." in (out / "_static" / "rules-search" / "demo.js").read_text(encoding="utf-8")
 
 
 def test_parallel_read_builds_the_same_site(tmp_path, tiny):
@@ -585,6 +587,7 @@ def test_adding_a_section_updates_every_pages_navigation(tmp_path):
     assert "Fresh Rule" in page(out, "genindex-F") and "Freshly Added Section" in page(out, "genindex")
     assert b"demo:fresh-rule" in zlib.decompress((out / "objects.inv").read_bytes().split(b"\n", 4)[4])
     assert "Freshly Added Section" in (out / "searchindex.js").read_text(encoding="utf-8")
+    assert "Freshly Added Section" in page(out, "search")       # its sidebar: written again
 
 
 def test_mechanics_ship_as_javascript_with_a_place_for_their_form(tiny):

@@ -14,6 +14,8 @@ library: at a hundred books they are most of a rebuild in which nothing changed.
 * **Search index.**  Loading the old index is deferred until the first page is fed
   to it; when no page is written, and the set of documents is the one the index was
   dumped for, it is neither loaded nor dumped.
+* **Search page** (and `html_additional_pages`): written again only when the navigation
+  or the configuration changed (its sidebar is the whole navigation).
 * **Inventory** (`objects.inv`).  Made of every domain's objects and the project's
   name and version: written again only when a digest of those changes.
 
@@ -74,6 +76,33 @@ def install(app):
     _wrap_genindex(app, builder)
     _wrap_search(app, builder)
     _wrap_inventory(app, builder)
+    if hasattr(builder, "gen_additional_pages"):
+        _wrap_additional_pages(app, builder)
+
+
+def _additional_key(app) -> str:
+    from . import keys
+    from .site import _navigation
+    info = getattr(app.builder, "build_info", None)
+    return _digest((_navigation(app.env), getattr(info, "config_hash", None), getattr(info, "tags_hash", None),
+                    keys.render_key(), sorted(app.config.html_additional_pages.items()),
+                    app.config.html_use_opensearch))
+
+
+def _wrap_additional_pages(app, builder):
+    """The search page (and any `html_additional_pages`) is written on every build, with
+    the whole sidebar: written again only when the navigation or the configuration changed."""
+    original = builder.gen_additional_pages
+
+    def gen_additional_pages():
+        key = _additional_key(app)
+        wanted = ["search.html"] if builder.search else []
+        wanted += [f"{name}.html" for name in app.config.html_additional_pages]
+        if _load(app).get("additional") == key and all((Path(builder.outdir) / w).is_file() for w in wanted):
+            return
+        original()
+        _save(app, additional=key)
+    builder.gen_additional_pages = gen_additional_pages
 
 
 def _inventory_key(app) -> str:

@@ -424,6 +424,10 @@ def write_files(static_dir, data: dict, shards: dict) -> list:
     return written
 
 
+#: the key of what the files were last written from, in the doctree folder
+STATE_FILE = "rules_dsl-search.key"
+
+
 def write_index(app, exc):
     """build-finished: write the names file and the shards for the html builders."""
     if exc is not None or app.builder.format != "html":
@@ -440,6 +444,21 @@ def write_index(app, exc):
         entry = objects.get(("rule", f"{bid}:{rid}"))
         return app.builder.get_target_uri(entry[0]) if entry else None
 
+    # nothing to do when no source, no rule's page and no code changed since the files were
+    # written (the stamps of the sources: no book is read; a hundred books' parts cost seconds)
+    from .. import cachekeys
+    static = Path(app.outdir) / "_static"
+    state = Path(app.doctreedir) / STATE_FILE
+    pages = sorted((name, entry[0]) for (kind, name), entry in objects.items() if kind == "rule")
+    key = cachekeys.key(index._source_fingerprint(), repr(pages), app.builder.name,
+                        code=cachekeys.code_fingerprint("site", salt=str(VERSION)))
+    try:
+        if state.read_text(encoding="utf-8") == key and (static / FILENAME).is_file():
+            return
+    except OSError:
+        pass
     parts = book_parts(index.book_entries(DEFAULT), DEFAULT.cache_dir, os.path.realpath(DEFAULT.books_dir))
     data, shards = build_files(parts, url_of)
-    write_files(Path(app.outdir) / "_static", data, shards)
+    write_files(static, data, shards)
+    from ..paths import write_text_if_changed
+    write_text_if_changed(state, key)
