@@ -40,6 +40,18 @@ def write_pickle(path, obj) -> bool:
         return False
 
 
+def read_json_dict(path) -> dict:
+    """A JSON object kept by an earlier build (state, manifest): {} when the file is
+    absent, damaged or holds something else (the build then does everything again)."""
+    import json
+    try:
+        with open(path, encoding="utf-8") as f:
+            data = json.load(f)
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
 def write_text_if_changed(path, text: str) -> bool:
     """Write `text` (UTF-8) to `path` atomically (temp file, then rename), unless the file
     already holds exactly those bytes; True if it was written.

@@ -19,51 +19,59 @@ library: at a hundred books they are most of a rebuild in which nothing changed.
 * **Inventory** (`objects.inv`).  Made of every domain's objects and the project's
   name and version: written again only when a digest of those changes.
 
-Both are wrappers around the builder's own methods, installed at `builder-inited`
+All are wrappers around the builder's own methods, installed at `builder-inited`
 for the standalone html builders only; anything they do not recognise falls back to
 Sphinx's own behaviour.
 """
 from __future__ import annotations
 
-import hashlib
 import json
 from pathlib import Path
 
+from ..paths import read_json_dict, write_text_if_changed
+from .keys import digest, render_key
+
 STATE_FILE = "rules_dsl-finish.json"
-
-
-def _digest(obj) -> str:
-    return hashlib.sha256(repr(obj).encode()).hexdigest()
 
 
 def _state_path(app) -> Path:
     return Path(app.doctreedir) / STATE_FILE
 
 
-def _load(app) -> dict:
-    try:
-        data = json.loads(_state_path(app).read_text(encoding="utf-8"))
-        return data if isinstance(data, dict) else {}
-    except (OSError, ValueError):
-        return {}
-
-
 def _save(app, **changes):
-    from ..paths import write_text_if_changed
-    data = _load(app)
+    data = read_json_dict(_state_path(app))
     data.update(changes)
     write_text_if_changed(_state_path(app), json.dumps(data, sort_keys=True, indent=0) + "\n")
 
 
-def _genindex_key(app) -> str:
-    from . import keys
+def _skip_unless_changed(app, builder, method: str, name: str, key_of, outputs, run=None):
+    """Wrap `builder.<method>`: when `key_of(app)` is the key recorded under `name` at the
+    last build and every file of `outputs()` (relative to the output folder) is in place,
+    do nothing; else `run()` (default: the builder's own method) and record the key."""
+    original = getattr(builder, method)
+
+    def wrapper():
+        key = key_of(app)
+        out = Path(builder.outdir)
+        if read_json_dict(_state_path(app)).get(name) == key and all((out / f).is_file() for f in outputs()):
+            return
+        (run or original)()
+        _save(app, **{name: key})
+    setattr(builder, method, wrapper)
+
+
+def _page_context(app) -> tuple:
+    """What every page written here shows besides its content: the navigation (its
+    sidebar), the configuration and this extension's code."""
     from .site import _navigation
-    env = app.env
-    entries = env.domains.index_domain.entries
     info = getattr(app.builder, "build_info", None)
-    return _digest((sorted((doc, tuple(es)) for doc, es in entries.items()), _navigation(env),
-                    getattr(info, "config_hash", None), getattr(info, "tags_hash", None), keys.render_key(),
-                    app.config.html_split_index))
+    return (_navigation(app.env), getattr(info, "config_hash", None), getattr(info, "tags_hash", None), render_key())
+
+
+def _genindex_key(app) -> str:
+    entries = app.env.domains.index_domain.entries
+    return digest((sorted((doc, tuple(es)) for doc, es in entries.items()), _page_context(app),
+                   app.config.html_split_index))
 
 
 def install(app):
@@ -73,56 +81,28 @@ def install(app):
             "write_genindex", "load_indexer", "index_page", "dump_search_index", "searchindex_filename",
             "dump_inventory")):
         return
-    _wrap_genindex(app, builder)
+    # the general index: its entries and the page context (split per letter: `split_letters`)
+    original_genindex = builder.write_genindex
+    _skip_unless_changed(app, builder, "write_genindex", "genindex", _genindex_key, lambda: ["genindex.html"],
+                         run=lambda: (_write_split_genindex(app, builder) if app.config.html_split_index
+                                      else original_genindex()))
     _wrap_search(app, builder)
-    _wrap_inventory(app, builder)
+    _skip_unless_changed(app, builder, "dump_inventory", "inventory", _inventory_key, lambda: ["objects.inv"])
     if hasattr(builder, "gen_additional_pages"):
-        _wrap_additional_pages(app, builder)
+        # the search page (and any html_additional_pages): their sidebar is the whole navigation
+        _skip_unless_changed(app, builder, "gen_additional_pages", "additional", _additional_key,
+                             lambda: (["search.html"] if builder.search else [])
+                             + [f"{name}.html" for name in app.config.html_additional_pages])
 
 
 def _additional_key(app) -> str:
-    from . import keys
-    from .site import _navigation
-    info = getattr(app.builder, "build_info", None)
-    return _digest((_navigation(app.env), getattr(info, "config_hash", None), getattr(info, "tags_hash", None),
-                    keys.render_key(), sorted(app.config.html_additional_pages.items()),
-                    app.config.html_use_opensearch))
-
-
-def _wrap_additional_pages(app, builder):
-    """The search page (and any `html_additional_pages`) is written on every build, with
-    the whole sidebar: written again only when the navigation or the configuration changed."""
-    original = builder.gen_additional_pages
-
-    def gen_additional_pages():
-        key = _additional_key(app)
-        wanted = ["search.html"] if builder.search else []
-        wanted += [f"{name}.html" for name in app.config.html_additional_pages]
-        if _load(app).get("additional") == key and all((Path(builder.outdir) / w).is_file() for w in wanted):
-            return
-        original()
-        _save(app, additional=key)
-    builder.gen_additional_pages = gen_additional_pages
+    return digest((_page_context(app), sorted(app.config.html_additional_pages.items()),
+                   app.config.html_use_opensearch))
 
 
 def _inventory_key(app) -> str:
-    objects = []
-    for domain in app.env.domains.sorted():
-        objects.append((domain.name, sorted(tuple(o) for o in domain.get_objects())))
-    from . import keys
-    return _digest((objects, app.config.project, app.config.version, keys.render_key()))
-
-
-def _wrap_inventory(app, builder):
-    original = builder.dump_inventory
-
-    def dump_inventory():
-        key = _inventory_key(app)
-        if _load(app).get("inventory") == key and (Path(builder.outdir) / "objects.inv").is_file():
-            return
-        original()
-        _save(app, inventory=key)
-    builder.dump_inventory = dump_inventory
+    objects = [(domain.name, sorted(tuple(o) for o in domain.get_objects())) for domain in app.env.domains.sorted()]
+    return digest((objects, app.config.project, app.config.version, render_key()))
 
 
 #: links (of entries and sub-entries) on one page of the split general index: a letter with
@@ -178,21 +158,6 @@ def _write_split_genindex(app, builder):
             p.unlink(missing_ok=True)
 
 
-def _wrap_genindex(app, builder):
-    original = builder.write_genindex
-
-    def write_genindex():
-        key = _genindex_key(app)
-        if _load(app).get("genindex") == key and (Path(builder.outdir) / "genindex.html").is_file():
-            return                       # same entries, same navigation, same configuration: same pages
-        if app.config.html_split_index:
-            _write_split_genindex(app, builder)
-        else:
-            original()
-        _save(app, genindex=key)
-    builder.write_genindex = write_genindex
-
-
 def _wrap_search(app, builder):
     load_original, feed_original, dump_original = builder.load_indexer, builder.index_page, builder.dump_search_index
     pending = {}
@@ -206,10 +171,10 @@ def _wrap_search(app, builder):
         return feed_original(pagename, doctree, title)
 
     def dump_search_index():
-        docs = _digest(sorted(app.env.all_docs))
+        docs = digest(sorted(app.env.all_docs))
         path = Path(builder.outdir) / builder.searchindex_filename
         if ("docnames" in pending and builder.indexer is not None and path.is_file()
-                and _load(app).get("search_docs") == docs):
+                and read_json_dict(_state_path(app)).get("search_docs") == docs):
             return                       # no page fed, same documents: the index on disk stands
         if "docnames" in pending and builder.indexer is not None:
             load_original(pending.pop("docnames"))

@@ -20,21 +20,13 @@ from pathlib import Path
 
 from sphinx.util import logging
 
-from ..paths import write_text_if_changed
+from ..paths import read_json_dict, write_text_if_changed
 
 logger = logging.getLogger(__name__)
 
 JS_DIR = "_static/js"
 INDEX_FILE = "books.mjs"
 STATE_FILE = "rules_dsl-js.json"
-
-
-def _load_state(path):
-    try:
-        state = json.loads(Path(path).read_text(encoding="utf-8"))
-        return state if isinstance(state, dict) else {}
-    except (OSError, ValueError):
-        return {}
 
 
 def write_modules(outdir: Path, ids, keys=None, state_file=None) -> tuple:
@@ -50,7 +42,7 @@ def write_modules(outdir: Path, ids, keys=None, state_file=None) -> tuple:
     out.mkdir(parents=True, exist_ok=True)
     written, skipped, shipped = [], {}, []
     keys = keys or {}
-    before = _load_state(state_file) if state_file else {}
+    before = read_json_dict(state_file) if state_file else {}
     state = {}
     if write_text_if_changed(out / jsgen.RUNTIME_FILE, jsgen.runtime_source()):
         written.append(jsgen.RUNTIME_FILE)

@@ -19,7 +19,7 @@ from pathlib import Path
 from sphinx.util import logging
 
 from .. import export
-from ..paths import write_text_if_changed
+from ..paths import read_json_dict, write_text_if_changed
 
 logger = logging.getLogger(__name__)
 
@@ -45,14 +45,6 @@ def _book_key(library, bid: str, code: str) -> str | None:
     return cachekeys.key(*parts, code=code)
 
 
-def _load_state(path: Path) -> dict:
-    try:
-        state = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    return state.get("books", {}) if isinstance(state, dict) and isinstance(state.get("books"), dict) else {}
-
-
 def write_data(outdir: Path, doctreedir: Path, ids, library=None) -> list:
     """Write the data files of the books `ids` under `outdir/data`; the names written."""
     from ..errors import RulebookError
@@ -63,7 +55,8 @@ def write_data(outdir: Path, doctreedir: Path, ids, library=None) -> list:
     code = _code()
     keys = {bid: _book_key(library, bid, code) for bid in library.book_ids()}
     state_file = Path(doctreedir) / STATE_FILE
-    before = _load_state(state_file)
+    before = read_json_dict(state_file).get("books")
+    before = before if isinstance(before, dict) else {}
     state, written, texts = {}, [], {}
     for bid in ids:
         old = before.get(bid)

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from sphinx.util import logging
 
-from ..paths import write_text_if_changed
+from ..paths import read_json_dict, write_text_if_changed
 from . import backlinks, crossbook, keys, models, pagesplit
 
 logger = logging.getLogger(__name__)
@@ -149,11 +149,7 @@ class Site:
         file removed."""
         import json
         manifest = self.fp_dir / "manifest.json"
-        try:
-            before = json.loads(manifest.read_text(encoding="utf-8"))
-            before = before if isinstance(before, dict) else {}
-        except (OSError, ValueError):
-            before = {}
+        before = read_json_dict(manifest)
         now = {}
         root = os.fspath(self.fp_dir)
         for unit, h in self.unit_hashes.items():
