@@ -632,3 +632,31 @@ def test_a_long_letter_of_the_general_index_gets_several_pages(tmp_path):
         assert f'href="{name}"' in overview, name          # each page is reached from the letters
     _ok(build(project, out, books, cache))                 # the default budget: one page a letter again
     assert not list(out.glob("genindex-*-*.html"))
+
+
+def test_a_keyword_or_term_bigger_than_a_page_is_cut_by_books(tmp_path):
+    # with one link a page, a glossary keyword that two books carry and the cross-index term
+    # "Dice" (a demo title, an xss keyword) are each cut into a part per book
+    project = make_project(tmp_path / "project")
+    books = _books(tmp_path, {"xss": XSS_BOOK})
+    out, cache = tmp_path / "out", tmp_path / "cache"
+    _ok(build(project, out, books, cache, "-D", "rules_links_per_page=1"))
+    gloss = {p.stem: p.read_text(encoding="utf-8") for p in (out / "docs/books/_glossary").glob("*.html")}
+    cut = {m.group(1) for v in gloss.values() for m in re.finditer(r'<dt[^>]*>([^<]+)<span class="rules-part"> '
+                                                                    r'\(part 2 of', v)}
+    assert cut, sorted(gloss)
+    for kw in cut:
+        terms = re.findall(rf'<dt( id="[^"]*")?>{re.escape(kw)}<span class="rules-part"> \(part (\d) of', "".join(gloss.values()))
+        assert sorted(p for _, p in terms) == [str(i + 1) for i in range(len(terms))]
+        assert [a for a, p in terms if a] == [f' id="term-{kw}"']          # the keyword's one anchor, unchanged
+    xi = {p.stem: p.read_text(encoding="utf-8") for p in (out / "docs/books/_cross-index").glob("*.html")}
+    parts = {k: v for k, v in xi.items() if re.search(r"<strong>Dice \(part \d of 2\)", v)}
+    assert sorted(parts) == ["d", "d-2"], sorted(xi)
+    assert 'id="xindex-dice"' in parts["d"] and 'id="xindex-dice-2"' in parts["d-2"]
+    assert "Across the books: D, page 2" in parts["d-2"]       # the continuing page says so
+    _ok(build(project, out, books, cache))                     # the default budget: nothing is cut
+    assert not (out / "docs/books/_cross-index/d-2.html").exists()     # a page that is gone is not served
+    assert (out / "docs/books/xss/index.html").exists()
+    (books / "xss.rules").unlink()                             # a book taken out of the library: its pages go
+    _ok(build(project, out, books, cache))
+    assert not (out / "docs/books/xss").exists() or not list((out / "docs/books/xss").rglob("*.html"))

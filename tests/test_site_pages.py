@@ -20,10 +20,46 @@ def test_a_page_per_letter_and_a_prefix_when_a_letter_is_over_budget():
     assert all(sum(len(e["rules"]) for e in es) <= 8 for s, es in pages if s != "a")
 
 
-def test_one_big_term_is_one_page_not_an_endless_split():
+def test_one_big_term_is_one_page_not_an_endless_split_when_it_cannot_be_cut():
     pages = crossbook.split_pages([entry("suppression", 5000)], key=lambda e: e["key"],
                                   weight=lambda e: len(e["rules"]), budget=10)
     assert [s for s, _ in pages] == ["s"]
+
+
+def xterm(stem, books, per_book):
+    return {"stem": stem, "label": stem.capitalize(),
+            "books": {f"b{i:03}": [(f"r{j}", f"T{j}", j == 0) for j in range(per_book)] for i in range(books)}}
+
+
+def test_a_cross_index_term_bigger_than_a_page_is_cut_by_books_onto_numbered_pages():
+    # "Basic Weapons" at 100 books: 14 links a book, one term, 520 KB on one page before
+    big, small = xterm("weapon", 100, 14), xterm("wound", 2, 1)
+    pages = crossbook.xindex_pages([big, small])
+    slugs = [s for s, _ in pages]
+    assert slugs == ["we", "we-2", "we-3", "wo"]
+    assert [crossbook.page_title(s) for s in slugs] == ["We", "We, page 2", "We, page 3", "Wo"]
+    parts = [e for _, es in pages for e in es if e["stem"] == "weapon"]
+    assert [(e["part"], e["parts"]) for e in parts] == [(1, 3), (2, 3), (3, 3)]
+    assert [b for e in parts for b in e["books"]] == list(big["books"])       # every book once, in order
+    assert all(e["books"][b] == big["books"][b] for e in parts for b in e["books"])   # a book's rules stay together
+    assert all(sum(len(r) for e in es for r in e["books"].values()) <= crossbook.LINKS_PER_PAGE for _, es in pages)
+    assert crossbook.part_label(parts[1]) == "Weapon (part 2 of 3)" and crossbook.part_label(small) == "Wound"
+    assert pages[-1][1] == [small]
+    assert crossbook.jump_targets(slugs)[22] == ("W", "we")
+
+
+def test_a_glossary_keyword_bigger_than_a_page_keeps_its_definitions_on_the_first_part():
+    e = entry("cover", 1300)
+    e["rules"] = [(f"b{i // 13:03}", f"r{i}", "T") for i in range(1300)]
+    e["definitions"] = [("b000", "r0", "Cover", "Cover is ...")]
+    pages = crossbook.glossary_pages([e])
+    assert [s for s, _ in pages] == ["c", "c-2", "c-3"]
+    parts = [x for _, es in pages for x in es]
+    assert [x["definitions"] for x in parts] == [e["definitions"], [], []]
+    assert [r for x in parts for r in x["rules"]] == e["rules"]
+    assert all(len({r[0] for r in a["rules"]} & {r[0] for r in b["rules"]}) == 0
+               for a, b in zip(parts, parts[1:]))                              # no book is cut in two
+    assert max(len(x["rules"]) + 3 * len(x["definitions"]) for x in parts) <= crossbook.LINKS_PER_PAGE
 
 
 def test_glossary_and_cross_index_pages_cover_every_entry():

@@ -49,7 +49,9 @@ build, byte for byte what Sphinx would give; False leaves it to Sphinx, page by 
 where they differ; for tests), ``rules_nav_links`` (default 400: past that many pages in the
 navigation, each page's sidebar lists every book but only its own book's sections; 0: never),
 ``rules_index_lines`` (default 600: lines on one page of the general index; a letter with more
-gets several pages).  Warnings have the type
+gets several pages), ``rules_links_per_page`` (default 600: rule links on one page of the
+glossary or the cross index; a keyword or term with more is cut by books onto numbered pages).
+Warnings have the type
 ``rules`` and subtypes ``compile``, ``example``, ``odds``, ``directive`` and
 ``duplicate`` (for ``suppress_warnings``).
 
@@ -133,6 +135,8 @@ def setup(app):
     app.add_config_value("rules_index_lines", finish.GENINDEX_LINES, "html", types=[int])
     from .pagesplit import PAGE_BUDGET
     app.add_config_value("rules_page_budget", PAGE_BUDGET, "env", types=[int])
+    from .crossbook import LINKS_PER_PAGE
+    app.add_config_value("rules_links_per_page", LINKS_PER_PAGE, "env", types=[int])
     from .render_rules import (depart_working_html, depart_working_other, visit_working_html, visit_working_other,
                                working)
     from .rendering import depart_fold_html, fold, try_form, visit_fold_html, visit_try_form_html, visit_try_form_other

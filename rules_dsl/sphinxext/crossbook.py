@@ -161,14 +161,19 @@ def _group(text: str) -> int:
 DIGITS = "0-9"
 
 
-def split_pages(entries: list, key, weight, budget: int = LINKS_PER_PAGE) -> list:
+def split_pages(entries: list, key, weight, budget: int = LINKS_PER_PAGE, cut=None) -> list:
     """[(slug, entries)]: `entries` (already in reading order) grouped by the
     first letter of `key(entry)`; a group with more than `budget` links
     (`weight(entry)` each) is split by its first two letters, and so on (at
     most four), so no page grows past the budget however big the library.
     Names that start with a digit share one page, ``0-9``, after the letters
     (split by their first digits when over budget); names without a letter or
-    digit go last, under ``other``."""
+    digit go last, under ``other``.
+
+    A page still over budget after that (one term that a hundred books share, or
+    terms alike in their first four letters) is packed onto consecutive pages
+    ``slug``, ``slug-2``, ... when `cut` is given: `cut(entry, budget)` cuts an
+    entry bigger than a page into parts (see `cut_xindex_entry`)."""
     def split(items, depth):
         groups = {}
         for e in items:
@@ -193,12 +198,76 @@ def split_pages(entries: list, key, weight, budget: int = LINKS_PER_PAGE) -> lis
             out.append((DIGITS, digits))
     if other:
         out.append(("other", other))
-    return out
+    if cut is None:
+        return out
+    return [page for slug, es in out
+            for page in (_pack(slug, es, weight, budget, cut) if sum(map(weight, es)) > budget else [(slug, es)])]
+
+
+def _pack(slug: str, entries: list, weight, budget: int, cut) -> list:
+    """[(slug, entries), (slug-2, ...), ...]: `entries` in order on pages of at most
+    `budget` links, an entry bigger than a page cut into parts first."""
+    pages, page, used = [], [], 0
+    for piece in (p for e in entries for p in (cut(e, budget) if weight(e) > budget else [e])):
+        if page and used + weight(piece) > budget:
+            pages.append(page)
+            page, used = [], 0
+        page.append(piece)
+        used += weight(piece)
+    pages.append(page)
+    return [(slug if i == 0 else f"{slug}-{i + 1}", es) for i, es in enumerate(pages)]
+
+
+def _cut_by_book(items: list, budget: int, first: int = 0) -> list:
+    """`items` [(book, weight, x)] in order, as runs that keep each book's items together,
+    each run at most `budget` (a book bigger than that is a run of its own); the first run
+    has `first` less room (what the entry carries besides its links)."""
+    runs, run, used, room = [], [], 0, budget - first
+    for book in dict.fromkeys(b for b, _, _ in items):
+        mine = [it for it in items if it[0] == book]
+        w = sum(it[1] for it in mine)
+        if run and used + w > room:
+            runs.append(run)
+            run, used, room = [], 0, budget
+        run.extend(mine)
+        used += w
+    runs.append(run)
+    return runs
+
+
+def cut_xindex_entry(entry: dict, budget: int) -> list:
+    """A cross-index term too big for one page, as parts that each hold some of its books
+    (whole), numbered ``part`` of ``parts``: the term's anchor is on the first part."""
+    items = [(b, len(rs), rs) for b, rs in entry["books"].items()]
+    runs = _cut_by_book(items, budget)
+    return [{**entry, "books": {b: rs for b, _, rs in run}, "part": i + 1, "parts": len(runs)}
+            for i, run in enumerate(runs)]
+
+
+def cut_glossary_entry(entry: dict, budget: int) -> list:
+    """A glossary keyword too big for one page, as parts that each list the rules of some
+    books (whole); its definitions and its glossary term are on the first part."""
+    items = [(r[0], 1, r) for r in entry["rules"]]
+    runs = _cut_by_book(items, budget, first=3 * len(entry.get("definitions", ())))
+    return [{**entry, "rules": [r for _, _, r in run], "definitions": entry.get("definitions", []) if i == 0 else [],
+             "part": i + 1, "parts": len(runs)} for i, run in enumerate(runs)]
 
 
 def page_title(slug: str) -> str:
-    """A glossary or cross-index page's heading part: "A", "Sa", "0–9", "Other"."""
-    return "0–9" if slug == DIGITS else slug.capitalize()
+    """A glossary or cross-index page's heading part: "A", "Sa", "0–9", "Other", and
+    "Basi, page 2" for the pages a big term continues on (`split_pages`)."""
+    if slug == DIGITS:
+        return "0–9"
+    more = re.fullmatch(r"(.+)-(\d+)", slug)
+    if more:
+        return f"{page_title(more.group(1))}, page {more.group(2)}"
+    return slug.capitalize()
+
+
+def part_label(entry: dict) -> str:
+    """The label of an entry, with "(part 2 of 3)" when it is one part of a cut entry."""
+    label = entry["label"]
+    return f"{label} (part {entry['part']} of {entry['parts']})" if entry.get("parts", 1) > 1 else label
 
 
 def jump_targets(slugs) -> list:
@@ -216,11 +285,13 @@ def jump_targets(slugs) -> list:
     return out
 
 
-def glossary_pages(entries: list) -> list:
+def glossary_pages(entries: list, budget: int = LINKS_PER_PAGE) -> list:
     """A definition weighs about as much as three links (its text and its rule's link)."""
     return split_pages(entries, key=lambda e: e["key"],
-                       weight=lambda e: len(e["rules"]) + 3 * len(e.get("definitions", ())))
+                       weight=lambda e: len(e["rules"]) + 3 * len(e.get("definitions", ())), budget=budget,
+                       cut=cut_glossary_entry)
 
 
-def xindex_pages(entries: list) -> list:
-    return split_pages(entries, key=lambda e: e["label"], weight=lambda e: sum(len(r) for r in e["books"].values()))
+def xindex_pages(entries: list, budget: int = LINKS_PER_PAGE) -> list:
+    return split_pages(entries, key=lambda e: e["label"], weight=lambda e: sum(len(r) for r in e["books"].values()),
+                       budget=budget, cut=cut_xindex_entry)

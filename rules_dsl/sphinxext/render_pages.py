@@ -6,6 +6,7 @@ from __future__ import annotations
 from docutils import nodes
 from sphinx import addnodes
 
+from . import crossbook
 from .prose import blocks, xref
 from .render_decls import decl_nodes
 from .render_rules import finding_node, rule_node
@@ -249,8 +250,13 @@ def glossary_nodes(ctx, entries, document, lineno):
     dl = nodes.definition_list(classes=["glossary", "rules-glossary"])
     for e in entries:
         item = nodes.definition_list_item()
-        term = make_glossary_term(ctx.env, [nodes.Text(e["label"])], None, ctx.docname, lineno, None, document)
-        ctx.domain.note_keyword(e["key"], ctx.docname, term["ids"][0])
+        if e.get("part", 1) == 1:       # a keyword's glossary term (and anchor) is on its first part only
+            term = make_glossary_term(ctx.env, [nodes.Text(e["label"])], None, ctx.docname, lineno, None, document)
+            ctx.domain.note_keyword(e["key"], ctx.docname, term["ids"][0])
+        else:
+            term = nodes.term("", e["label"])
+        if e.get("parts", 1) > 1:       # the anchor stays the keyword's own, however the pages are cut
+            term += nodes.inline("", crossbook.part_label(e)[len(e["label"]):], classes=["rules-part"])
         item += term
         defn = nodes.definition()
         for book, rid, title, text in e.get("definitions", ()):
@@ -287,8 +293,9 @@ def crossindex_nodes(ctx, groups, books):
     rows = []
     for g in groups:
         term = nodes.paragraph(classes=["rules-xindex-term"])
-        term += nodes.strong(g["label"], g["label"])
-        term["ids"].append(f"xindex-{g['stem']}")
+        term += nodes.strong(crossbook.part_label(g), crossbook.part_label(g))
+        part = g.get("part", 1)
+        term["ids"].append(f"xindex-{g['stem']}" if part == 1 else f"xindex-{g['stem']}-{part}")
         ctx.document.set_id(term)
         row = [term]
         for b in books:

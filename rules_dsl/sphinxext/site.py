@@ -62,8 +62,9 @@ class Site:
         self.glossary = crossbook.glossary(self.summaries)
         self.xindex = crossbook.cross_index(self.summaries)
         # the glossary and the cross index: one page per letter (or prefix), none over the link budget
-        self.glossary_pages = dict(crossbook.glossary_pages(self.glossary))
-        self.xindex_pages = dict(crossbook.xindex_pages(self.xindex))
+        links = getattr(config, "rules_links_per_page", crossbook.LINKS_PER_PAGE)
+        self.glossary_pages = dict(crossbook.glossary_pages(self.glossary, links))
+        self.xindex_pages = dict(crossbook.xindex_pages(self.xindex, links))
         self.books = crossbook.books_table(self.summaries)
         # each book's section pages: one per top-level section, split when too big for a phone
         # (worked out from the model once per book and budget, then kept in its head entry)
@@ -232,6 +233,12 @@ def _navigation(env) -> tuple:
 def env_get_outdated(app, env, added, changed, removed):
     # remember what every cross-reference target looked like before this build's reading,
     # and the navigation every page shows
+    if removed and app.builder.format == "html" and hasattr(app.builder, "get_outfilename"):
+        for doc in removed:     # Sphinx leaves a removed page's HTML behind: the published site would keep it
+            try:
+                os.unlink(app.builder.get_outfilename(doc))
+            except OSError:
+                pass
     dom = env.domains["rules"]
     app._rules_dsl_before = dict(dom.data.get("objects", {}))
     app._rules_dsl_nav_before = _navigation(env) if not (added or removed) else None
