@@ -473,12 +473,44 @@ def test_parallel_read_builds_the_same_site(tmp_path, tiny):
     project = make_project(tmp_path / "project")
     books = _books(tmp_path, {"xss": XSS_BOOK})
     out = tmp_path / "out"
-    _ok(build(project, out, books, tmp_path / "cache", "-j", "2"))
+    # rules_serial_below=0: read and write in parallel however few the pages
+    _ok(build(project, out, books, tmp_path / "cache", "-j", "2", "-D", "rules_serial_below=0"))
+    strip = lambda s: re.sub(r'(\?v=[0-9a-f]+|<script[^>]*documentation_options[^>]*>)', "", s)
     for doc in ("docs/books/demo/basics", "docs/books/xss/esc", "docs/glossary", "docs/cross-index",
                 "docs/books/_glossary/c", "docs/books/_cross-index/d"):
         a, b = page(tiny, doc), page(out, doc)
-        strip = lambda s: re.sub(r'(\?v=[0-9a-f]+|<script[^>]*documentation_options[^>]*>)', "", s)
         assert strip(a) == strip(b), doc
+    # a small rebuild with -j reads and writes its few pages in one process (smallbuild):
+    # the edit lands, and the pages it does not touch are those of the parallel build
+    src = books / "xss.rules"
+    src.write_text(src.read_text(encoding="utf-8").replace("Section prose", "Section prose, edited,"), encoding="utf-8")
+    proc = build(project, out, books, tmp_path / "cache", "-j", "2")
+    _ok(proc)
+    assert "Section prose, edited," in page(out, "docs/books/xss/esc")
+    assert strip(page(tiny, "docs/books/demo/basics")) == strip(page(out, "docs/books/demo/basics"))
+    assert not re.search(r"(reading sources|writing output)\.\.\. \[[ 0-9]+%\] \S+ \.\. ", proc.stdout), proc.stdout
+
+
+def test_a_small_rebuild_runs_serially_and_puts_the_parallel_setting_back():
+    from types import SimpleNamespace
+    from rules_dsl.sphinxext import smallbuild
+    app = SimpleNamespace(parallel=2, config=SimpleNamespace(rules_serial_below=3))
+    smallbuild.before_read(app, None, ["a", "b"])
+    assert app.parallel == 1
+    smallbuild.after_read(app, None)
+    assert app.parallel == 2
+    smallbuild.before_read(app, None, ["a", "b", "c"])      # enough pages: parallel as asked
+    assert app.parallel == 2
+    smallbuild.after_read(app, None)
+    assert app.parallel == 2
+    seen = []
+    builder = SimpleNamespace(parallel_ok=True)
+    builder.write_documents = lambda docs: seen.append((sorted(docs), builder.parallel_ok))
+    app.builder = builder
+    smallbuild.install(app)
+    builder.write_documents({"a"})
+    builder.write_documents({"a", "b", "c"})
+    assert seen == [(["a"], False), (["a", "b", "c"], True)] and builder.parallel_ok
 
 
 @pytest.fixture(scope="module")

@@ -50,7 +50,9 @@ where they differ; for tests), ``rules_nav_links`` (default 400: past that many 
 navigation, each page's sidebar lists every book but only its own book's sections; 0: never),
 ``rules_index_lines`` (default 600: lines on one page of the general index; a letter with more
 gets several pages), ``rules_links_per_page`` (default 600: rule links on one page of the
-glossary or the cross index; a keyword or term with more is cut by books onto numbered pages).
+glossary or the cross index; a keyword or term with more is cut by books onto numbered pages),
+``rules_serial_below`` (default 24: a rebuild that reads, or writes, fewer pages than this does
+it in one process even with ``-j``; see :mod:`rules_dsl.sphinxext.smallbuild`).
 Warnings have the type
 ``rules`` and subtypes ``compile``, ``example``, ``odds``, ``directive`` and
 ``duplicate`` (for ``suppress_warnings``).
@@ -125,7 +127,8 @@ def _cap_navigation(app, pagename, templatename, context, doctree):
 
 
 def setup(app):
-    from . import directives, domain, finish, furo_nav, jsmodules, keys, navigation, opendata, search_index, site
+    from . import (directives, domain, finish, furo_nav, jsmodules, keys, navigation, opendata, search_index, site,
+                   smallbuild)
     app.add_config_value("rules_books_dir", "docs/books", "env", types=[str])
     app.add_config_value("rules_fail_on_error", True, "", types=[bool])
     app.add_config_value("rules_nav_maxdepth", 4, "html", types=[int])
@@ -137,6 +140,7 @@ def setup(app):
     app.add_config_value("rules_page_budget", PAGE_BUDGET, "env", types=[int])
     from .crossbook import LINKS_PER_PAGE
     app.add_config_value("rules_links_per_page", LINKS_PER_PAGE, "env", types=[int])
+    app.add_config_value("rules_serial_below", smallbuild.SERIAL_BELOW, "", types=[int])
     from .render_rules import (depart_working_html, depart_working_other, visit_working_html, visit_working_other,
                                working)
     from .rendering import depart_fold_html, fold, try_form, visit_fold_html, visit_try_form_html, visit_try_form_other
@@ -159,6 +163,9 @@ def setup(app):
     app.connect("builder-inited", site.builder_inited)
     app.connect("builder-inited", finish.install)
     app.connect("builder-inited", furo_nav.install)
+    app.connect("builder-inited", smallbuild.install)
+    app.connect("env-before-read-docs", smallbuild.before_read)
+    app.connect("env-updated", smallbuild.after_read, priority=100)
     app.connect("env-get-outdated", site.env_get_outdated)
     app.connect("env-get-updated", site.env_get_updated)
     app.connect("env-updated", site.report_problems)
