@@ -430,6 +430,11 @@ def test_editing_one_rule_rereads_only_its_page(tmp_path):
     kept_stamps = {name: (out / name).stat().st_mtime_ns for name in kept}
     model_stamps = {f.name: f.stat().st_mtime_ns for f in models.iterdir()}
     assert {"demo.head.pickle", "demo.pickle", "xss.head.pickle", "xss.pickle"} <= set(model_stamps)
+    import pickle
+    crossbook_keys = lambda: {k: v[0] for k, v in pickle.loads((models / "_crossbook.pickle").read_bytes()).items()
+                              if k != "version"}
+    kept_keys = crossbook_keys()
+    assert set(kept_keys) == {"glossary", "xindex", "backlinks"}
     again = build(project, out, books, cache)
     _ok(again)
     assert "0 added, 0 changed, 0 removed" in again.stdout
@@ -460,7 +465,10 @@ def test_editing_one_rule_rereads_only_its_page(tmp_path):
     # only the edited book's model is written again; a prose edit leaves its JavaScript, the
     # general index and the inventory alone; the search index takes the pages read again
     rewritten = {f.name for f in models.iterdir() if f.stat().st_mtime_ns != model_stamps.get(f.name)}
-    assert rewritten == {"demo.head.pickle", "demo.pickle"}, rewritten
+    assert rewritten == {"demo.head.pickle", "demo.pickle", "_crossbook.pickle"}, rewritten
+    # of the pages across books, only the glossary (which shows the first sentence) is made again
+    now_keys = crossbook_keys()
+    assert [k for k in kept_keys if now_keys[k] != kept_keys[k]] == ["glossary"]
     assert "JavaScript in" not in proc.stdout and "genindex" not in proc.stdout, proc.stdout
     for name in ("genindex.html", "genindex-D.html", "objects.inv", "_static/js/demo.mjs", "search.html"):
         assert (out / name).stat().st_mtime_ns == kept_stamps[name], name

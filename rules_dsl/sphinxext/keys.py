@@ -18,7 +18,7 @@ from pathlib import Path
 from .. import cachekeys, nodes as n
 from ..cachekeys import code_fingerprint
 
-MODEL_VERSION = 4
+MODEL_VERSION = 5
 
 
 # ------------------------------------------------------------------ code and content

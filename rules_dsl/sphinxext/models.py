@@ -197,8 +197,10 @@ def _build_entry(bid: str, cache: ModelCache, ckey: str | None = None, problems:
     if derived is None:
         derived = compute_derived(book, engine_key())
     model = build_model(book, derived)
+    summary = summary_of(model)
     entry = {"content_key": ckey, "semantic_key": skey, "derived": derived, "model": model,
-             "locations": example_locations(book), "digests": model_digests(model), "summary": summary_of(model)}
+             "locations": example_locations(book), "digests": {**model_digests(model), **summary_digests(summary)},
+             "summary": summary}
     entry["problems"] = _entry_problems(bid, entry)
     cache.put(bid, entry)
     return entry
@@ -217,6 +219,18 @@ def summary_of(model) -> dict:
                       "terms": {st: (sorted(surface), in_title) for st, (surface, in_title) in rule_terms(r).items()}}
     return {"id": model["id"], "title": model["title"], "edition": model["edition"], "counts": model["counts"],
             "top_sections": list(model["top_sections"]), "rules": rules}
+
+
+def summary_digests(summary) -> dict:
+    """Digests of what each page across books reads of a book's summary, so that those
+    pages' data is worked out again only when that part changed (`site.Site.crossbook`):
+    the cross index reads ids, titles and terms; the glossary also keywords, aliases and
+    definitions; the back-links ids, titles and references."""
+    from .keys import digest
+    rules = summary["rules"].values()
+    return {"xindex": digest([(r["id"], r["title"], r["terms"]) for r in rules]),
+            "glossary": digest([(r["id"], r["title"], r["keywords"], r["aliases"], r["definition"]) for r in rules]),
+            "backlinks": digest([(r["id"], r["title"], r["refs"]) for r in rules])}
 
 
 def model_digests(model) -> dict:

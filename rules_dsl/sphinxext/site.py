@@ -19,7 +19,7 @@ from pathlib import Path
 
 from sphinx.util import logging
 
-from ..paths import read_json_dict, write_text_if_changed
+from ..paths import read_json_dict, write_pickle, write_text_if_changed
 from . import backlinks, crossbook, keys, models, pagesplit
 
 logger = logging.getLogger(__name__)
@@ -45,6 +45,38 @@ def current(env=None, config=None):
     return _SITE
 
 
+class CrossBookCache:
+    """The data of the pages across books (glossary, cross index, back-links), kept in one
+    file between builds with the key it was made for: worked out over every book's
+    summary, it costs about a second at a hundred books, and a prose edit changes none
+    of it.  A missing or damaged file only means the data is worked out again."""
+
+    def __init__(self, path: Path):
+        import pickle
+        self.path = path
+        self.dirty = False
+        try:
+            with open(path, "rb") as f:
+                data = pickle.load(f)
+            self.data = data if isinstance(data, dict) and data.get("version") == models.MODEL_VERSION else {}
+        except Exception:
+            self.data = {}
+
+    def get(self, part: str, key: str, make):
+        kept = self.data.get(part)
+        if isinstance(kept, tuple) and len(kept) == 2 and kept[0] == key:
+            return kept[1]
+        value = make()
+        self.data[part] = (key, value)
+        self.dirty = True
+        return value
+
+    def save(self):
+        if self.dirty:
+            write_pickle(self.path, {**self.data, "version": models.MODEL_VERSION})
+            self.dirty = False
+
+
 class Site:
     def __init__(self, srcdir: Path, doctreedir: Path, config):
         self.srcdir = Path(srcdir)
@@ -59,8 +91,9 @@ class Site:
         # what each book's JavaScript is made of (its declarations, examples, dice; its id and title)
         self.semantic_keys = {bid: cache.heads[bid].get("semantic_key") for bid in self.summaries}
         self.digests = {bid: cache.heads[bid]["digests"] for bid in self.summaries}
-        self.glossary = crossbook.glossary(self.summaries)
-        self.xindex = crossbook.cross_index(self.summaries)
+        store = CrossBookCache(self.doctreedir / "rules_dsl-models" / "_crossbook.pickle")
+        self.glossary = store.get("glossary", self._part_key("glossary"), lambda: crossbook.glossary(self.summaries))
+        self.xindex = store.get("xindex", self._part_key("xindex"), lambda: crossbook.cross_index(self.summaries))
         # the glossary and the cross index: one page per letter (or prefix), none over the link budget
         links = getattr(config, "rules_links_per_page", crossbook.LINKS_PER_PAGE)
         self.glossary_pages = dict(crossbook.glossary_pages(self.glossary, links))
@@ -72,8 +105,15 @@ class Site:
         self.plans = {bid: cache.plan(bid, budget, lambda m: pagesplit.plan(m, budget), self.models)
                       for bid in self.summaries}
         cache.save()
-        self.backlinks = backlinks.referenced_by(self.summaries)
+        self.backlinks = store.get("backlinks", self._part_key("backlinks"),
+                                   lambda: backlinks.referenced_by(self.summaries))
+        store.save()
         self.unit_hashes = self._unit_hashes()
+
+    def _part_key(self, part: str) -> str:
+        """The key of a page-across-books' data: each book's digest of what it reads
+        (`models.summary_digests`), in book order, and the code."""
+        return keys.digest(([(bid, self.digests[bid][part]) for bid in self.summaries], keys.code_key()))
 
     # -------------------------------------------------------------- names
     def docname_book(self, bid: str) -> str:
