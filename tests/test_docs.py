@@ -435,6 +435,13 @@ def test_editing_one_rule_rereads_only_its_page(tmp_path):
                               if k != "version"}
     kept_keys = crossbook_keys()
     assert set(kept_keys) == {"glossary", "xindex", "backlinks"}
+    # each page that shows rules depends on one fingerprint file (not one per rule it shows)
+    deps = doctrees / "rules_dsl-deps"
+    assert sorted(p.name for p in deps.iterdir()) == ["doc", "manifest.json"]
+    assert (deps / "doc" / "docs/books/demo/basics.fp").is_file()
+    env = pickle.loads((doctrees / "environment.pickle").read_bytes())
+    fps = [d for d in env.dependencies["docs/books/demo/basics"] if str(d).endswith(".fp")]
+    assert [str(d) for d in fps] == [str(deps / "doc" / "docs/books/demo/basics.fp")], fps
     again = build(project, out, books, cache)
     _ok(again)
     assert "0 added, 0 changed, 0 removed" in again.stdout

@@ -13,8 +13,8 @@ Add ``"rules_dsl.sphinxext"`` to ``extensions`` in conf.py.  It provides:
   :mod:`rules_dsl.sphinxext.pagesplit`), written at ``builder-inited`` under
   ``rules_books_dir`` (default ``docs/books``);
 * fine-grained rebuilds: each page depends (``env.note_dependency``) on one
-  fingerprint file per rule/section it shows, rewritten only when that
-  rule's rendered content changes (see :mod:`rules_dsl.sphinxext.site`);
+  fingerprint file, a digest of the rules and sections it shows, rewritten only
+  when one of them renders differently (see :mod:`rules_dsl.sphinxext.site`);
 * worked examples executed against the compiled books on every build: a
   failing example is a warning at its ``.rules`` line and fails the build;
 * open data: every book as JSON (`data/<book>.json`, `data/index.json` and the JSON

@@ -8,9 +8,9 @@ three things:
   folder) and reused when a book's files are unchanged, and it is inherited by the
   worker processes of a parallel (`-j`) build;
 * a rule's model is *everything* its rendering shows, so a hash of it is an
-  exact fingerprint: `Site.write_fingerprints` writes one small file per rule,
-  section and book, rewritten only when that hash changes, and each page
-  `note_dependency`s the fingerprint files of what it shows.  Editing one rule
+  exact fingerprint: each page `note_dependency`s one small file holding a
+  digest of the fingerprints of what it shows, rewritten only when that digest
+  changes (`Site.write_fingerprints`).  Editing one rule
   re-reads only the page holding it (line shifts elsewhere in the file change
   nothing, since the model holds no line numbers);
 * the slow derived data (check findings, exact odds, example results; derived.py)

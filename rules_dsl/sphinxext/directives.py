@@ -40,8 +40,7 @@ class _RulesDirective(SphinxDirective):
 
     def depend(self, ctx_or_units):
         units = ctx_or_units.units if isinstance(ctx_or_units, rendering.Ctx) else ctx_or_units
-        for path in self.site().deps_for(units):
-            self.env.note_dependency(path)
+        self.site().depend(self.env, units)
 
     def warn(self, msg):
         logger.warning(msg, location=self.get_location(), type="rules", subtype="directive")

@@ -88,8 +88,10 @@ class RulesDomain(Domain):
         "keywords": {},
         # docname -> tuple of fullnames the page links to (to refresh previews)
         "refs": {},
+        # docname -> (units the page shows, their fingerprint when it was read): site.Site.depend
+        "units": {},
     }
-    data_version = 2
+    data_version = 3
 
     # -------------------------------------------------------------- recording
     @property
@@ -113,6 +115,12 @@ class RulesDomain(Domain):
         else:
             self.data.setdefault("refs", {}).pop(docname, None)
 
+    def page_units(self, docname) -> tuple:
+        return self.data.setdefault("units", {}).get(docname, ((), None))[0]
+
+    def note_units(self, docname, units: tuple, fingerprint: str):
+        self.data.setdefault("units", {})[docname] = (units, fingerprint)
+
     def clear_doc(self, docname: str) -> None:
         for key, value in list(self.objects.items()):
             if value[0] == docname:
@@ -122,6 +130,7 @@ class RulesDomain(Domain):
             if value[0] == docname:
                 del kws[key]
         self.data.setdefault("refs", {}).pop(docname, None)
+        self.data.setdefault("units", {}).pop(docname, None)
 
     def merge_domaindata(self, docnames, otherdata: dict) -> None:
         for key, value in otherdata.get("objects", {}).items():
@@ -133,6 +142,9 @@ class RulesDomain(Domain):
         for docname, targets in otherdata.get("refs", {}).items():
             if docname in docnames:
                 self.data.setdefault("refs", {})[docname] = targets
+        for docname, value in otherdata.get("units", {}).items():
+            if docname in docnames:
+                self.data.setdefault("units", {})[docname] = value
 
     # -------------------------------------------------------------- lookups
     def find(self, typ: str, target: str, node=None):
