@@ -112,8 +112,13 @@ class Site:
         cache.save()
         self.backlinks = store.get("backlinks", self._part_key("backlinks"),
                                    lambda: backlinks.referenced_by(self.summaries))
+        # every unit's fingerprint: made of the books' contents, their page plans and the
+        # pages across books, so kept under a key of those (10,000 digests at 100 books)
+        units_key = keys.digest(([(bid, cache.heads[bid].get("content_key")) for bid in self.summaries],
+                                 budget, links, [store.data[p][0] for p in ("glossary", "xindex", "backlinks")],
+                                 keys.code_key()))
+        self.unit_hashes = store.get("units", units_key, self._unit_hashes)
         store.save()
-        self.unit_hashes = self._unit_hashes()
 
     def _part_key(self, part: str) -> str:
         """The key of a page-across-books' data: each book's digest of what it reads
