@@ -80,14 +80,13 @@ def test_an_edit_rewrites_that_book_and_a_removed_book_loses_its_files(library, 
 
 def test_the_pages_across_books_keep_their_data_until_its_key_changes(tmp_path):
     from rules_dsl.sphinxext.site import CrossBookCache
-    path = tmp_path / "_crossbook.pickle"
     made = []
-    store = CrossBookCache(path)
+    store = CrossBookCache(tmp_path / "_crossbook")
     assert store.get("xindex", "k1", lambda: made.append(1) or ["one"]) == ["one"]
-    store.save()
-    again = CrossBookCache(path)
+    again = CrossBookCache(tmp_path / "_crossbook")
     assert again.get("xindex", "k1", lambda: made.append(2) or ["two"]) == ["one"]    # kept: not made again
     assert again.get("xindex", "k2", lambda: made.append(3) or ["three"]) == ["three"]  # another key: made
-    assert made == [1, 3]
-    path.write_bytes(b"not a pickle")                        # damaged: worked out again, no error
-    assert CrossBookCache(path).get("xindex", "k1", lambda: ["four"]) == ["four"]
+    assert again.get("glossary", "k1", lambda: made.append(4) or ["four"]) == ["four"]  # one file a part
+    assert made == [1, 3, 4]
+    (tmp_path / "_crossbook" / "xindex.pickle").write_bytes(b"not a pickle")   # damaged: made again, no error
+    assert CrossBookCache(tmp_path / "_crossbook").get("xindex", "k2", lambda: ["five"]) == ["five"]

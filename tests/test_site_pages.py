@@ -304,7 +304,7 @@ def test_stubs_follow_the_plan_and_stale_parts_are_removed(tmp_path):
         s.gen_dir = tmp_path / "docs" / "books"
         s.models = {"b": model}
         s.plans = {"b": pagesplit.plan(model, budget)}
-        s.glossary_pages = s.xindex_pages = {}
+        s.page_slugs = ([], [])
         return s
     model = book_model({"s": ("Shooting", [("rule", (f"r{i}", f"Rule {i}")) for i in range(6)])}, ["s"])
     one = pagesplit.rule_weight(model["rules"]["r0"])

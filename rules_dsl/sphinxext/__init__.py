@@ -172,6 +172,7 @@ def setup(app):
     app.connect("env-get-outdated", site.env_get_outdated)
     app.connect("env-get-updated", site.env_get_updated)
     app.connect("env-updated", site.report_problems)
+    app.connect("env-updated", site.note_read)
     app.connect("doctree-read", domain.collect_refs)
     app.connect("build-finished", site.build_finished)
     app.connect("build-finished", opendata.build_finished)

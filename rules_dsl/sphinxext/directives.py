@@ -135,14 +135,14 @@ class GlossaryDirective(_RulesDirective):
 
     def run(self):
         site = self.site()
-        bar = render_pages.jump_bar(crossbook.jump_targets(site.glossary_pages), site.docname_glossary,
+        bar = render_pages.jump_bar(crossbook.jump_targets(site.page_slugs[0]), site.docname_glossary,
                                     self.arguments[0].strip() if self.arguments else None)
         self.depend({("global", "glossary", "")})
         if not self.arguments:
             return [bar] + render_pages.pages_toc(self.env.docname,
-                                                  [site.docname_glossary(s) for s in site.glossary_pages])
+                                                  [site.docname_glossary(s) for s in site.page_slugs[0]])
         slug = self.arguments[0].strip()
-        if slug not in site.glossary_pages:
+        if slug not in site.page_slugs[0]:
             return self.warn(f"no glossary page {slug!r}")
         self.depend({("global", "glossary", slug)})
         return [bar] + render_pages.glossary_nodes(self.ctx(), site.glossary_pages[slug], self.state.document,
@@ -157,15 +157,15 @@ class CrossIndexDirective(_RulesDirective):
     def run(self):
         site = self.site()
         self.depend({("global", "xindex", "")})
-        if not site.xindex_pages:
+        if not site.page_slugs[1]:
             return render_pages.crossindex_nodes(self.ctx(), [], sorted(site.models))
-        bar = render_pages.jump_bar(crossbook.jump_targets(site.xindex_pages), site.docname_xindex,
+        bar = render_pages.jump_bar(crossbook.jump_targets(site.page_slugs[1]), site.docname_xindex,
                                     self.arguments[0].strip() if self.arguments else None)
         if not self.arguments:
             return [bar] + render_pages.pages_toc(self.env.docname,
-                                                  [site.docname_xindex(s) for s in site.xindex_pages])
+                                                  [site.docname_xindex(s) for s in site.page_slugs[1]])
         slug = self.arguments[0].strip()
-        if slug not in site.xindex_pages:
+        if slug not in site.page_slugs[1]:
             return self.warn(f"no cross-index page {slug!r}")
         self.depend({("global", "xindex", slug)})
         return [bar] + render_pages.crossindex_nodes(self.ctx(), site.xindex_pages[slug], sorted(site.models))

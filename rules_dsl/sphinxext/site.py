@@ -19,6 +19,7 @@ cached model of every unchanged book), and then:
 """
 from __future__ import annotations
 
+import functools
 import os
 from pathlib import Path
 
@@ -51,35 +52,30 @@ def current(env=None, config=None):
 
 
 class CrossBookCache:
-    """The data of the pages across books (glossary, cross index, back-links), kept in one
-    file between builds with the key it was made for: worked out over every book's
-    summary, it costs about a second at a hundred books, and a prose edit changes none
-    of it.  A missing or damaged file only means the data is worked out again."""
+    """The data of the pages across books (glossary, cross index, back-links, their page
+    splits) and every unit's fingerprint, kept between builds, one file per part under
+    `folder`, each with the key it was made for.  Worked out over every book's summary
+    they cost about a second at a hundred books, and a prose edit changes few of them;
+    each part is read only when a build asks for it (a rebuild with nothing to do reads
+    none of the big ones).  A missing or damaged file means the part is made again."""
 
-    def __init__(self, path: Path):
-        import pickle
-        self.path = path
-        self.dirty = False
-        try:
-            with open(path, "rb") as f:
-                data = pickle.load(f)
-            self.data = data if isinstance(data, dict) and data.get("version") == models.MODEL_VERSION else {}
-        except Exception:
-            self.data = {}
+    def __init__(self, folder: Path):
+        self.folder = Path(folder)
 
     def get(self, part: str, key: str, make):
-        kept = self.data.get(part)
-        if isinstance(kept, tuple) and len(kept) == 2 and kept[0] == key:
-            return kept[1]
+        import pickle
+        path = self.folder / f"{part}.pickle"
+        try:
+            with open(path, "rb") as f:
+                kept = pickle.load(f)
+            if (isinstance(kept, tuple) and len(kept) == 3 and kept[0] == models.MODEL_VERSION
+                    and kept[1] == key):
+                return kept[2]
+        except Exception:
+            pass
         value = make()
-        self.data[part] = (key, value)
-        self.dirty = True
+        write_pickle(path, (models.MODEL_VERSION, key, value))
         return value
-
-    def save(self):
-        if self.dirty:
-            write_pickle(self.path, {**self.data, "version": models.MODEL_VERSION})
-            self.dirty = False
 
 
 class Site:
@@ -96,13 +92,6 @@ class Site:
         # what each book's JavaScript is made of (its declarations, examples, dice; its id and title)
         self.semantic_keys = {bid: cache.heads[bid].get("semantic_key") for bid in self.summaries}
         self.digests = {bid: cache.heads[bid]["digests"] for bid in self.summaries}
-        store = CrossBookCache(self.doctreedir / "rules_dsl-models" / "_crossbook.pickle")
-        self.glossary = store.get("glossary", self._part_key("glossary"), lambda: crossbook.glossary(self.summaries))
-        self.xindex = store.get("xindex", self._part_key("xindex"), lambda: crossbook.cross_index(self.summaries))
-        # the glossary and the cross index: one page per letter (or prefix), none over the link budget
-        links = getattr(config, "rules_links_per_page", crossbook.LINKS_PER_PAGE)
-        self.glossary_pages = dict(crossbook.glossary_pages(self.glossary, links))
-        self.xindex_pages = dict(crossbook.xindex_pages(self.xindex, links))
         self.books = crossbook.books_table(self.summaries)
         # each book's section pages: one per top-level section, split when too big for a phone
         # (worked out from the model once per book and budget, then kept in its head entry)
@@ -110,20 +99,53 @@ class Site:
         self.plans = {bid: cache.plan(bid, budget, lambda m: pagesplit.plan(m, budget), self.models)
                       for bid in self.summaries}
         cache.save()
-        self.backlinks = store.get("backlinks", self._part_key("backlinks"),
-                                   lambda: backlinks.referenced_by(self.summaries))
-        # every unit's fingerprint: made of the books' contents, their page plans and the
-        # pages across books, so kept under a key of those (10,000 digests at 100 books)
-        units_key = keys.digest(([(bid, cache.heads[bid].get("content_key")) for bid in self.summaries],
-                                 budget, links, [store.data[p][0] for p in ("glossary", "xindex", "backlinks")],
-                                 keys.code_key()))
-        self.unit_hashes = store.get("units", units_key, self._unit_hashes)
-        store.save()
+        # the pages across books and the units' fingerprints: made, or read, when first asked for
+        self._store = CrossBookCache(self.doctreedir / "rules_dsl-models" / "_crossbook")
+        self._links = getattr(config, "rules_links_per_page", crossbook.LINKS_PER_PAGE)
+        code = keys.code_key()
+        self._keys = {part: self._part_key(part, code) for part in ("glossary", "xindex", "backlinks")}
+        # the units: made of the books' contents, their page plans and the pages across books
+        self.units_key = keys.digest(([(bid, cache.heads[bid].get("content_key")) for bid in self.summaries],
+                                      budget, self._links, self._keys, code))
 
-    def _part_key(self, part: str) -> str:
+    def _part_key(self, part: str, code: str) -> str:
         """The key of a page-across-books' data: each book's digest of what it reads
         (`models.summary_digests`), in book order, and the code."""
-        return keys.digest(([(bid, self.digests[bid][part]) for bid in self.summaries], keys.code_key()))
+        return keys.digest(([(bid, self.digests[bid][part]) for bid in self.summaries], code))
+
+    @functools.cached_property
+    def glossary(self) -> list:
+        return self._store.get("glossary", self._keys["glossary"], lambda: crossbook.glossary(self.summaries))
+
+    @functools.cached_property
+    def xindex(self) -> list:
+        return self._store.get("xindex", self._keys["xindex"], lambda: crossbook.cross_index(self.summaries))
+
+    @functools.cached_property
+    def backlinks(self) -> dict:
+        return self._store.get("backlinks", self._keys["backlinks"], lambda: backlinks.referenced_by(self.summaries))
+
+    @functools.cached_property
+    def glossary_pages(self) -> dict:
+        """slug -> entries: one page per letter (or prefix), none over the link budget."""
+        return self._store.get("glossary_pages", keys.digest((self._keys["glossary"], self._links)),
+                               lambda: dict(crossbook.glossary_pages(self.glossary, self._links)))
+
+    @functools.cached_property
+    def xindex_pages(self) -> dict:
+        return self._store.get("xindex_pages", keys.digest((self._keys["xindex"], self._links)),
+                               lambda: dict(crossbook.xindex_pages(self.xindex, self._links)))
+
+    @functools.cached_property
+    def page_slugs(self) -> tuple:
+        """(glossary slugs, cross-index slugs): what the stubs and the jump bars need."""
+        return self._store.get("slugs", keys.digest((self._keys["glossary"], self._keys["xindex"], self._links)),
+                               lambda: (list(self.glossary_pages), list(self.xindex_pages)))
+
+    @functools.cached_property
+    def unit_hashes(self) -> dict:
+        """Every unit's fingerprint (10,000 digests at a hundred books), kept under `units_key`."""
+        return self._store.get("units", self.units_key, self._unit_hashes)
 
     # -------------------------------------------------------------- names
     def docname_book(self, bid: str) -> str:
@@ -217,13 +239,17 @@ class Site:
         of pages that are gone are removed when the set of pages changed."""
         import json
         recorded = env.domaindata.get("rules", {}).get("units", {}) if env is not None else {}
-        for docname, (units, h) in recorded.items():
-            new = self.doc_hash(units)
-            if new != h:
-                write_text_if_changed(self.doc_fp_path(docname), f"{docname}\n{new}\n")
         manifest = self.fp_dir / "manifest.json"
+        state = read_json_dict(manifest)
+        # every page read since the units last changed holds its digest under the same units:
+        # when they did not change (`note_read`), no page can differ and nothing is compared
+        if state.get("units_key") != self.units_key:
+            for docname, (units, h) in recorded.items():
+                new = self.doc_hash(units)
+                if new != h:
+                    write_text_if_changed(self.doc_fp_path(docname), f"{docname}\n{new}\n")
         pages = sorted(recorded)
-        if read_json_dict(manifest).get("pages") != pages:
+        if state.get("pages") != pages:
             keep = {os.path.normpath(self.doc_fp_path(d)) for d in pages}
             if self.fp_dir.is_dir():
                 for root, _dirs, files in os.walk(self.fp_dir):
@@ -231,7 +257,16 @@ class Site:
                         p = os.path.join(root, f)
                         if f.endswith(".fp") and os.path.normpath(p) not in keep:
                             os.unlink(p)      # a page that is gone, or the old file per unit
-            write_text_if_changed(manifest, json.dumps({"pages": pages}, indent=0) + "\n")
+            write_text_if_changed(manifest, json.dumps({**state, "pages": pages}, indent=0) + "\n")
+
+    def note_read(self, env):
+        """env-updated (every outdated page read again, before the environment is saved):
+        each page's recorded digest is now the one under this build's units."""
+        import json
+        manifest = self.fp_dir / "manifest.json"
+        state = read_json_dict(manifest)
+        if state.get("units_key") != self.units_key:
+            write_text_if_changed(manifest, json.dumps({**state, "units_key": self.units_key}, indent=0) + "\n")
 
     # -------------------------------------------------------------- stub pages
     def write_stubs(self):
@@ -245,10 +280,11 @@ class Site:
                 option = "" if whole else f":part: {page['part']}\n"
                 wanted[self.srcdir / f"{self.docname_page(bid, path)}.md"] = (
                     f"{STUB_MARK}\n\n```{{rules:section}} {bid}:{sid}\n{option}```\n")
-        for slug in self.glossary_pages:
+        glossary_slugs, xindex_slugs = self.page_slugs
+        for slug in glossary_slugs:
             wanted[self.srcdir / f"{self.docname_glossary(slug)}.md"] = (
                 f"{STUB_MARK}\n\n# Glossary: {crossbook.page_title(slug)}\n\n```{{rules:glossary}} {slug}\n```\n")
-        for slug in self.xindex_pages:
+        for slug in xindex_slugs:
             wanted[self.srcdir / f"{self.docname_xindex(slug)}.md"] = (
                 f"{STUB_MARK}\n\n# Across the books: {crossbook.page_title(slug)}\n\n```{{rules:crossindex}} {slug}\n```\n")
         for path, text in wanted.items():
@@ -332,6 +368,12 @@ def env_get_updated(app, env):
         if changed.intersection(targets):
             out.add(docname)
     return sorted(out & env.found_docs)
+
+
+def note_read(app, env):
+    if _SITE is not None:
+        _SITE.note_read(env)
+    return []
 
 
 def report_problems(app, env):
