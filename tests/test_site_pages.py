@@ -300,7 +300,7 @@ def test_stubs_follow_the_plan_and_stale_parts_are_removed(tmp_path):
 
     def site_for(model, budget):
         s = site.Site.__new__(site.Site)
-        s.srcdir, s.books_rel = tmp_path, "docs/books"
+        s.srcdir, s.books_rel, s.doctreedir = tmp_path, "docs/books", tmp_path / "doctrees"
         s.gen_dir = tmp_path / "docs" / "books"
         s.models = {"b": model}
         s.plans = {"b": pagesplit.plan(model, budget)}
@@ -316,3 +316,9 @@ def test_stubs_follow_the_plan_and_stale_parts_are_removed(tmp_path):
     site_for(model, 100 * one).write_stubs()                 # fits again: one page, the parts' stubs gone
     assert sorted(p.relative_to(book).as_posix() for p in book.rglob("*.md")) == ["index.md", "s.md"]
     assert ":part:" not in (book / "s.md").read_text() and not (book / "s").exists()
+    (book / "s.md").write_text("edited by hand\n")           # a stub touched since: written again
+    site_for(model, 100 * one).write_stubs()
+    assert (book / "s.md").read_text().startswith(site.STUB_MARK)
+    (book / "s.md").unlink()                                 # or removed
+    site_for(model, 100 * one).write_stubs()
+    assert (book / "s.md").is_file()

@@ -78,9 +78,9 @@ def _objects_digest(app) -> str:
 
 
 def docs_changed(app, env=None, added=(), changed=(), removed=()):
-    """env-get-outdated: were pages removed?  (env-before-read-docs: will pages be read?)"""
-    if removed or added or changed:
-        app._rules_dsl_docs_changed = True
+    """env-get-outdated: are pages added, changed or removed?  (env-before-read-docs, after
+    every extension had its say: will pages be read?)"""
+    app._rules_dsl_docs_changed = bool(removed or added or changed)
     return []
 
 
