@@ -90,3 +90,25 @@ def test_the_pages_across_books_keep_their_data_until_its_key_changes(tmp_path):
     assert made == [1, 3, 4]
     (tmp_path / "_crossbook" / "xindex.pickle").write_bytes(b"not a pickle")   # damaged: made again, no error
     assert CrossBookCache(tmp_path / "_crossbook").get("xindex", "k2", lambda: ["five"]) == ["five"]
+
+
+def test_the_collector_is_paused_while_the_state_loads_and_runs_again_after():
+    import gc
+    from types import SimpleNamespace
+    from rules_dsl.sphinxext import gcpause
+    assert gc.isenabled()
+    app = SimpleNamespace()
+    try:
+        gcpause.pause(app)
+        assert not gc.isenabled()
+        loaded = [object() for _ in range(10)]
+        gcpause.resume(app)
+        assert gc.isenabled() and gc.get_freeze_count() >= len(loaded)
+        gcpause.release(app)
+        assert gc.isenabled() and gc.get_freeze_count() == 0
+        gcpause.pause(app)                      # a build that fails before builder-inited
+        gcpause.release(app, RuntimeError("x"))
+        assert gc.isenabled()
+    finally:
+        gc.enable()
+        gc.unfreeze()

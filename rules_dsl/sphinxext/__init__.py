@@ -127,8 +127,8 @@ def _cap_navigation(app, pagename, templatename, context, doctree):
 
 
 def setup(app):
-    from . import (directives, domain, finish, furo_nav, jsmodules, keys, navigation, opendata, search_index, site,
-                   smallbuild)
+    from . import (directives, domain, finish, furo_nav, gcpause, jsmodules, keys, navigation, opendata,
+                   search_index, site, smallbuild)
     app.add_config_value("rules_books_dir", "docs/books", "env", types=[str])
     app.add_config_value("rules_fail_on_error", True, "", types=[bool])
     app.add_config_value("rules_nav_maxdepth", 4, "html", types=[int])
@@ -159,6 +159,9 @@ def setup(app):
     app.add_directive_to_domain("rules", "glossary", directives.GlossaryDirective)
     app.add_directive_to_domain("rules", "crossindex", directives.CrossIndexDirective)
     app.add_directive_to_domain("rules", "cli", directives.CliDirective)
+    app.connect("config-inited", gcpause.pause, priority=1)
+    app.connect("builder-inited", gcpause.resume, priority=999)
+    app.connect("build-finished", gcpause.release, priority=999)
     app.connect("builder-inited", _add_static)
     app.connect("builder-inited", site.builder_inited)
     app.connect("builder-inited", finish.install)
