@@ -372,17 +372,25 @@ def _jobs(n: int) -> int:
     return max(1, min(jobs, n))
 
 
-def book_entries(library) -> dict:
-    """{book id: entry} for every book of `library`.  Each book's entry is cached
-    on its own (`<cache>/index-books/`, keyed by the book's files, the index code
-    and the books its cross-references consulted), so an edit to one book
-    recompiles that book only.  Books to compile are compiled in parallel
+def book_keys(library) -> tuple:
+    """(ids, {book id: key of its files}, {book id or "*": key}): what a cached entry's
+    `deps` are checked against ("*": the list of books)."""
+    ids = library.book_ids()
+    keys = {bid: _book_key(library.book_files(bid)) for bid in ids}
+    return ids, keys, dict(keys, **{"*": _ids_key(ids)})
+
+
+def book_entries(library, only=None) -> dict:
+    """{book id: entry} for every book of `library` (or the books `only` names).  Each
+    book's entry is cached on its own (`<cache>/index-books/`, keyed by the book's
+    files, the index code and the books its cross-references consulted), so an edit to
+    one book recompiles that book only.  Books to compile are compiled in parallel
     (`RULES_DSL_JOBS` processes, default one per core)."""
     import pickle
 
-    ids = library.book_ids()
-    keys = {bid: _book_key(library.book_files(bid)) for bid in ids}
-    dep_keys = dict(keys, **{"*": _ids_key(ids)})
+    ids, keys, dep_keys = book_keys(library)
+    if only is not None:
+        ids = [bid for bid in ids if bid in set(only)]
     store = library.cache_dir / "index-books"
     folder = os.path.realpath(library.books_dir)
 

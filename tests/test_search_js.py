@@ -187,6 +187,32 @@ def test_book_parts_are_cached_per_book(tmp_path):
     assert len(list(store.glob("*.pickle"))) == len(first)     # the book's old entry was replaced
 
 
+def test_a_library_reads_no_index_entry_when_its_parts_are_cached(tmp_path, monkeypatch):
+    """The site's rule search takes each book's part from the cache by the book's inputs:
+    an unchanged library reads no book's index entry; an edit makes the edited book's part
+    again, and that of every book whose references consulted it, and no other."""
+    from rules_dsl import index
+    from rules_dsl.loader import Library
+    books = tmp_path / "books"
+    books.mkdir()
+    book = 'book {b} {{\n    title "{t}"\n}}\nsection s "S" {{\n    rule {r} "{t} Rule" {{\n        """{text}"""\n    }}\n}}\n'
+    (books / "a.rules").write_text(book.format(b="a", t="A", r="r", text="See [[b:target]]."), encoding="utf-8")
+    (books / "b.rules").write_text(book.format(b="b", t="B", r="target", text="T."), encoding="utf-8")
+    (books / "c.rules").write_text(book.format(b="c", t="C", r="r", text="Alone."), encoding="utf-8")
+    lib = Library(books, tmp_path / "cache")
+    first = search_index.library_parts(lib)
+    assert sorted(first) == ["a", "b", "c"]
+    asked = []
+    real = index.book_entries
+    monkeypatch.setattr(index, "book_entries",
+                        lambda library, only=None: asked.append(sorted(only)) or real(library, only))
+    assert search_index.library_parts(lib) == first and asked == []       # nothing read
+    (books / "b.rules").write_text(book.format(b="b", t="B", r="target", text="Zebracorns."), encoding="utf-8")
+    again = search_index.library_parts(lib)
+    assert asked == [["a", "b"]]                    # b, and a whose reference consulted b
+    assert "Zebracorns." in again["b"]["shard"][0][0] and again["c"] == first["c"]
+
+
 def test_files_are_written_only_when_they_change(tmp_path):
     data, shards = _browser_data()
     written = search_index.write_files(tmp_path, data, shards)

@@ -57,9 +57,11 @@ query's words, and its list is the whole index's (`RulesSearch` `missing`;
 tests/test_search_js.py and test_search_ui.py check it).
 
 Incremental: each book's part (the costly bits: prose to plain text, the word counts
-and the filter) is cached in ``<cache>/search-books/``, keyed by a hash of the book's
-index entry and this code, so a rebuild with no change, or one changed book, redoes no
-other book; every file is written only when its bytes change, and shards of books
+and the filter) is cached in ``<cache>/search-books/``.  The site's build keys it by
+the book's inputs (`library_parts`: its files and those of the books its references
+consulted), so it reads no book's index entry unless that book's part must be made;
+`book_parts` keys it by the index entry's values, for callers that hold the entries.
+A rebuild with no change, or one changed book, redoes no other book; every file is written only when its bytes change, and shards of books
 that are gone (and terms files of letters no word starts with) are deleted.  Output
 is deterministic (sorted keys, books by id, terms sorted).
 """
@@ -68,6 +70,7 @@ from __future__ import annotations
 import base64
 import functools
 import json
+import os
 import re
 import unicodedata
 
@@ -320,6 +323,51 @@ def book_parts(entries: dict, cache_dir=None, folder: str = "") -> dict:
     return parts
 
 
+def library_parts(library) -> dict:
+    """{book id: `book_part`} for the books of `library` that compile, each cached under
+    ``<cache>/search-books/`` by its *inputs*: the key of the book's files and the keys
+    of the books its references consulted (as the index caches entries).  A book's index
+    entry is read (or made) only when its part must be made: after an edit, one book's,
+    where keying parts by the entries' values read and serialised every book's entry
+    (about a second at a hundred books)."""
+    import pickle
+    from pathlib import Path
+
+    from .. import cachekeys, index, paths
+    ids, keys, dep_keys = index.book_keys(library)
+    folder = os.path.realpath(library.books_dir)
+    store = Path(library.cache_dir) / CACHE_DIR
+    code = cachekeys.code_fingerprint("site", salt=str(VERSION))
+
+    def path_of(bid):
+        return store / f"{cachekeys.slot(folder, 'inputs', bid)}-{cachekeys.key(keys[bid], code=code)[:32]}.pickle"
+
+    parts, todo = {}, []
+    for bid in ids:
+        try:
+            with open(path_of(bid), "rb") as f:
+                kept = pickle.load(f)
+            if all(dep_keys.get(d) == k for d, k in kept["deps"].items()):
+                if kept["part"] is not None:
+                    parts[bid] = kept["part"]
+                continue
+        except Exception:
+            pass          # absent, damaged, or a book it consulted changed: made again
+        todo.append(bid)
+    if todo:
+        entries = index.book_entries(library, only=todo)
+        for bid in todo:
+            entry = entries[bid]
+            ok = entry.get("error") is None and entry.get("info") is not None
+            part = book_part(entry) if ok else None
+            if part is not None:
+                parts[bid] = part
+            path = path_of(bid)
+            if paths.write_pickle(path, {"deps": dict(entry.get("deps") or {}), "part": part}):
+                cachekeys.replace_entry(str(path), root=str(library.cache_dir))
+    return {bid: parts[bid] for bid in ids if bid in parts}
+
+
 # ------------------------------------------------------------------ the files
 def build_files(parts: dict, url_of) -> tuple:
     """(names data, {shard name: shard data}) from `book_parts`: a book's shard is named by
@@ -432,7 +480,6 @@ def write_index(app, exc):
     """build-finished: write the names file and the shards for the html builders."""
     if exc is not None or app.builder.format != "html":
         return
-    import os
     from pathlib import Path
 
     from .. import index
@@ -457,8 +504,7 @@ def write_index(app, exc):
             return
     except OSError:
         pass
-    parts = book_parts(index.book_entries(DEFAULT), DEFAULT.cache_dir, os.path.realpath(DEFAULT.books_dir))
-    data, shards = build_files(parts, url_of)
+    data, shards = build_files(library_parts(DEFAULT), url_of)
     write_files(static, data, shards)
     from ..paths import write_text_if_changed
     write_text_if_changed(state, key)
