@@ -192,3 +192,51 @@ def test_a_long_navigation_collapses_to_the_pages_own_branch(checked):
     assert "more-grandchild.html" in _sidebar(out, "docs/more-child")
     assert "basics.html" in _sidebar(out, "docs/books/demo/index")
     assert len(_sidebar(out, "docs/index")) < len(_sidebar(full, "docs/index"))
+
+
+def test_the_navigation_is_kept_between_builds_until_a_page_changes_its_part(tmp_path):
+    """A rebuild takes the last build's navigation when no page read again changed what it
+    gives the sidebar (a prose edit); a page retitled makes it again, and every page's
+    sidebar shows the new title, as Sphinx's own would."""
+    project = make_project(tmp_path / "project")
+    docs = project / "docs"
+    (docs / "index.md").write_text((docs / "index.md").read_text(encoding="utf-8") + MORE, encoding="utf-8")
+    (docs / "more.md").write_text(MORE_PAGE, encoding="utf-8")
+    (docs / "more-child.md").write_text(CHILD_PAGE, encoding="utf-8")
+    (docs / "more-grandchild.md").write_text(GRANDCHILD_PAGE, encoding="utf-8")
+    books = tmp_path / "books"
+    books.mkdir()
+    shutil.copy(HERE / "demo_book.rules", books / "demo.rules")
+    (project / "navcheck.py").write_text(CHECKER, encoding="utf-8")       # ours and Sphinx's, page by page
+    with (project / "conf.py").open("a", encoding="utf-8") as f:
+        f.write('\nimport sys as _sys\n_sys.path.insert(0, __import__("os").path.dirname(__file__))\n'
+                'extensions.append("navcheck")\n')
+    out, cache = tmp_path / "out", tmp_path / "cache"
+
+    def same_as_sphinx():
+        records = [json.loads(line) for line in (out / "navcheck.jsonl").read_text(encoding="utf-8").splitlines()]
+        (out / "navcheck.jsonl").unlink()
+        for r in records:
+            for depth in ("4", "2", "-1"):
+                assert r[depth][0] == r[depth][1], (r["page"], depth)
+        return {r["page"] for r in records}
+
+    def run(*extra):
+        proc = build(project, out, books, cache, "-v", "-D", "rules_nav_check=1", *extra)
+        assert proc.returncode == 0 and "WARNING" not in proc.stderr, proc.stdout[-3000:] + proc.stderr[-3000:]
+        return proc.stdout
+
+    assert "navigation worked out" in run()
+    (docs / "more-grandchild.md").write_text(GRANDCHILD_PAGE + "\nMore deep text.\n", encoding="utf-8")
+    same_as_sphinx()
+    log = run()
+    assert "navigation kept from the last build" in log and "navigation worked out" not in log
+    assert "docs/more-grandchild" in same_as_sphinx()
+    (docs / "more-grandchild.md").write_text(GRANDCHILD_PAGE.replace("# Grandchild", "# Renamed Grandchild"),
+                                             encoding="utf-8")
+    log = run()
+    assert "navigation worked out" in log
+    assert "docs/books/demo/basics" in same_as_sphinx()
+    # every page written again shows the new title (rules_nav_check: and furo's own tree agrees)
+    for page in ("docs/index", "docs/more", "docs/books/demo/basics"):
+        assert "Renamed Grandchild" in (out / f"{page}.html").read_text(encoding="utf-8"), page

@@ -91,17 +91,96 @@ def sidebar(app, pagename: str, maxdepth: int) -> str | None:
 
 
 def current(app) -> Navigation | None:
-    """This build's navigation in this process, built at the first call."""
+    """This build's navigation in this process, built at the first call (or taken from
+    the last build's, when no page's part of it changed: `_kept`)."""
     env = app.env
     cached = app.__dict__.get(_SLOT)
     if cached is None or cached[0] != id(env):
-        try:
-            nav = Navigation.build(env, app.builder)
-        except _Unsupported as why:
-            logger.info("rules_dsl: the sidebar is left to Sphinx (%s)", why)
-            nav = None
+        nav = _kept(app)
+        if nav is not None:
+            logger.verbose("rules_dsl: the sidebar's navigation kept from the last build")
+        else:
+            try:
+                nav = Navigation.build(env, app.builder)
+                _keep(app, nav)
+                logger.verbose("rules_dsl: the sidebar's navigation worked out")
+            except _Unsupported as why:
+                logger.info("rules_dsl: the sidebar is left to Sphinx (%s)", why)
+                nav = None
         cached = app.__dict__[_SLOT] = (id(env), nav)
     return cached[1]
+
+
+# ------------------------------------------------------------------ kept between builds
+#: the last build's navigation, in the doctree folder
+STORE = "rules_dsl-nav.pickle"
+
+
+def _base_key(app) -> str:
+    """What every entry's rendering depends on besides the pages: the builder and its
+    configuration, this code, and when the root document was read."""
+    from .keys import digest, render_key
+    info = getattr(app.builder, "build_info", None)
+    env = app.env
+    return digest((app.builder.name, getattr(info, "config_hash", None), getattr(info, "tags_hash", None),
+                   render_key(), env.config.root_doc, env.all_docs.get(env.config.root_doc)))
+
+
+def signature(env, docname: str) -> str:
+    """What a page gives the navigation: the top level of its table of contents (each
+    entry's link as the environment holds it, and every toctree under it) and its
+    tocdepth.  Its rule sections, deeper down, are not in the sidebar."""
+    parts = [env.metadata.get(docname, {}).get("tocdepth", 0)]
+    toc = env.tocs.get(docname)
+    for top in (toc.children if toc is not None else ()):
+        if isinstance(top, addnodes.toctree):
+            parts.append(repr(sorted(top.attributes.items())))
+            continue
+        parts.append(str(top[0]) if len(top) else "")
+        for node in top.findall(lambda n: isinstance(n, addnodes.toctree | addnodes.only)):
+            parts.append(repr(sorted(node.attributes.items())))
+    return repr(parts)
+
+
+def _kept(app):
+    """The last build's navigation when it stands: same builder, configuration, code and
+    root document, the same pages, and every page read since then gives the same
+    `signature`.  (A rebuild after editing one rule reads one page: its signature is
+    compared, the navigation is not built again.)  None otherwise."""
+    import pickle
+    import os
+    path = os.path.join(app.doctreedir, STORE)
+    try:
+        with open(path, "rb") as f:
+            kept = pickle.load(f)
+        if kept["base"] != _base_key(app):
+            return None
+    except Exception:
+        return None
+    env = app.env
+    reads = kept["reads"]
+    if reads.keys() != env.all_docs.keys():
+        return None
+    moved = [doc for doc, t in env.all_docs.items() if reads[doc] != t]
+    for doc in moved:
+        if signature(env, doc) != kept["sigs"].get(doc):
+            return None
+    if moved:
+        _save(app, kept["nav"], kept["sigs"])
+    return kept["nav"]
+
+
+def _keep(app, nav) -> None:
+    env = app.env
+    _save(app, nav, {doc: signature(env, doc) for doc in env.all_docs})
+
+
+def _save(app, nav, sigs) -> None:
+    import os
+
+    from ..paths import write_pickle
+    write_pickle(os.path.join(app.doctreedir, STORE),
+                 {"base": _base_key(app), "reads": dict(app.env.all_docs), "sigs": sigs, "nav": nav})
 
 
 def _attval(text: str) -> str:
