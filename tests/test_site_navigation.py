@@ -240,3 +240,23 @@ def test_the_navigation_is_kept_between_builds_until_a_page_changes_its_part(tmp
     # every page written again shows the new title (rules_nav_check: and furo's own tree agrees)
     for page in ("docs/index", "docs/more", "docs/books/demo/basics"):
         assert "Renamed Grandchild" in (out / f"{page}.html").read_text(encoding="utf-8"), page
+
+
+def test_furos_trees_are_kept_between_builds_by_their_html(tmp_path):
+    from rules_dsl.sphinxext import furo_nav
+    made = []
+    furo = lambda html: made.append(html) or f"<tree>{html}</tree>"
+    kept = furo_nav.KeptTrees(tmp_path / "trees.pickle", furo)
+    assert kept.tree("<ul>a</ul>") == "<tree><ul>a</ul></tree>"
+    kept.save()
+    again = furo_nav.KeptTrees(tmp_path / "trees.pickle", furo)
+    assert again.tree("<ul>a</ul>") == "<tree><ul>a</ul></tree>" and made == ["<ul>a</ul>"]   # not made again
+    assert again.tree("<ul>b</ul>") == "<tree><ul>b</ul></tree>" and made[-1] == "<ul>b</ul>"
+    for i in range(furo_nav.KEPT_TREES + 5):
+        again.tree(f"<ul>{i}</ul>")
+    again.save()
+    third = furo_nav.KeptTrees(tmp_path / "trees.pickle", furo)
+    third.tree("<ul>x</ul>")
+    assert len(third.trees) == furo_nav.KEPT_TREES + 1          # only the most recent were kept
+    (tmp_path / "trees.pickle").write_bytes(b"damaged")
+    assert furo_nav.KeptTrees(tmp_path / "trees.pickle", furo).tree("<ul>a</ul>") == "<tree><ul>a</ul></tree>"

@@ -162,6 +162,7 @@ def setup(app):
     app.connect("config-inited", gcpause.pause, priority=1)
     app.connect("builder-inited", gcpause.resume, priority=999)
     app.connect("build-finished", gcpause.release, priority=999)
+    app.connect("build-finished", furo_nav.save)
     app.connect("builder-inited", _add_static)
     app.connect("builder-inited", site.builder_inited)
     app.connect("builder-inited", finish.install)

@@ -18,6 +18,9 @@ furo's output exactly where furo would have put them: the same classes in the sa
 ``checked=""`` among a current entry's checkbox's attributes where BeautifulSoup writes it
 (alphabetical order).
 
+furo's trees are also kept between builds (`KeptTrees`, by a digest of the neutral tree),
+so a rebuild that writes a few pages makes no tree again for the folders it wrote before.
+
 Anything unexpected (no unique current link, a tree this does not recognise) is handed to
 furo unchanged.  With ``rules_nav_check = True`` every page is also made furo's way and a
 difference is a warning (tests/test_site_navigation.py builds with it).
@@ -27,6 +30,7 @@ from __future__ import annotations
 import functools
 import posixpath
 import re
+from pathlib import Path
 
 from sphinx.util import logging
 
@@ -61,8 +65,14 @@ def install(app):
         return
     check = bool(getattr(app.config, "rules_nav_check", False))
     # pages are written folder by folder: a few trees kept are enough (furo's own cache keeps
-    # every tree it was given, which for a hundred books' pages is gigabytes)
-    memo = functools.lru_cache(maxsize=16)(getattr(original, "__wrapped__", original))
+    # every tree it was given, which for a hundred books' pages is gigabytes); and the trees
+    # are kept between builds (`KeptTrees`), so a rebuild that writes a few pages of folders
+    # written before makes none again
+    furo_own = getattr(original, "__wrapped__", original)
+    kept = KeptTrees(Path(app.doctreedir) / STORE, furo_own)
+    app.__dict__["_rules_dsl_furo_trees"] = kept
+    memo = functools.lru_cache(maxsize=16)(kept.tree)
+    memo.__wrapped__ = furo_own
 
     def get_navigation_tree(toctree_html: str) -> str:
         ours = navigation_tree(toctree_html, _state["href"], memo)
@@ -75,6 +85,64 @@ def install(app):
         return ours
     get_navigation_tree._rules_dsl = True
     furo.get_navigation_tree = get_navigation_tree
+
+
+#: furo's trees of the last builds, in the doctree folder
+STORE = "rules_dsl-furo-trees.pickle"
+#: trees kept (a folder's tree each; a hundred books have about 110 folders)
+KEPT_TREES = 256
+
+
+class KeptTrees:
+    """furo's tree for a neutral sidebar tree, by a digest of that tree, kept between
+    builds: read when a page is first written, saved at build-finished when a tree was
+    made (the most recently used `KEPT_TREES`).  A tree is furo's function of the HTML
+    alone, so the digest is its whole key (and furo's version, should furo change)."""
+
+    def __init__(self, path: Path, furo_tree):
+        self.path = path
+        self.furo_tree = furo_tree
+        self.trees = None
+        self.made = False
+        try:
+            from importlib.metadata import version
+            self.salt = version("furo")
+        except Exception:
+            self.salt = "?"
+
+    def _key(self, html: str) -> str:
+        import hashlib
+        return hashlib.sha256(f"{self.salt}\0{html}".encode()).hexdigest()
+
+    def tree(self, html: str) -> str:
+        import pickle
+        if self.trees is None:
+            try:
+                with open(self.path, "rb") as f:
+                    self.trees = dict(pickle.load(f))
+            except Exception:
+                self.trees = {}
+        key = self._key(html)
+        out = self.trees.pop(key, None)
+        if out is None:
+            out = self.furo_tree(html)
+            self.made = True
+        self.trees[key] = out             # the most recently used last
+        return out
+
+    def save(self):
+        if self.made and self.trees is not None:
+            from ..paths import write_pickle
+            write_pickle(self.path, list(self.trees.items())[-KEPT_TREES:])
+            self.made = False
+
+
+def save(app, exc=None):
+    """build-finished: keep the trees made by this build (main process: trees made in forked
+    writers of -j are made again next time)."""
+    kept = app.__dict__.get("_rules_dsl_furo_trees")
+    if kept is not None and exc is None:
+        kept.save()
 
 
 def navigation_tree(html: str, own_href, furo_tree) -> str:
