@@ -62,20 +62,32 @@ class CrossBookCache:
     def __init__(self, folder: Path):
         self.folder = Path(folder)
 
-    def get(self, part: str, key: str, make):
+    def _read(self, part: str):
         import pickle
-        path = self.folder / f"{part}.pickle"
         try:
-            with open(path, "rb") as f:
+            with open(self.folder / f"{part}.pickle", "rb") as f:
                 kept = pickle.load(f)
-            if (isinstance(kept, tuple) and len(kept) == 3 and kept[0] == models.MODEL_VERSION
-                    and kept[1] == key):
-                return kept[2]
+            if isinstance(kept, tuple) and len(kept) == 3 and kept[0] == models.MODEL_VERSION:
+                return kept
         except Exception:
             pass
+        return None
+
+    def get(self, part: str, key: str, make):
+        kept = self._read(part)
+        if kept is not None and kept[1] == key:
+            return kept[2]
         value = make()
-        write_pickle(path, (models.MODEL_VERSION, key, value))
+        self.put(part, key, value)
         return value
+
+    def last(self, part: str):
+        """The part as the last build left it, whatever its key (None if there is none)."""
+        kept = self._read(part)
+        return None if kept is None else kept[2]
+
+    def put(self, part: str, key: str, value) -> None:
+        write_pickle(self.folder / f"{part}.pickle", (models.MODEL_VERSION, key, value))
 
 
 class Site:
@@ -105,8 +117,8 @@ class Site:
         code = keys.code_key()
         self._keys = {part: self._part_key(part, code) for part in ("glossary", "xindex", "backlinks")}
         # the units: made of the books' contents, their page plans and the pages across books
-        self.units_key = keys.digest(([(bid, cache.heads[bid].get("content_key")) for bid in self.summaries],
-                                      budget, self._links, self._keys, code))
+        self._content_keys = {bid: cache.heads[bid].get("content_key") for bid in self.summaries}
+        self.units_key = keys.digest((list(self._content_keys.items()), budget, self._links, self._keys, code))
 
     def _part_key(self, part: str, code: str) -> str:
         """The key of a page-across-books' data: each book's digest of what it reads
@@ -194,17 +206,33 @@ class Site:
         out = {}
         code = keys.render_key()
         titles = {bid: m["title"] for bid, m in self.summaries.items()}
+        # a book's units are worked out again only when what they are made of changed: its
+        # contents, its plan, its title, the rules pointing at it and their books' titles
+        # (after an edit, one book's hundred digests, not the library's ten thousand)
+        last = self._store.last("unit_books") or {}
+        books = {}
         for bid in self.summaries:
             d = self.digests[bid]
             plan = self.plans[bid]
-            out[("book", bid, "")] = keys.digest((d["head"], plan["top"], code))
-            for sid, paths in plan["families"].items():     # which page shows what of a section
-                out[("pages", bid, sid)] = keys.digest(([plan["pages"][p] for p in paths], code))
-            for sid, h in d["sections"].items():
-                out[("section", bid, sid)] = keys.digest((h, titles[bid], code))
-            for rid, h in d["rules"].items():
-                back = self.backlinks.get((bid, rid), [])     # shown on the rule: its titles too
-                out[("rule", bid, rid)] = keys.digest((h, titles[bid], back, {b: titles[b] for b, _, _ in back}, code))
+            back = {rid: self.backlinks[(bid, rid)] for rid in d["rules"] if (bid, rid) in self.backlinks}
+            shown = {b: titles[b] for refs in back.values() for b, _, _ in refs}
+            key = keys.digest((self._content_keys.get(bid), plan, titles[bid], back, shown, code))
+            kept = last.get(bid)
+            if isinstance(kept, tuple) and len(kept) == 2 and kept[0] == key:
+                mine = kept[1]
+            else:
+                mine = {("book", bid, ""): keys.digest((d["head"], plan["top"], code))}
+                for sid, paths in plan["families"].items():     # which page shows what of a section
+                    mine[("pages", bid, sid)] = keys.digest(([plan["pages"][p] for p in paths], code))
+                for sid, h in d["sections"].items():
+                    mine[("section", bid, sid)] = keys.digest((h, titles[bid], code))
+                for rid, h in d["rules"].items():
+                    refs = back.get(rid, [])     # shown on the rule: its titles too
+                    mine[("rule", bid, rid)] = keys.digest((h, titles[bid], refs, {b: titles[b] for b, _, _ in refs},
+                                                            code))
+            books[bid] = (key, mine)
+            out.update(mine)
+        self._store.put("unit_books", self.units_key, books)
         out[("global", "books", "")] = keys.digest((self.books, code))
         out[("global", "glossary", "")] = keys.digest((list(self.glossary_pages), code))
         out[("global", "xindex", "")] = keys.digest((list(self.xindex_pages), code))
