@@ -144,3 +144,18 @@ def sweep(root: str | None = None, now: float | None = None, force: bool = False
             except OSError:
                 pass
     return removed
+
+
+def load_fresh(path, dep_keys: dict):
+    """The pickled dict at `path` if every key its ``deps`` recorded is still the one in
+    `dep_keys` (the books it was made from, and those it consulted), else None (absent,
+    damaged or stale: to be made again)."""
+    import pickle
+    try:
+        with open(path, "rb") as f:
+            kept = pickle.load(f)
+        if all(dep_keys.get(d) == k for d, k in kept["deps"].items()):
+            return kept
+    except Exception:
+        pass
+    return None

@@ -386,8 +386,6 @@ def book_entries(library, only=None) -> dict:
     files, the index code and the books its cross-references consulted), so an edit to
     one book recompiles that book only.  Books to compile are compiled in parallel
     (`RULES_DSL_JOBS` processes, default one per core)."""
-    import pickle
-
     ids, keys, dep_keys = book_keys(library)
     if only is not None:
         ids = [bid for bid in ids if bid in set(only)]
@@ -399,15 +397,11 @@ def book_entries(library, only=None) -> dict:
 
     entries, todo = {}, []
     for bid in ids:
-        try:
-            with open(entry_path(bid), "rb") as f:
-                entry = pickle.load(f)
-            if all(dep_keys.get(d) == k for d, k in entry["deps"].items()):
-                entries[bid] = entry
-                continue
-        except Exception:
-            pass   # absent or damaged: compiled again
-        todo.append(bid)
+        entry = cachekeys.load_fresh(entry_path(bid), dep_keys)
+        if entry is not None:
+            entries[bid] = entry
+        else:
+            todo.append(bid)   # absent, damaged or stale: compiled again
     fresh = None
     jobs = _jobs(len(todo))
     if jobs > 1:

@@ -84,9 +84,9 @@ CHILD_PAGE = textwrap.dedent('''\
 GRANDCHILD_PAGE = "# Grandchild\n\nDeepest.\n"
 
 
-@pytest.fixture(scope="module")
-def checked(tmp_path_factory):
-    tmp = tmp_path_factory.mktemp("nav-site")
+def nav_site(tmp: Path) -> tuple:
+    """A project with the pages above (the checker extension in it) and the demo book:
+    (project, books folder)."""
     project = make_project(tmp / "project")
     docs = project / "docs"
     (docs / "index.md").write_text((docs / "index.md").read_text(encoding="utf-8") + MORE, encoding="utf-8")
@@ -100,6 +100,13 @@ def checked(tmp_path_factory):
     books = tmp / "books"
     books.mkdir()
     shutil.copy(HERE / "demo_book.rules", books / "demo.rules")
+    return project, books
+
+
+@pytest.fixture(scope="module")
+def checked(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("nav-site")
+    project, books = nav_site(tmp)
     out = tmp / "out"
     # rules_nav_check: every page's tree is also made by furo itself, a difference is a warning
     proc = build(project, out, books, tmp / "cache", "-j", "2", "-D", "rules_nav_check=1")
@@ -198,19 +205,8 @@ def test_the_navigation_is_kept_between_builds_until_a_page_changes_its_part(tmp
     """A rebuild takes the last build's navigation when no page read again changed what it
     gives the sidebar (a prose edit); a page retitled makes it again, and every page's
     sidebar shows the new title, as Sphinx's own would."""
-    project = make_project(tmp_path / "project")
+    project, books = nav_site(tmp_path)
     docs = project / "docs"
-    (docs / "index.md").write_text((docs / "index.md").read_text(encoding="utf-8") + MORE, encoding="utf-8")
-    (docs / "more.md").write_text(MORE_PAGE, encoding="utf-8")
-    (docs / "more-child.md").write_text(CHILD_PAGE, encoding="utf-8")
-    (docs / "more-grandchild.md").write_text(GRANDCHILD_PAGE, encoding="utf-8")
-    books = tmp_path / "books"
-    books.mkdir()
-    shutil.copy(HERE / "demo_book.rules", books / "demo.rules")
-    (project / "navcheck.py").write_text(CHECKER, encoding="utf-8")       # ours and Sphinx's, page by page
-    with (project / "conf.py").open("a", encoding="utf-8") as f:
-        f.write('\nimport sys as _sys\n_sys.path.insert(0, __import__("os").path.dirname(__file__))\n'
-                'extensions.append("navcheck")\n')
     out, cache = tmp_path / "out", tmp_path / "cache"
 
     def same_as_sphinx():

@@ -330,7 +330,6 @@ def library_parts(library) -> dict:
     entry is read (or made) only when its part must be made: after an edit, one book's,
     where keying parts by the entries' values read and serialised every book's entry
     (about a second at a hundred books)."""
-    import pickle
     from pathlib import Path
 
     from .. import cachekeys, index, paths
@@ -344,16 +343,11 @@ def library_parts(library) -> dict:
 
     parts, todo = {}, []
     for bid in ids:
-        try:
-            with open(path_of(bid), "rb") as f:
-                kept = pickle.load(f)
-            if all(dep_keys.get(d) == k for d, k in kept["deps"].items()):
-                if kept["part"] is not None:
-                    parts[bid] = kept["part"]
-                continue
-        except Exception:
-            pass          # absent, damaged, or a book it consulted changed: made again
-        todo.append(bid)
+        kept = cachekeys.load_fresh(path_of(bid), dep_keys)
+        if kept is None:
+            todo.append(bid)          # absent, damaged, or a book it consulted changed: made again
+        elif kept["part"] is not None:
+            parts[bid] = kept["part"]
     if todo:
         entries = index.book_entries(library, only=todo)
         for bid in todo:
