@@ -388,7 +388,8 @@ def book_entries(library, only=None) -> dict:
     (`RULES_DSL_JOBS` processes, default one per core)."""
     ids, keys, dep_keys = book_keys(library)
     if only is not None:
-        ids = [bid for bid in ids if bid in set(only)]
+        wanted = set(only)
+        ids = [bid for bid in ids if bid in wanted]
     store = library.cache_dir / "index-books"
     folder = os.path.realpath(library.books_dir)
 

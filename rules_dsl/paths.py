@@ -52,6 +52,18 @@ def read_json_dict(path) -> dict:
     return data if isinstance(data, dict) else {}
 
 
+def write_json_dict(path, data: dict) -> bool:
+    """Write a state file that `read_json_dict` reads back (sorted keys, a key a line),
+    only when its bytes change; True if it was written."""
+    import json
+    return write_text_if_changed(path, json.dumps(data, sort_keys=True, indent=0) + "\n")
+
+
+def update_json_dict(path, **changes) -> bool:
+    """Set `changes` in the state file at `path`, keeping its other keys."""
+    return write_json_dict(path, {**read_json_dict(path), **changes})
+
+
 def write_text_if_changed(path, text: str) -> bool:
     """Write `text` (UTF-8) to `path` atomically (temp file, then rename), unless the file
     already holds exactly those bytes; True if it was written.

@@ -251,8 +251,12 @@ def test_furos_trees_are_kept_between_builds_by_their_html(tmp_path):
     for i in range(furo_nav.KEPT_TREES + 5):
         again.tree(f"<ul>{i}</ul>")
     again.save()
+    assert len(again.trees) == furo_nav.KEPT_TREES              # held: the most recently used only
     third = furo_nav.KeptTrees(tmp_path / "trees.pickle", furo)
-    third.tree("<ul>x</ul>")
-    assert len(third.trees) == furo_nav.KEPT_TREES + 1          # only the most recent were kept
+    last = f"<ul>{furo_nav.KEPT_TREES + 4}</ul>"
+    n = len(made)
+    assert third.tree(last) == f"<tree>{last}</tree>" and len(made) == n   # kept: not made again
+    assert third.tree("<ul>a</ul>") and made[-1] == "<ul>a</ul>"            # the oldest was dropped
+    assert len(third.trees) == furo_nav.KEPT_TREES
     (tmp_path / "trees.pickle").write_bytes(b"damaged")
     assert furo_nav.KeptTrees(tmp_path / "trees.pickle", furo).tree("<ul>a</ul>") == "<tree><ul>a</ul></tree>"

@@ -25,10 +25,9 @@ Sphinx's own behaviour.
 """
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
-from ..paths import read_json_dict, write_text_if_changed
+from ..paths import read_json_dict, update_json_dict
 from .keys import digest, render_key
 
 STATE_FILE = "rules_dsl-finish.json"
@@ -39,9 +38,7 @@ def _state_path(app) -> Path:
 
 
 def _save(app, **changes):
-    data = read_json_dict(_state_path(app))
-    data.update(changes)
-    write_text_if_changed(_state_path(app), json.dumps(data, sort_keys=True, indent=0) + "\n")
+    update_json_dict(_state_path(app), **changes)
 
 
 def _skip_unless_changed(app, builder, method: str, name: str, key_of, outputs, run=None):

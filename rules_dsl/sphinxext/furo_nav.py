@@ -27,7 +27,6 @@ difference is a warning (tests/test_site_navigation.py builds with it).
 """
 from __future__ import annotations
 
-import functools
 import posixpath
 import re
 from pathlib import Path
@@ -64,20 +63,18 @@ def install(app):
     if original is None or getattr(original, "_rules_dsl", False):
         return
     check = bool(getattr(app.config, "rules_nav_check", False))
-    # pages are written folder by folder: a few trees kept are enough (furo's own cache keeps
-    # every tree it was given, which for a hundred books' pages is gigabytes); and the trees
-    # are kept between builds (`KeptTrees`), so a rebuild that writes a few pages of folders
-    # written before makes none again
+    # furo's own cache keeps every tree it was given (a page's, with its marks: for a hundred
+    # books' pages, gigabytes); ours keeps one neutral tree a folder, and keeps them between
+    # builds (`KeptTrees`), so a rebuild that writes a few pages of folders written before
+    # makes none again
     furo_own = getattr(original, "__wrapped__", original)
     kept = KeptTrees(Path(app.doctreedir) / STORE, furo_own)
     app.__dict__["_rules_dsl_furo_trees"] = kept
-    memo = functools.lru_cache(maxsize=16)(kept.tree)
-    memo.__wrapped__ = furo_own
 
     def get_navigation_tree(toctree_html: str) -> str:
-        ours = navigation_tree(toctree_html, _state["href"], memo)
+        ours = navigation_tree(toctree_html, _state["href"], kept.tree)
         if check:
-            theirs = memo.__wrapped__(toctree_html)
+            theirs = furo_own(toctree_html)
             if ours != theirs:
                 logger.warning("rules_dsl: the sidebar of %s differs from furo's own", _state["page"],
                                type="rules", subtype="navigation")
@@ -95,8 +92,8 @@ KEPT_TREES = 256
 
 class KeptTrees:
     """furo's tree for a neutral sidebar tree, by a digest of that tree, kept between
-    builds: read when a page is first written, saved at build-finished when a tree was
-    made (the most recently used `KEPT_TREES`).  A tree is furo's function of the HTML
+    builds: read when a page is first written, the most recently used `KEPT_TREES` held,
+    saved at build-finished when a tree was made.  A tree is furo's function of the HTML
     alone, so the digest is its whole key (and furo's version, should furo change)."""
 
     def __init__(self, path: Path, furo_tree):
@@ -128,12 +125,14 @@ class KeptTrees:
             out = self.furo_tree(html)
             self.made = True
         self.trees[key] = out             # the most recently used last
+        if len(self.trees) > KEPT_TREES:  # a page's own tree (furo's way, marks and all) is one too
+            del self.trees[next(iter(self.trees))]
         return out
 
     def save(self):
         if self.made and self.trees is not None:
             from ..paths import write_pickle
-            write_pickle(self.path, list(self.trees.items())[-KEPT_TREES:])
+            write_pickle(self.path, list(self.trees.items()))
             self.made = False
 
 

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from sphinx.util import logging
 
-from ..paths import read_json_dict, write_text_if_changed
+from ..paths import read_json_dict, write_json_dict, write_text_if_changed
 
 logger = logging.getLogger(__name__)
 
@@ -83,7 +83,7 @@ def write_modules(outdir: Path, ids, keys=None, state_file=None) -> tuple:
         if p.name not in keep:
             p.unlink(missing_ok=True)      # a book that is gone, or that the back end now refuses
     if state_file:
-        write_text_if_changed(Path(state_file), json.dumps(state, sort_keys=True, indent=0) + "\n")
+        write_json_dict(state_file, state)
     return written, skipped
 
 

@@ -13,13 +13,12 @@ and HTTP caches), and files of books that are gone are removed.
 """
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from sphinx.util import logging
 
 from .. import export
-from ..paths import read_json_dict, write_text_if_changed
+from ..paths import read_json_dict, write_json_dict, write_text_if_changed
 
 logger = logging.getLogger(__name__)
 
@@ -87,7 +86,7 @@ def write_data(outdir: Path, doctreedir: Path, ids, library=None) -> list:
     for p in out.glob("*.json"):
         if p.name not in wanted:
             p.unlink(missing_ok=True)          # a book that is gone (or no longer compiles)
-    write_text_if_changed(state_file, json.dumps({"books": state}, sort_keys=True, indent=0) + "\n")
+    write_json_dict(state_file, {"books": state})
     return written
 
 

@@ -25,7 +25,7 @@ from pathlib import Path
 
 from sphinx.util import logging
 
-from ..paths import read_json_dict, write_pickle, write_text_if_changed
+from ..paths import read_json_dict, update_json_dict, write_json_dict, write_pickle, write_text_if_changed
 from . import backlinks, crossbook, keys, models, pagesplit
 
 logger = logging.getLogger(__name__)
@@ -156,8 +156,10 @@ class Site:
 
     @functools.cached_property
     def unit_hashes(self) -> dict:
-        """Every unit's fingerprint (10,000 digests at a hundred books), kept under `units_key`."""
-        return self._store.get("units", self.units_key, self._unit_hashes)
+        """Every unit's fingerprint (10,000 digests at a hundred books; a book's kept while
+        what its units are made of is unchanged: `_unit_hashes`).  Asked for only when a
+        page is read or the units changed (`write_fingerprints`)."""
+        return self._unit_hashes()
 
     # -------------------------------------------------------------- names
     def docname_book(self, bid: str) -> str:
@@ -210,7 +212,7 @@ class Site:
         # contents, its plan, its title, the rules pointing at it and their books' titles
         # (after an edit, one book's hundred digests, not the library's ten thousand)
         last = self._store.last("unit_books") or {}
-        books = {}
+        books, remade = {}, set(last) != set(self.summaries)
         for bid in self.summaries:
             d = self.digests[bid]
             plan = self.plans[bid]
@@ -221,6 +223,7 @@ class Site:
             if isinstance(kept, tuple) and len(kept) == 2 and kept[0] == key:
                 mine = kept[1]
             else:
+                remade = True
                 mine = {("book", bid, ""): keys.digest((d["head"], plan["top"], code))}
                 for sid, paths in plan["families"].items():     # which page shows what of a section
                     mine[("pages", bid, sid)] = keys.digest(([plan["pages"][p] for p in paths], code))
@@ -232,7 +235,8 @@ class Site:
                                                             code))
             books[bid] = (key, mine)
             out.update(mine)
-        self._store.put("unit_books", self.units_key, books)
+        if remade:
+            self._store.put("unit_books", self.units_key, books)
         out[("global", "books", "")] = keys.digest((self.books, code))
         out[("global", "glossary", "")] = keys.digest((list(self.glossary_pages), code))
         out[("global", "xindex", "")] = keys.digest((list(self.xindex_pages), code))
@@ -265,7 +269,6 @@ class Site:
         units' fingerprints changed since it was read (Sphinx then reads it again).  The
         pages and their units are in the environment, so this is a loop in memory; files
         of pages that are gone are removed when the set of pages changed."""
-        import json
         recorded = env.domaindata.get("rules", {}).get("units", {}) if env is not None else {}
         manifest = self.fp_dir / "manifest.json"
         state = read_json_dict(manifest)
@@ -285,16 +288,12 @@ class Site:
                         p = os.path.join(root, f)
                         if f.endswith(".fp") and os.path.normpath(p) not in keep:
                             os.unlink(p)      # a page that is gone, or the old file per unit
-            write_text_if_changed(manifest, json.dumps({**state, "pages": pages}, indent=0) + "\n")
+            write_json_dict(manifest, {**state, "pages": pages})
 
     def note_read(self, env):
         """env-updated (every outdated page read again, before the environment is saved):
         each page's recorded digest is now the one under this build's units."""
-        import json
-        manifest = self.fp_dir / "manifest.json"
-        state = read_json_dict(manifest)
-        if state.get("units_key") != self.units_key:
-            write_text_if_changed(manifest, json.dumps({**state, "units_key": self.units_key}, indent=0) + "\n")
+        update_json_dict(self.fp_dir / "manifest.json", units_key=self.units_key)
 
     # -------------------------------------------------------------- stub pages
     def write_stubs(self):
@@ -320,7 +319,6 @@ class Site:
             write_text_if_changed(ignore, "# generated at build time from rulebooks/ (see rules_dsl.sphinxext)\n*\n!.gitignore\n")
         # nothing to do when the stubs are the ones the last build wrote and none of them was
         # touched since (a stat each, where comparing their texts read 1,700 files at 100 books)
-        import json
         state_path = self.doctreedir / "rules_dsl-stubs.json"
         texts = {os.fspath(p): t for p, t in wanted.items()}
         key = keys.digest(sorted(texts.items()))
@@ -343,7 +341,7 @@ class Site:
                             os.unlink(p)
                 if os.path.normpath(root) != os.path.normpath(self.gen_dir) and not os.listdir(root):
                     os.rmdir(root)
-        write_text_if_changed(state_path, json.dumps({"key": key, "stamps": _stamps(texts)}, indent=0) + "\n")
+        write_json_dict(state_path, {"key": key, "stamps": _stamps(texts)})
 
 
 def _stamps(paths) -> dict | None:
