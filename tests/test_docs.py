@@ -490,6 +490,83 @@ def test_editing_one_rule_rereads_only_its_page(tmp_path):
     assert "Rolls, edited." in (out / "_static" / "rules-search" / "demo.js").read_text(encoding="utf-8")
 
 
+def _search_index(out: Path) -> dict:
+    import json
+    text = (out / "searchindex.js").read_text(encoding="utf-8")
+    return json.loads(text[text.index("(") + 1:text.rindex(")")])
+
+
+def test_sphinx_search_index_leaves_rule_text_to_the_rule_search(tmp_path):
+    """Sphinx's index holds a rule's title and index entries, not its text (the rule
+    search has it); so editing a rule's prose neither loads nor dumps it, and editing a
+    section's introduction feeds that page alone, the other pages kept as they were."""
+    project = make_project(tmp_path / "project")
+    books = _books(tmp_path, {"xss": XSS_BOOK})
+    src = books / "demo.rules"
+    src.write_text(src.read_text().replace('"""Prose [[dice-rolls]] here."""',
+                                           '"""Prose [[dice-rolls]] here, zanzibarite."""'))
+    out, cache = tmp_path / "out", tmp_path / "cache"
+    _ok(build(project, out, books, cache))
+
+    def has(index, field, word):      # terms are stemmed
+        return any(t.startswith(word) for t in index[field])
+    index = _search_index(out)
+    assert "docs/books/demo/basics" in index["docnames"]
+    assert has(index, "titleterms", "oppos") and has(index, "terms", "intro")   # a title, a section's intro
+    assert has(index, "terms", "chart") or has(index, "titleterms", "chart")    # a keyword (index entry)
+    assert not has(index, "terms", "zanzibar")                                  # a rule's own text
+    assert "zanzibarite" in (out / "_static" / "rules-search" / "demo.js").read_text(encoding="utf-8")
+    assert any(entry.startswith("opposed stat rolls") for entry in index["indexentries"])   # lowercased
+    before = (out / "searchindex.js").stat().st_mtime_ns
+    src.write_text(src.read_text().replace("here, zanzibarite.", "here, zanzibarite and quokkas."))
+    proc = build(project, out, books, cache)
+    _ok(proc)
+    assert "quokkas" in page(out, "docs/books/demo/basics")
+    assert "quokkas" in (out / "_static" / "rules-search" / "demo.js").read_text(encoding="utf-8")
+    assert "dumping search index" not in proc.stdout, proc.stdout
+    assert (out / "searchindex.js").stat().st_mtime_ns == before
+    # a section's introduction is the page's own text: fed again, and nothing else lost
+    src.write_text(src.read_text().replace('"""Intro prose."""', '"""Intro prose, quixotical."""'))
+    proc = build(project, out, books, cache)
+    _ok(proc)
+    assert "dumping search index" in proc.stdout, proc.stdout
+    again = _search_index(out)
+    assert has(again, "terms", "quixot") and not has(again, "terms", "quokka")
+    assert again["docnames"] == index["docnames"] and again["titles"] == index["titles"]
+    assert again["alltitles"] == index["alltitles"] and again["objects"] == index["objects"]
+    assert set(index["terms"]) <= set(again["terms"])       # every other page's words are still there
+    # the same index as a build from nothing gives
+    fresh = tmp_path / "fresh"
+    _ok(build(project, fresh, books, tmp_path / "cache2"))
+    assert _search_index(fresh) == again
+
+
+def test_searchable_doctree_is_put_back_whole():
+    from docutils import nodes
+    from sphinx import addnodes
+    from rules_dsl.sphinxext.fulltext import searchable
+    doc = nodes.document(None, None)
+    rule = nodes.section(classes=["rules-rule"])
+    rule += nodes.title("T", "T")
+    rule += addnodes.index(entries=[("single", "T", "a:t", "", None)])
+    rule += nodes.paragraph("ref", "ref", classes=["rules-meta"])
+    rule += nodes.container("", nodes.paragraph("secret words", "secret words"), classes=["rules-rule-text"])
+    rule += nodes.paragraph("links", "links", classes=["rules-meta", "rules-links"])
+    doc += nodes.paragraph("intro", "intro")
+    doc += rule
+    whole = doc.pformat()
+    with searchable(doc) as d:
+        text = d.astext()
+        assert "secret" not in text and "links" not in text and "ref" in text and "intro" in text
+    assert doc.pformat() == whole
+    try:
+        with searchable(doc):
+            raise KeyError("boom")
+    except KeyError:
+        pass
+    assert doc.pformat() == whole
+
+
 def test_parallel_read_builds_the_same_site(tmp_path, tiny):
     project = make_project(tmp_path / "project")
     books = _books(tmp_path, {"xss": XSS_BOOK})

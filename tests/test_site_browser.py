@@ -844,3 +844,26 @@ def test_a_dice_form_shows_the_pages_exact_odds_for_its_inputs(site, http_site, 
     assert "were not computed for this page" in none, none
     assert none.endswith("rules odds skirmish-tutorial:nerve_test nerve=8 reroll=true"), none
     assert phone.console_errors == [], phone.console_errors
+
+
+def test_search_page_lists_the_rules_whose_text_matches_first(http_site, browser):
+    """Sphinx's index leaves a rule's text to the rule search (fulltext.py): the search
+    page lists the rules whose text holds the words, from the rule search, above its own
+    list of pages.  "receiving" is in the text of Dust's Suppression, in no rule title."""
+    browser.console_errors.clear()
+    browser.goto(f"{http_site}/search.html?q=receiving")
+    browser.wait_for("(() => { const p = document.getElementById('rules-search-page');"
+                     " return p && p.getAttribute('data-state') === 'done'; })()", timeout=60)
+    rules = browser.js("""Array.from(document.querySelectorAll('#rules-search-page li a')).map(a => ({
+        hash: decodeURIComponent(a.hash), where: a.querySelector('.rules-search-where').textContent,
+        marked: Array.from(a.querySelectorAll('.rules-search-snippet mark')).map(m => m.textContent.toLowerCase())}))""")
+    assert rules and rules[0]["hash"] == "#dust-tactics:suppression", rules[:5]
+    assert rules[0]["where"].startswith("Dust Tactics") and "receiving" in rules[0]["marked"], rules[0]
+    # the rules come before the pages Sphinx finds
+    assert browser.js("!!(document.getElementById('rules-search-page').compareDocumentPosition("
+                      "document.getElementById('search-results')) & Node.DOCUMENT_POSITION_FOLLOWING)")
+    summary = browser.js("document.querySelector('.rules-search-page-summary').textContent")
+    assert summary.startswith(f"{len(rules)} rule"), summary
+    browser.wait_for("(() => { const s = document.querySelector('p.search-summary');"
+                     " return s && /finished/i.test(s.textContent); })()", timeout=60)
+    assert browser.console_errors == []

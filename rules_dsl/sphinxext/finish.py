@@ -11,9 +11,9 @@ library: at a hundred books they are most of a rebuild in which nothing changed.
   place, `write_genindex` is skipped.  When it is written (split per letter), a letter
   past `GENINDEX_LINES` lines gets several pages (`split_letters`), so no page of it
   grows with the library.
-* **Search index.**  Loading the old index is deferred until the first page is fed
-  to it; when no page is written, and the set of documents is the one the index was
-  dumped for, it is neither loaded nor dumped.
+* **Search index** (`fulltext.py`).  A rule's text is left to the rule search, and a
+  page whose words are unchanged is not fed again: when no page is, and no page was
+  added or removed, the index is neither loaded nor dumped.
 * **Search page** (and `html_additional_pages`): written again only when the navigation
   or the configuration changed (its sidebar is the whole navigation).
 * **Inventory** (`objects.inv`).  Made of every domain's objects and the project's
@@ -28,6 +28,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..paths import read_json_dict, update_json_dict
+from . import fulltext
 from .keys import digest, render_key
 
 STATE_FILE = "rules_dsl-finish.json"
@@ -118,7 +119,7 @@ def install(app):
     _skip_unless_changed(app, builder, "write_genindex", "genindex", _genindex_key, lambda: ["genindex.html"],
                          run=lambda: (_write_split_genindex(app, builder) if app.config.html_split_index
                                       else original_genindex()))
-    _wrap_search(app, builder)
+    fulltext.install(app, builder)
     _skip_unless_changed(app, builder, "dump_inventory", "inventory", _inventory_key, lambda: ["objects.inv"])
     if hasattr(builder, "gen_additional_pages"):
         # the search page (and any html_additional_pages): their sidebar is the whole navigation
@@ -189,30 +190,3 @@ def _write_split_genindex(app, builder):
         if re.fullmatch(r"genindex-.+-[0-9]+\.html", p.name) and p.name not in written:
             p.unlink(missing_ok=True)
 
-
-def _wrap_search(app, builder):
-    load_original, feed_original, dump_original = builder.load_indexer, builder.index_page, builder.dump_search_index
-    pending = {}
-
-    def load_indexer(docnames):
-        pending["docnames"] = set(docnames)      # loaded when the first page is fed
-
-    def index_page(pagename, doctree, title):
-        if "docnames" in pending and builder.indexer is not None:
-            load_original(pending.pop("docnames"))
-        return feed_original(pagename, doctree, title)
-
-    def dump_search_index():
-        docs = digest(sorted(app.env.all_docs))
-        path = Path(builder.outdir) / builder.searchindex_filename
-        if ("docnames" in pending and builder.indexer is not None and path.is_file()
-                and read_json_dict(_state_path(app)).get("search_docs") == docs):
-            return                       # no page fed, same documents: the index on disk stands
-        if "docnames" in pending and builder.indexer is not None:
-            load_original(pending.pop("docnames"))
-        dump_original()
-        _save(app, search_docs=docs)
-
-    builder.load_indexer = load_indexer
-    builder.index_page = index_page
-    builder.dump_search_index = dump_search_index

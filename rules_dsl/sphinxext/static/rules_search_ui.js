@@ -18,6 +18,10 @@
  * move, Enter opens, Escape closes.  Text from the
  * books is only ever set as textContent.
  *
+ * On Sphinx's own search page ("search all text"), the rules whose text matches are
+ * listed first (`mountSearchPage`, up to `PAGE_LIMIT`): Sphinx's index there holds
+ * every page, but of a rule only its title and index entries (fulltext.py).
+ *
  * Also here: a fix for Sphinx's own search page, which looks each result's anchor up
  * with querySelector('#' + anchor): our anchors are `book:rule`, and a colon must be
  * escaped in a selector, else the lookup throws and the result shows no snippet; and a
@@ -56,6 +60,7 @@
   var ROOT = document.documentElement.getAttribute("data-content_root");
   if (!STATIC || ROOT === null) return;
   var LIMIT = 8;
+  var PAGE_LIMIT = 40;  // rules listed on the search page
   var PAUSE = 250;      // ms without typing before a one-word query fetches full text
 
   function el(tag, attrs, text) {
@@ -121,6 +126,71 @@
     parent.appendChild(document.createTextNode(text.slice(last)));
   }
 
+  function href(r) { return ROOT + r.url + "#" + r.book + ":" + r.rule; }
+
+  /* a rule found: its title, where it is (book › section) and a snippet, as one link */
+  function resultLink(r, query) {
+    var a = el("a", {href: href(r)});
+    var title = el("span", {"class": "rules-search-title"});
+    marked(title, r.title, query);
+    a.appendChild(title);
+    a.appendChild(el("span", {"class": "rules-search-where"},
+                     r.bookTitle + (r.section && r.section !== r.bookTitle ? " › " + r.section : "")));
+    var snip = el("span", {"class": "rules-search-snippet"});
+    if (r.text !== null) marked(snip, window.RulesSearch.snippet(r.text, query), query);
+    a.appendChild(snip);
+    return a;
+  }
+
+  /* The list every part of the index gives for `query`: the shards `missing` names, and
+     those of the rules listed (for their snippets), fetched until none is left. */
+  function finalResults(eng, query, opts) {
+    var rounds = 0;
+    function step() {
+      var results = eng.search(query, opts), need = eng.missing(query, opts);
+      results.forEach(function (r) { if (r.text === null && need.indexOf(r.book) < 0) need.push(r.book); });
+      if (!need.length || ++rounds > 4) return results;
+      return Promise.all(need.map(function (id) { return loadShard(eng, id); })).then(step);
+    }
+    return Promise.resolve().then(step);
+  }
+
+  /* Sphinx's search page ("search all text"): its index holds every page, but of a rule
+     only the title, index entries and reference line (fulltext.py), so the rules whose
+     text matches come first, from the rule search, above Sphinx's own list of pages. */
+  function mountSearchPage() {
+    var holder = document.getElementById("search-results");
+    var query = new URLSearchParams(window.location.search).get("q") || "";
+    if (!holder || !query.trim() || document.getElementById("rules-search-page")) return;
+    var part = el("section", {id: "rules-search-page", "class": "rules-search-page", "data-state": "loading",
+                              "aria-labelledby": "rules-search-page-title"});
+    part.appendChild(el("h2", {id: "rules-search-page-title"}, "Rules"));
+    var summary = el("p", {"class": "rules-search-page-summary", "aria-live": "polite"},
+                     "Searching the rules' text…");
+    var list = el("ul", {"class": "rules-search-results rules-search-page-results"});
+    part.appendChild(summary);
+    part.appendChild(list);
+    holder.parentNode.insertBefore(part, holder);
+    engine().then(function (eng) {
+      return finalResults(eng, query, {limit: PAGE_LIMIT});
+    }).then(function (results) {
+      results.forEach(function (r) {
+        var li = el("li", {"class": "rules-search-result"});
+        li.appendChild(resultLink(r, query));
+        list.appendChild(li);
+      });
+      summary.textContent = results.length
+        ? (results.length >= PAGE_LIMIT ? "The first " : "") + results.length + " rule" +
+          (results.length > 1 ? "s" : "") + " matching your search. Pages follow."
+        : "No rule matches your search. Pages follow.";
+      part.setAttribute("data-state", "done");
+    }, function (err) {
+      summary.textContent = "The rules index could not be loaded.";
+      part.setAttribute("data-state", "done");
+      if (window.console) console.warn(err.message);
+    });
+  }
+
   function mount() {
     var main = document.querySelector("article[role=main]") || document.querySelector("[role=main]");
     if (!main || document.getElementById("rules-search")) return;
@@ -168,7 +238,6 @@
         input.removeAttribute("aria-activedescendant");
       }
     }
-    function href(r) { return ROOT + r.url + "#" + r.book + ":" + r.rule; }
     function go(i) {
       var r = results[i];
       if (!r) return;
@@ -185,15 +254,8 @@
       results.forEach(function (r, i) {
         var li = el("li", {id: "rules-search-opt-" + i, role: "option", "aria-selected": "false",
                            "class": "rules-search-result"});
-        var a = el("a", {href: href(r), tabindex: "-1"});
-        var title = el("span", {"class": "rules-search-title"});
-        marked(title, r.title, query);
-        a.appendChild(title);
-        a.appendChild(el("span", {"class": "rules-search-where"},
-                         r.bookTitle + (r.section && r.section !== r.bookTitle ? " › " + r.section : "")));
-        var snip = el("span", {"class": "rules-search-snippet"});
-        if (r.text !== null) marked(snip, window.RulesSearch.snippet(r.text, query), query);
-        a.appendChild(snip);
+        var a = resultLink(r, query);
+        a.setAttribute("tabindex", "-1");
         li.appendChild(a);
         li.addEventListener("mousedown", function (e) { e.preventDefault(); });   // keep the focus
         li.addEventListener("click", function (e) { e.preventDefault(); go(i); });
@@ -302,6 +364,7 @@
     });
   }
 
-  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", mount);
-  else mount();
+  function start() { mount(); mountSearchPage(); }
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
+  else start();
 })();
