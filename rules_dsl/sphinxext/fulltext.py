@@ -1,13 +1,15 @@
 """Sphinx's full-text search index (`searchindex.js`): what it holds, and when it is made.
 
-**What it holds.**  Every page, but of a rule only its title, its index entries
-(keywords and aliases) and its reference line: a rule's prose, mechanics, tables,
-examples and links are searched by the rule search (search_index.py: per-book shards,
-fetched only for the books that can match), which the search page shows first
-(`static/rules_search_ui.js`).  So the index Sphinx makes grows with the library's
-pages and titles, not with its text (a phone that opens the search page loads it
-whole), and it does not change when a rule's prose does.  Book and section
-introductions, the guide, the glossary and the cross index stay in it in full.
+**What it holds.**  Every page, but of a rule only its title (with its anchor) and its
+reference line: a rule's prose, mechanics, tables, examples, links, and its index
+entries (title, keywords and aliases: four or more a rule, most of the index at a
+hundred books) are searched by the rule search (search_index.py: a names file and
+per-book shards, fetched only for the books that can match), which the search page
+shows first (`static/rules_search_ui.js`).  The general index keeps every entry.  So
+the index Sphinx makes grows with the library's pages and titles, not with its text
+(a phone that opens the search page loads it whole), and it does not change when a
+rule's prose does.  Book and section introductions, the guide, the glossary and the
+cross index stay in it in full.
 
 **When it is made.**  Sphinx loads the whole index and dumps it again whenever a page
 is written: at a hundred books, 3.6 MB and half a second after any edit.  Here each
@@ -44,12 +46,12 @@ VERSION = 1
 FEED_ALL_FROM = 64
 #: the classes of a rule's section (render_rules.rule_node) and of its parts that stay
 RULE_CLASS = "rules-rule"
-_KEPT_TYPES = (nodes.title, nodes.target, addnodes.index, nodes.section)
+_KEPT_TYPES = (nodes.title, nodes.target, nodes.section)
 
 
 def _kept(child) -> bool:
-    """Of a rule's section: its title, anchor, index entries, rules inside it, and its
-    reference line (`rules-meta`, not the links line: back-links change with other rules)."""
+    """Of a rule's section: its title, anchor, rules inside it, and its reference line
+    (`rules-meta`; not the links line: back-links change with other rules)."""
     if isinstance(child, _KEPT_TYPES):
         return True
     classes = child.get("classes", ()) if isinstance(child, nodes.Element) else ()
