@@ -105,10 +105,21 @@ def test_the_collector_is_paused_while_the_state_loads_and_runs_again_after():
         gcpause.resume(app)
         assert gc.isenabled() and gc.get_freeze_count() >= len(loaded)
         gcpause.release(app)
+        # kept frozen past the build (the process's exit does not walk it) ...
+        assert gc.isenabled() and gc.get_freeze_count() >= len(loaded)
+        # ... until the next build of the process starts: the old state may then be freed
+        again = SimpleNamespace()
+        gcpause.pause(again)
+        assert not gc.isenabled() and gc.get_freeze_count() == 0
+        gcpause.release(again, RuntimeError("x"))     # a build that fails before builder-inited
         assert gc.isenabled() and gc.get_freeze_count() == 0
-        gcpause.pause(app)                      # a build that fails before builder-inited
-        gcpause.release(app, RuntimeError("x"))
-        assert gc.isenabled()
+        gcpause.pause(app)
+        gcpause.resume(app)
+        gcpause.release(app)
+        gcpause.unfreeze()                            # a process that goes on without building
+        assert gc.isenabled() and gc.get_freeze_count() == 0
     finally:
         gc.enable()
         gc.unfreeze()
+        gcpause._FROZEN.clear()
+
