@@ -247,11 +247,12 @@ class FullText:
         return None
 
     def dump_search_index(self) -> None:
+        if self.builder.indexer is None:         # a builder without search (epub)
+            return self.dump_original()
         env = self.app.env
         docs = digest(sorted(env.all_docs))
         state = read_json_dict(self.state_path)
-        if (not self.loaded and self.builder.indexer is not None and state.get("docs") == docs
-                and self._trusted(state)):
+        if not self.loaded and state.get("docs") == docs and self._trusted(state):
             return                       # no page fed, same pages: the index on disk stands
         pages = self.pages if self.pages is not None else self._trusted(state)
         self._load()
