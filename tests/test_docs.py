@@ -543,6 +543,50 @@ def test_sphinx_search_index_leaves_rule_text_to_the_rule_search(tmp_path):
     assert _search_index(fresh) == again
 
 
+TOC_BOOK = textwrap.dedent('''\
+    book toc {
+        title "Toc"
+        dice d6
+    }
+    section one "One" {
+        rule alpha "Alpha" {
+            """Alpha text."""
+        }
+    }
+    section two "Two" {
+        rule beta "Beta" {
+            """Beta text."""
+        }
+    }
+    ''')
+
+
+def _written(proc) -> set:
+    return set(re.findall(r"writing output\.\.\. \[[ 0-9]+%\] (\S+)", proc.stdout))
+
+
+def test_a_toctree_page_is_written_again_only_when_a_page_it_lists_changed_its_contents(tmp_path):
+    """Sphinx writes every toctree parent of a page it writes; the book's front page lists
+    its sections' pages with their rules' titles, so it is written again when a rule is
+    retitled, not when a rule's prose changes."""
+    project = make_project(tmp_path / "project")
+    books = _books(tmp_path, {"toc": TOC_BOOK})
+    out, cache = tmp_path / "out", tmp_path / "cache"
+    _ok(build(project, out, books, cache))
+    assert "Alpha" in page(out, "docs/books/toc/index")
+    src = books / "toc.rules"
+    src.write_text(src.read_text().replace("Alpha text.", "Alpha text, edited."))
+    proc = build(project, out, books, cache)
+    _ok(proc)
+    assert "docs/books/toc/one" in _written(proc) and "docs/books/toc/index" not in _written(proc), proc.stdout
+    assert "Alpha text, edited." in page(out, "docs/books/toc/one")
+    src.write_text(src.read_text().replace('"Alpha"', '"Alpha Prime"'))
+    proc = build(project, out, books, cache)
+    _ok(proc)
+    assert {"docs/books/toc/one", "docs/books/toc/index"} <= _written(proc), proc.stdout
+    assert "Alpha Prime" in page(out, "docs/books/toc/index")
+
+
 def test_searchable_doctree_is_put_back_whole():
     from docutils import nodes
     from sphinx import addnodes

@@ -128,7 +128,7 @@ def _cap_navigation(app, pagename, templatename, context, doctree):
 
 def setup(app):
     from . import (directives, domain, finish, furo_nav, gcpause, jsmodules, keys, navigation, opendata,
-                   search_index, site, smallbuild)
+                   search_index, site, smallbuild, tocparents)
     app.add_config_value("rules_books_dir", "docs/books", "env", types=[str])
     app.add_config_value("rules_fail_on_error", True, "", types=[bool])
     app.add_config_value("rules_nav_maxdepth", 4, "html", types=[int])
@@ -168,6 +168,9 @@ def setup(app):
     app.connect("builder-inited", finish.install)
     app.connect("builder-inited", furo_nav.install)
     app.connect("builder-inited", smallbuild.install)
+    app.connect("builder-inited", tocparents.install)
+    app.connect("env-before-read-docs", tocparents.before_read)
+    app.connect("env-updated", tocparents.after_read)
     app.connect("env-before-read-docs", smallbuild.before_read)
     app.connect("env-get-outdated", finish.docs_changed)
     app.connect("env-before-read-docs", finish.before_read)
