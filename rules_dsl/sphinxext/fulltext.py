@@ -137,8 +137,9 @@ def _index_entries_kept(indexer):
         del indexer.load
     frozen = captured.get("frozen")
     entries = getattr(indexer, "_index_entries", None)
-    if not isinstance(frozen, dict) or entries is None:
-        return
+    if (not isinstance(frozen, dict) or entries is None
+            or frozen.get("envversion") != getattr(indexer, "_env_version", None)):
+        return                            # not loaded (or an old index Sphinx refused)
     names = frozen.get("docnames") or ()
     had = set(entries)
     back = {}
