@@ -225,8 +225,9 @@ class FullText:
             return None
         meta = self.builder.env.metadata.get(pagename, {})
         with searchable(doctree):
-            if "no-search" in meta or "nosearch" in meta or not hasattr(indexer, "_word_collector"):
-                key = digest((VERSION, pagename, "nosearch" if meta else "", title))
+            nosearch = "no-search" in meta or "nosearch" in meta
+            if nosearch or not hasattr(indexer, "_word_collector"):
+                key = digest((VERSION, pagename, nosearch, title))
                 if self.skip and self.pages.get(pagename) == key:
                     return None
                 self._take_out(pagename)
