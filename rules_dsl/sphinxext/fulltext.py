@@ -12,9 +12,9 @@ rule's prose does.  Book and section introductions, the guide, the glossary and 
 cross index stay in it in full.
 
 **When it is made.**  Sphinx loads the whole index and dumps it again whenever a page
-is written: at a hundred books, 3.6 MB and half a second after any edit.  Here each
-page written is first reduced to what it feeds (`searchable`, `_collect`), and a digest
-of that is compared with the one recorded when the index on disk was dumped
+is written: at a hundred books, 5.4 MB and half a second after any edit.  Here each
+page written is first reduced to what it feeds (`searchable`, then Sphinx's own word
+collector, run once a page), and a digest of that is compared with the one recorded when the index on disk was dumped
 (`STATE_FILE`, with the index file's stamp): a page whose words, titles and index
 entries are unchanged is not fed again, and when no page is, and no page was added or
 removed, the index is neither loaded nor dumped.  A build that writes many pages
@@ -35,6 +35,7 @@ from pathlib import Path
 from docutils import nodes
 from sphinx import addnodes
 
+from .. import cachekeys
 from ..paths import read_json_dict, write_json_dict
 from .keys import digest
 
@@ -85,11 +86,11 @@ def _store_key(pagename: str, filename: str, title: str, store, doctree) -> str:
 
 
 def _stamp(path: Path):
+    """The index file's `cachekeys.stamp`, None when there is none."""
     try:
-        st = path.stat()
+        return cachekeys.stamp(path)
     except OSError:
         return None
-    return [st.st_size, st.st_mtime_ns, st.st_ino]
 
 
 def _forget(indexer, docname: str) -> None:
@@ -224,27 +225,25 @@ class FullText:
                 self._take_out(pagename)
             return None
         meta = self.builder.env.metadata.get(pagename, {})
+        nosearch = "no-search" in meta or "nosearch" in meta      # Sphinx feeds it empty
+        collect = None if nosearch else getattr(indexer, "_word_collector", None)
         with searchable(doctree):
-            nosearch = "no-search" in meta or "nosearch" in meta
-            if nosearch or not hasattr(indexer, "_word_collector"):
+            if collect is None:
                 key = digest((VERSION, pagename, nosearch, title))
-                if self.skip and self.pages.get(pagename) == key:
-                    return None
-                self._take_out(pagename)
-                self.feed_original(pagename, doctree, title)
-                self.pages[pagename] = key
-                return None
-            store = indexer._word_collector(doctree)
-            filename = os.fspath(self.builder.env.doc2path(pagename, base=False))
-            key = _store_key(pagename, filename, title, store, doctree)
+            else:
+                store = collect(doctree)
+                filename = os.fspath(self.builder.env.doc2path(pagename, base=False))
+                key = _store_key(pagename, filename, title, store, doctree)
             if self.skip and self.pages.get(pagename) == key:
                 return None                   # the index on disk holds this page as it is
             self._take_out(pagename)
-            indexer._word_collector = lambda _doctree: store     # collected once
+            if collect is not None:
+                indexer._word_collector = lambda _doctree: store     # collected once
             try:
                 self.feed_original(pagename, doctree, title)
             finally:
-                del indexer._word_collector
+                if collect is not None:
+                    del indexer._word_collector
             self.pages[pagename] = key
         return None
 

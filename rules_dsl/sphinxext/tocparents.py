@@ -11,8 +11,8 @@ front pages that way: 0.15 s each, for nothing.
 So while `Builder.write` adds the parents, it is shown (``env.files_to_rebuild``, put
 back afterwards) only the parents of pages whose table of contents (title and section
 tree, as Sphinx keeps it in ``env.tocs``) changed when they were read again, or that are
-new.  When no page was read (`after_read` not run), or everything is written, Sphinx
-does as it does.  A change of titles or toctrees anywhere makes
+new (when no page was read, none).  When everything is written, or the tables of
+contents were not compared this build, Sphinx does as it does.  A change of titles or toctrees anywhere makes
 site.env_get_updated write every page anyway (every sidebar shows them).
 """
 from __future__ import annotations

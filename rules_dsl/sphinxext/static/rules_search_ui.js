@@ -142,13 +142,19 @@
     return a;
   }
 
-  /* The list every part of the index gives for `query`: the shards `missing` names, and
-     those of the rules listed (for their snippets), fetched until none is left. */
+  /* The shards a list still needs: those `missing` names, and those of the rules listed
+     (for their snippets). */
+  function needed(eng, results, query, opts) {
+    var need = eng.missing(query, opts);
+    results.forEach(function (r) { if (r.text === null && need.indexOf(r.book) < 0) need.push(r.book); });
+    return need;
+  }
+
+  /* The list every part of the index gives for `query`: shards fetched until none is needed. */
   function finalResults(eng, query, opts) {
     var rounds = 0;
     function step() {
-      var results = eng.search(query, opts), need = eng.missing(query, opts);
-      results.forEach(function (r) { if (r.text === null && need.indexOf(r.book) < 0) need.push(r.book); });
+      var results = eng.search(query, opts), need = needed(eng, results, query, opts);
       if (!need.length || ++rounds > 4) return results;
       return Promise.all(need.map(function (id) { return loadShard(eng, id); })).then(step);
     }
@@ -289,8 +295,7 @@
           var picked = active >= 0 && results[active] && shownQuery === query
             ? results[active].book + ":" + results[active].rule : null;
           results = eng.search(query, opts);
-          var need = eng.missing(query, opts);
-          results.forEach(function (r) { if (r.text === null && need.indexOf(r.book) < 0) need.push(r.book); });
+          var need = needed(eng, results, query, opts);
           render(query);
           if (picked) {     // a rule picked with the arrows stays picked when the list fills in
             var again = results.findIndex(function (r) { return r.book + ":" + r.rule === picked; });
