@@ -173,7 +173,13 @@ def test_prose_cross_reference_is_a_link_with_a_preview(tiny):
     # [[dice-rolls]] in the prose of opposed-stat-rolls: a same-page link titled by the target
     m = re.search(r'<a class="rules-ref reference internal" href="#demo:dice-rolls" title="([^"]*)">', demo)
     assert m, "no link to #demo:dice-rolls"
-    assert m.group(1) == "Dice — Demo\u2003Rolls."       # title, book, the target's first paragraph
+    assert m.group(1) == "Dice — Demo"       # the target's title and book
+    # the target's first paragraph is in the book's previews file, by the link's anchor
+    from rules_dsl.sphinxext import previews
+    data = previews.loads((tiny / "_static" / "rules-previews" / "demo.js").read_text(encoding="utf-8"))
+    assert data["v"] == 1 and data["book"] == "demo"
+    assert data["previews"]["demo:dice-rolls"] == "Rolls."
+    assert sorted(p.name for p in (tiny / "_static" / "rules-previews").iterdir()) == ["demo.js", "xss.js"]
     # a cross-book reference with a label, from another page
     xss = page(tiny, "docs/books/xss/esc")
     assert re.search(r'href="\.\./demo/basics\.html#demo:dice-rolls"[^>]*>[^<]*<span[^>]*>&lt;b&gt;the dice&lt;/b&gt;', xss)
@@ -426,7 +432,8 @@ def test_editing_one_rule_rereads_only_its_page(tmp_path):
     stamps = {f.name: f.stat().st_mtime_ns for f in data.iterdir()}
     doctrees = out.with_name(out.name + ".doctrees")
     models = doctrees / "rules_dsl-models"
-    kept = ["genindex.html", "genindex-D.html", "searchindex.js", "objects.inv", "_static/js/demo.mjs", "search.html"]
+    kept = ["genindex.html", "genindex-D.html", "searchindex.js", "objects.inv", "_static/js/demo.mjs", "search.html",
+            "docs/books/xss/esc.html", "_static/rules-previews/xss.js", "_static/rules-previews/demo.js"]
     kept_stamps = {name: (out / name).stat().st_mtime_ns for name in kept}
     model_stamps = {f.name: f.stat().st_mtime_ns for f in models.iterdir()}
     assert {"demo.head.pickle", "demo.pickle", "xss.head.pickle", "xss.pickle"} <= set(model_stamps)
@@ -465,8 +472,12 @@ def test_editing_one_rule_rereads_only_its_page(tmp_path):
     assert reread == {"docs/books/demo/basics", "docs/books/_glossary/d"}, proc.stdout
     assert "Rolls, edited." in page(out, "docs/books/demo/basics")
     assert "Rolls, edited." in page(out, "docs/books/_glossary/d")
-    # the xss page links to demo:dice-rolls: rewritten so its preview shows the new text
-    assert "Rolls, edited." in html.unescape(page(out, "docs/books/xss/esc"))
+    # the xss page links to demo:dice-rolls: not written again (its link shows the title and
+    # book only); demo's previews file takes the new text, xss's is left alone
+    assert "Rolls, edited." not in html.unescape(page(out, "docs/books/xss/esc"))
+    assert (out / "docs/books/xss/esc.html").stat().st_mtime_ns == kept_stamps["docs/books/xss/esc.html"]
+    assert "Rolls, edited." in (out / "_static" / "rules-previews" / "demo.js").read_text(encoding="utf-8")
+    assert (out / "_static/rules-previews/xss.js").stat().st_mtime_ns == kept_stamps["_static/rules-previews/xss.js"]
     # only the files whose bytes change are written again (xss.json names demo's rule by its label)
     assert "Rolls, edited." in (data / "demo.json").read_text(encoding="utf-8")
     changed = {f.name for f in data.iterdir() if f.stat().st_mtime_ns != stamps[f.name]}
@@ -488,6 +499,23 @@ def test_editing_one_rule_rereads_only_its_page(tmp_path):
     assert "dumping search index" in proc.stdout
     # the rule search's shard of the book takes the edit (its files are skipped only when nothing changed)
     assert "Rolls, edited." in (out / "_static" / "rules-search" / "demo.js").read_text(encoding="utf-8")
+
+
+def test_a_page_linking_to_a_rule_is_written_again_when_the_rule_is_retitled(tmp_path):
+    """A link shows its target's title and book (its preview's text is loaded from the
+    book's previews file): retitling the target writes the pages linking to it again."""
+    project = make_project(tmp_path / "project")
+    books = _books(tmp_path, {"xss": XSS_BOOK})
+    out, cache = tmp_path / "out", tmp_path / "cache"
+    _ok(build(project, out, books, cache))
+    link = r'href="\.\./demo/basics\.html#demo:dice-rolls" title="([^"]*)"'
+    assert re.search(link, page(out, "docs/books/xss/esc")).group(1) == "Dice — Demo"
+    src = books / "demo.rules"
+    src.write_text(src.read_text().replace('rule dice-rolls "Dice" {', 'rule dice-rolls "Dice Rolls" {'))
+    proc = build(project, out, books, cache)
+    _ok(proc)
+    assert "docs/books/xss/esc" in _written(proc), proc.stdout
+    assert re.search(link, page(out, "docs/books/xss/esc")).group(1) == "Dice Rolls — Demo"
 
 
 def _search_index(out: Path) -> dict:

@@ -242,13 +242,23 @@ def test_follow_a_cross_reference_with_preview(site, browser):
             if target:
                 break
     assert target, "no rule cross-reference found in any book page"
-    assert target["preview"], "the link carries no preview text"
-    # hover: the preview tooltip shows the target's title
+    assert target["preview"], "the link carries no title"
+    assert "\u2003" not in target["preview"]    # the title and book only: the text is in a file
+    from rules_dsl.sphinxext import previews
+    book = target["hash"].split(":")[0]
+    texts = previews.loads((site / "_static" / "rules-previews" / f"{book}.js").read_text(encoding="utf-8"))
+    text = texts["previews"][target["hash"]]
+    # hover: the preview tooltip shows the target's title, then the text from its book's
+    # file, loaded (from disk: a script, not a fetch) the first time
     browser.js("document.getElementById('under-test').scrollIntoView({block: 'center'})")
     browser.js("document.getElementById('under-test').dispatchEvent(new MouseEvent('mouseenter'))")
     tip = browser.wait_for("(() => { const t = document.getElementById('rules-preview');"
                            " return t && !t.hidden && t.textContent; })()", timeout=5)
-    assert target["preview"].split("\u2003")[0] in tip
+    assert target["preview"] in tip
+    body = browser.wait_for("(() => { const b = document.querySelector('#rules-preview .rules-preview-body');"
+                            " return b && !b.hidden && b.textContent; })()", timeout=5)
+    assert body == text
+    assert browser.js("document.querySelectorAll('script[src*=\"rules-previews/\"]').length") == 1
     browser.screenshot(site / "_screenshots" / "preview.png")
     # follow it
     browser.js("document.getElementById('under-test').click()")
@@ -450,6 +460,38 @@ def test_referenced_by_links_point_to_rules_that_reference_this_one(site, browse
         assert f"#{RULE}" in text[start:end if end > 0 else None], f"{anchor} does not reference {RULE}"
 
 
+def test_preview_text_from_a_hostile_book_is_shown_as_text(tmp_path, browser):
+    """A preview's text is set as text (markup in a book stays visible characters and
+    runs nothing), and an anchor that is not a book's id makes the page load no file."""
+    from rules_dsl.sphinxext import STATIC, previews
+    static = tmp_path / "_static"
+    (static / "rules-previews").mkdir(parents=True)
+    shutil.copy(STATIC / "rules_dsl.js", static / "rules_dsl.js")
+    evil = '<img src=x onerror="window.PWNED=1"></div><script>window.PWNED=2</script>'
+    (static / "rules-previews" / "evil.js").write_text(previews.dumps("evil", {"evil:x": evil}), encoding="utf-8")
+    (tmp_path / "evil.js").write_text("window.PWNED = 3;\n", encoding="utf-8")   # what "../evil" would load
+    (tmp_path / "page.html").write_text(
+        '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>t</title></head><body>'
+        '<p><a class="rules-ref" id="a1" href="#evil:x" title="X — Evil">x</a> '
+        '<a class="rules-ref" id="a2" href="#..%2Fevil:x" title="Y — Evil">y</a></p>'
+        '<script src="_static/rules_dsl.js"></script></body></html>', encoding="utf-8")
+    browser.console_errors.clear()
+    browser.goto((tmp_path / "page.html").as_uri())
+    browser.js("document.getElementById('a1').dispatchEvent(new MouseEvent('mouseenter'))")
+    body = browser.wait_for("(() => { const b = document.querySelector('#rules-preview .rules-preview-body');"
+                            " return b && !b.hidden && b.textContent; })()", timeout=5)
+    assert body == evil
+    assert browser.js("document.querySelectorAll('#rules-preview *').length") == 3   # title, body, link
+    browser.js("document.getElementById('a1').dispatchEvent(new MouseEvent('mouseleave'))")
+    browser.js("document.getElementById('a2').dispatchEvent(new MouseEvent('mouseenter'))")
+    time.sleep(0.5)
+    assert browser.js("document.querySelector('#rules-preview').textContent").startswith("Y — Evil")
+    assert sorted(browser.js("[...document.scripts].map(s => s.getAttribute('src'))")) == sorted([
+        "_static/rules_dsl.js", (static / "rules-previews" / "evil.js").as_uri()])
+    assert browser.js("window.PWNED === undefined")
+    assert browser.console_errors == []
+
+
 def test_preview_works_on_a_touch_screen(site, phone):
     page = _page_of(site, RULE)
     phone.console_errors.clear()
@@ -466,7 +508,10 @@ def test_preview_works_on_a_touch_screen(site, phone):
     phone.tap(link["x"], link["y"])
     tip = phone.wait_for("""(() => { const t = document.getElementById('rules-preview');
         if (!t || t.hidden) return null; const go = t.querySelector('a.rules-preview-go');
-        return {text: t.textContent, go: go && !go.hidden && go.href}; })()""", timeout=5)
+        const body = t.querySelector('.rules-preview-body');
+        if (body.hidden) return null;     /* the text: from the book's previews file */
+        return {text: t.textContent, body: body.textContent, go: go && !go.hidden && go.href}; })()""", timeout=5)
+    assert tip["body"].strip(), tip
     time.sleep(0.3)
     assert phone.js("location.href") == before, "the first tap followed the link instead of previewing it"
     assert tip["go"] == link["href"], tip

@@ -20,8 +20,10 @@ Add ``"rules_dsl.sphinxext"`` to ``extensions`` in conf.py.  It provides:
 * open data: every book as JSON (`data/<book>.json`, `data/index.json` and the JSON
   Schema `data/book.schema.json`) in the HTML output, as `rules export` writes them
   (see :mod:`rules_dsl.sphinxext.opendata`);
-* hover previews of cross-references (offline: title attribute + a small
-  script; on a touch screen the first tap previews), exact odds tables for
+* hover previews of cross-references (the title and book in the link's title
+  attribute, the text in a small file per book, ``_static/rules-previews/<book>.js``,
+  loaded when a link into that book is first used: see
+  :mod:`rules_dsl.sphinxext.previews`; on a touch screen the first tap previews), exact odds tables for
   dice mechanics when ``rules_dsl.odds`` provides ``page_odds``;
 * rule pages for a phone at the table: a rule's own prose first, its notes,
   tables, mechanics, odds and worked examples one tap away (folds, opened on
@@ -127,7 +129,7 @@ def _cap_navigation(app, pagename, templatename, context, doctree):
 
 
 def setup(app):
-    from . import (directives, domain, finish, furo_nav, gcpause, jsmodules, keys, navigation, opendata,
+    from . import (directives, domain, finish, furo_nav, gcpause, jsmodules, keys, navigation, opendata, previews,
                    search_index, site, smallbuild, tocparents)
     app.add_config_value("rules_books_dir", "docs/books", "env", types=[str])
     app.add_config_value("rules_fail_on_error", True, "", types=[bool])
@@ -178,6 +180,7 @@ def setup(app):
     app.connect("env-updated", smallbuild.after_read, priority=100)
     app.connect("env-get-outdated", site.env_get_outdated)
     app.connect("env-get-updated", site.env_get_updated)
+    app.connect("env-get-updated", previews.write)
     app.connect("env-updated", site.report_problems)
     app.connect("env-updated", site.note_read)
     app.connect("doctree-read", domain.collect_refs)

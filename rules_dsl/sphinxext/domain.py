@@ -10,8 +10,9 @@ projects can link to rules through intersphinx.  Roles:
     {rules:book}`null-strike`                      a book
 
 Inside a book's pages the book may be left out (`{rules:rule}`dice``).
-Resolved links carry the target's title and first paragraph as their `title`
-attribute; a small script turns that into a hover preview (no network).
+Resolved links carry the target's title and book as their `title` attribute; a
+small script turns that into a hover preview, with the target's first paragraph
+loaded from its book's previews file (previews.py) when the link is first used.
 
 Only plain data (str, tuples, dicts) is stored, so the environment pickles
 and parallel reads merge (`merge_domaindata`).
@@ -26,8 +27,6 @@ from sphinx.util import logging
 from sphinx.util.nodes import make_refnode
 
 logger = logging.getLogger(__name__)
-
-PREVIEW_SEP = "\u2003"
 
 # role name -> object types it may resolve to, in order
 _ROLE_TYPES = {
@@ -175,11 +174,10 @@ class RulesDomain(Domain):
         if objtype != "book":
             bentry = self.objects.get(("book", fullname.split(":", 1)[0]))
             book_title = bentry[2] if bentry else fullname.split(":", 1)[0]
+        # the title and the book only: the preview's text is loaded per book when the link is
+        # first used (previews.py), so a page need not change when a rule's text does
         head = f"{title} — {book_title}" if book_title else title
-        # an EM SPACE separates heading and preview: attribute escaping keeps it (not newlines)
-        head, preview = head.replace(PREVIEW_SEP, " "), (preview or "").replace(PREVIEW_SEP, " ")
-        tooltip = f"{head}{PREVIEW_SEP}{preview}" if preview else head
-        ref = make_refnode(builder, fromdocname, docname, anchor, contnode, tooltip)
+        ref = make_refnode(builder, fromdocname, docname, anchor, contnode, head)
         ref["classes"].append("rules-ref")
         return ref
 

@@ -393,7 +393,7 @@ def env_get_outdated(app, env, added, changed, removed):
 
 
 def env_get_updated(app, env):
-    """Pages whose links show a rule (title, preview) that changed are written again;
+    """Pages whose links show a rule whose title, page or anchor changed are written again;
     every page, when the navigation changed (a page added, removed or retitled, or
     moved in a toctree): Sphinx itself writes only the pages it read again, so the
     others would keep a sidebar without the new section."""
@@ -408,7 +408,9 @@ def env_get_updated(app, env):
     changed = set()
     for key in set(before) | set(after):
         b, a = before.get(key), after.get(key)
-        if (b is None) != (a is None) or (b and a and b[1:] != a[1:]) or (b and a and b[0] != a[0]):
+        # what a link shows and where it goes (page, anchor, title); not the preview's
+        # text, which the page loads from its book's previews file (previews.py)
+        if (b is None) != (a is None) or (b and a and b[:3] != a[:3]):
             changed.add(key[1])
     if not changed:
         return []

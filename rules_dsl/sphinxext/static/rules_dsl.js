@@ -1,10 +1,14 @@
 /* Rule pages at the table: previews, folds and copy-link buttons.
  *
  * 1. Previews.  Every resolved reference to a rule (a.rules-ref) carries the
- *    target's title and first paragraph in its title attribute, written by the
- *    Sphinx extension.  This script moves that text into a styled tooltip shown
- *    on hover or focus; on a touch screen the first tap shows it (with a link
- *    to the rule) and a second tap on the reference, or the link, follows it.
+ *    target's title and book in its title attribute, written by the Sphinx
+ *    extension.  This script moves that into a styled tooltip shown on hover or
+ *    focus, with the target's first paragraph, which it loads from the book's
+ *    previews file (_static/rules-previews/<book>.js, a script calling
+ *    RulesPreviews: see sphinxext/previews.py) the first time a link into that
+ *    book is used; until it is in, or if it cannot load, the tooltip shows the
+ *    title alone.  On a touch screen the first tap shows it (with a link to the
+ *    rule) and a second tap on the reference, or the link, follows it.
  * 2. Folds (details.rules-fold): those marked data-open-wide open on a wide
  *    screen; any fold holding the URL's target opens.
  * 3. A copy-link button on every rule (its stable book:rule-id anchor), with a
@@ -13,7 +17,7 @@
  * 5. Mechanic forms ("Try it", div.rules-try): their script (rules_try.mjs, a module,
  *    with the book's JavaScript) loads only when a mechanics fold opens or a form's
  *    place scrolls into view, so readers who never use them download nothing more.
- * It only ever uses textContent, never HTML, and needs no network.
+ * It only ever uses textContent, never HTML, and loads only files of the site.
  */
 (function () {
   "use strict";
@@ -49,16 +53,54 @@
     return tip;
   }
 
+  /* ---------------------------------------------------------------- 1b. preview text */
+  /* book id -> {anchor: text} once its file is in; "loading" or "failed" before. */
+  var previews = Object.create(null);
+  var BOOK_ID = /^[a-z0-9][a-z0-9_-]*$/i;   /* a file name under rules-previews/, nothing else */
+
+  window.RulesPreviews = function (data) {
+    if (!data || data.v !== 1 || typeof data.book !== "string" || !data.previews) return;
+    previews[data.book] = data.previews;
+    if (current && anchorOf(current).book === data.book) show(current, currentTouch);
+  };
+
+  function anchorOf(link) {
+    var id = "";
+    try { id = decodeURIComponent(link.hash.slice(1)); } catch (err) { id = ""; }
+    return {id: id, book: id.split(":")[0]};
+  }
+
+  /* The text of a link's preview: a string, or null while (or if) its book's file is not in. */
+  function previewText(link) {
+    var a = anchorOf(link);
+    if (!a.id || !BOOK_ID.test(a.book) || !SELF) return null;
+    var got = previews[a.book];
+    if (got === undefined) {
+      previews[a.book] = "loading";
+      var s = document.createElement("script");
+      s.src = new URL("rules-previews/" + a.book + ".js", SELF).href;
+      s.onerror = function () { previews[a.book] = "failed"; };
+      document.head.appendChild(s);
+      return null;
+    }
+    if (typeof got !== "object" || !Object.prototype.hasOwnProperty.call(got, a.id)) return null;
+    return String(got[a.id]);
+  }
+
+  var currentTouch = false;
+
   function show(link, touch) {
     var text = link.getAttribute("data-rules-preview");
     if (!text) return;
     var t = ensureTip();
-    var nl = text.indexOf("\u2003");  /* heading EM SPACE preview */
+    var nl = text.indexOf("\u2003");  /* a page from an older build: heading EM SPACE preview */
+    var more = nl < 0 ? previewText(link) : text.slice(nl + 1);
     var body = t.children[1], go = t.children[2];
     t.firstChild.textContent = nl < 0 ? text : text.slice(0, nl);
-    body.textContent = nl < 0 ? "" : text.slice(nl + 1);
-    body.hidden = nl < 0;
+    body.textContent = more || "";
+    body.hidden = !more;
     go.hidden = !touch;
+    currentTouch = !!touch;
     go.href = link.href;
     t.classList.toggle("rules-preview-touch", !!touch);
     t.hidden = false;
