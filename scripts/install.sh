@@ -5,6 +5,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 python3 -m pip install --quiet --disable-pip-version-check -e ".[dev]" --config-settings editable_mode=compat
+# pip byte-compiles a regular install, not an editable one. Python would write the bytecode
+# on first use, unless PYTHONDONTWRITEBYTECODE is set (as on these machines): then every
+# `rules` command and every site build would compile the package's modules again.
+python3 -m compileall -q rules_dsl >/dev/null
 # The site's browser test drives Debian's headless Chromium; install it when we can (root + apt).
 if ! command -v chromium >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
   (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null) \
