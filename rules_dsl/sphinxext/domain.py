@@ -176,7 +176,8 @@ class RulesDomain(Domain):
             book_title = bentry[2] if bentry else fullname.split(":", 1)[0]
         # the title and the book only: the preview's text is loaded per book when the link is
         # first used (previews.py), so a page need not change when a rule's text does
-        head = f"{title} — {book_title}" if book_title else title
+        # (no EM SPACE in it: rules_dsl.js reads one as an older page's "title EM SPACE text")
+        head = (f"{title} — {book_title}" if book_title else title).replace("\u2003", " ")
         ref = make_refnode(builder, fromdocname, docname, anchor, contnode, head)
         ref["classes"].append("rules-ref")
         return ref
