@@ -5,6 +5,7 @@ from __future__ import annotations
 from hypothesis import given, strategies as st
 
 from rules_dsl.sphinxext import previews
+from rules_dsl.sphinxext.site import object_changes
 
 
 def _objects(**texts):
@@ -33,13 +34,13 @@ def test_only_changed_or_missing_books_are_written_and_gone_books_deleted(tmp_pa
     # a's text changes; c is gone; d is new; b's file was deleted by hand
     (tmp_path / "b.js").unlink()
     after = _objects(a__one="First, edited.", b__one="Other.", d__one="New.")
-    done = previews.write_files(tmp_path, after, before)
+    done = previews.write_files(tmp_path, after, object_changes(before, after))
     assert done == ["a.js", "b.js", "d.js", "c.js"]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a.js", "b.js", "d.js"]
     assert "First, edited." in (tmp_path / "a.js").read_text(encoding="utf-8")
     # nothing changed: nothing written, nothing read
     stamp = {p.name: p.stat().st_mtime_ns for p in tmp_path.iterdir()}
-    assert previews.write_files(tmp_path, after, dict(after)) == []
+    assert previews.write_files(tmp_path, after, object_changes(after, dict(after))) == []
     assert {p.name: p.stat().st_mtime_ns for p in tmp_path.iterdir()} == stamp
 
 
@@ -47,10 +48,11 @@ def test_a_title_change_alone_writes_no_file():
     """Titles are in the pages' links, not in the files: a retitle is the pages' business."""
     before = _objects(a__one="First.")
     after = {k: (d, a, "Retitled", p) for k, (d, a, _t, p) in before.items()}
-    assert previews.changed_books(before, after) == set()
+    assert object_changes(before, after) != {}
+    assert previews.changed_books(object_changes(before, after)) == set()
     moved = {k: (d, a + "-x", t, p) for k, (d, a, t, p) in before.items()}
-    assert previews.changed_books(before, moved) == {"a"}
-    assert previews.changed_books(None, after) is None
+    assert previews.changed_books(object_changes(before, moved)) == {"a"}
+    assert previews.changed_books(None) is None
 
 
 @given(st.text())

@@ -180,7 +180,7 @@ def setup(app):
     app.connect("env-updated", smallbuild.after_read, priority=100)
     app.connect("env-get-outdated", site.env_get_outdated)
     app.connect("env-get-updated", site.env_get_updated)
-    app.connect("env-get-updated", previews.write)
+    app.connect("env-get-updated", previews.write, priority=600)     # after site's: it takes its changes
     app.connect("env-updated", site.report_problems)
     app.connect("env-updated", site.note_read)
     app.connect("doctree-read", domain.collect_refs)

@@ -24,7 +24,8 @@ a glossary page's bytes (30 of 132 KB).
 
 **When the files are written.**  At ``env-get-updated``, before Sphinx saves the
 environment: the files of the books whose objects' previews changed since the
-environment the build started from (`site.env_get_outdated` keeps it), and of any book
+environment the build started from (`site.object_changes`, worked out once a build by
+`site.env_get_updated`), and of any book
 whose file is missing.  A build that stops before the environment is saved leaves the
 old environment, so the next build finds the same changes and writes them then.  Files
 of books that are gone are deleted.  Each file is written only if its bytes change.
@@ -63,18 +64,14 @@ def loads(text: str) -> dict:
     return json.loads(text[len(PREFIX):-len(SUFFIX)])
 
 
-def changed_books(before: dict | None, after: dict) -> set | None:
-    """Books with an object added, removed, or whose anchor or preview changed between
-    two snapshots of the domain's objects ((objtype, fullname) -> (docname, anchor,
-    title, preview)); None when there is no snapshot to compare with (all books)."""
-    if before is None:
+def changed_books(changes: dict | None) -> set | None:
+    """Books with an object added, removed, or whose anchor or preview changed, from
+    `site.object_changes` ({(objtype, fullname): (before, after)}, entries (docname,
+    anchor, title, preview)); None when nothing was compared (all books)."""
+    if changes is None:
         return None
-    out = set()
-    for key in before.keys() | after.keys():
-        b, a = before.get(key), after.get(key)
-        if b is None or a is None or b[1] != a[1] or b[3] != a[3]:
-            out.add(book_of(key[1]))
-    return out
+    return {book_of(key[1]) for key, (b, a) in changes.items()
+            if b is None or a is None or b[1] != a[1] or b[3] != a[3]}
 
 
 def previews_of(objects: dict, books=None) -> dict:
@@ -91,16 +88,17 @@ def previews_of(objects: dict, books=None) -> dict:
     return out
 
 
-def write_files(folder: Path, objects: dict, before: dict | None) -> list:
-    """Write the previews files that may have changed, delete those of books that are
-    gone; the names of the files written or deleted."""
+def write_files(folder: Path, objects: dict, changes: dict | None) -> list:
+    """Write the previews files that `changes` (`site.object_changes`; None: all) may
+    have changed, and those missing; delete those of books that are gone; the names of
+    the files written or deleted."""
     from ..paths import write_text_if_changed
     books = {book_of(fullname) for (_objtype, fullname) in objects}
     try:
         present = {name[:-3] for name in os.listdir(folder) if name.endswith(".js")}
     except OSError:
         present = set()
-    todo = changed_books(before, objects)
+    todo = changed_books(changes)
     todo = set(books) if todo is None else (todo & books) | (books - present)
     done = []
     for book, texts in sorted(previews_of(objects, todo).items()):
@@ -117,5 +115,6 @@ def write(app, env):
     if app.builder.format != "html":
         return []
     objects = env.domains["rules"].data.get("objects", {})
-    write_files(Path(app.outdir) / "_static" / FOLDER, objects, getattr(app, "_rules_dsl_before", None))
+    # the changes site.env_get_updated worked out (it runs first); None: write every book's
+    write_files(Path(app.outdir) / "_static" / FOLDER, objects, getattr(app, "_rules_dsl_object_changes", None))
     return []

@@ -388,8 +388,16 @@ def env_get_outdated(app, env, added, changed, removed):
                 pass
     dom = env.domains["rules"]
     app._rules_dsl_before = dict(dom.data.get("objects", {}))
+    app._rules_dsl_object_changes = None          # worked out at env-get-updated
     app._rules_dsl_nav_before = _navigation(env) if not (added or removed) else None
     return []
+
+
+def object_changes(before: dict, after: dict) -> dict:
+    """{(objtype, fullname): (entry before, entry after)} for the domain's objects added
+    (None before), removed (None after) or changed between two snapshots."""
+    return {key: (before.get(key), after.get(key)) for key in before.keys() | after.keys()
+            if before.get(key) != after.get(key)}
 
 
 def env_get_updated(app, env):
@@ -400,18 +408,15 @@ def env_get_updated(app, env):
     before = getattr(app, "_rules_dsl_before", None)
     if before is None:
         return []
+    dom = env.domains["rules"]
+    # worked out once a build: the previews files (previews.write) take them too
+    changes = app._rules_dsl_object_changes = object_changes(before, dom.data.get("objects", {}))
     nav_before = getattr(app, "_rules_dsl_nav_before", None)
     if nav_before is None or nav_before != _navigation(env):
         return sorted(env.found_docs)
-    dom = env.domains["rules"]
-    after = dom.data.get("objects", {})
-    changed = set()
-    for key in set(before) | set(after):
-        b, a = before.get(key), after.get(key)
-        # what a link shows and where it goes (page, anchor, title); not the preview's
-        # text, which the page loads from its book's previews file (previews.py)
-        if (b is None) != (a is None) or (b and a and b[:3] != a[:3]):
-            changed.add(key[1])
+    # what a link shows and where it goes (page, anchor, title); not the preview's text,
+    # which the page loads from its book's previews file (previews.py)
+    changed = {key[1] for key, (b, a) in changes.items() if b is None or a is None or b[:3] != a[:3]}
     if not changed:
         return []
     out = set()

@@ -2,11 +2,12 @@
 
 Sphinx adds to the pages it writes every page whose toctree lists one of them
 (`Builder.write`: ``env.files_to_rebuild``), because a toctree shows its pages' titles
-and sections.  But most pages written after an edit were not read again at all: they
-are written because a link on them previews the edited rule (site.env_get_updated), and
-their table of contents is the one their parent already shows.  At a hundred books an
-edit to one rule wrote its book's front page, the glossary's and the cross index's
-front pages that way: 0.15 s each, for nothing.
+and sections.  But many pages written after an edit were not read again at all: they
+are written because a link on them shows the edited rule's title (site.env_get_updated),
+and their table of contents is the one their parent already shows; and a page read
+again after a prose edit keeps its table of contents.  At a hundred books an edit to
+one rule wrote its book's front page, the glossary's and the cross index's front pages
+that way: 0.15 s each, for nothing.
 
 So while `Builder.write` adds the parents, it is shown (``env.files_to_rebuild``, put
 back afterwards) only the parents of pages whose table of contents (title and section
