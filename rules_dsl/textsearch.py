@@ -124,8 +124,9 @@ def _porter():
 
 @functools.lru_cache(maxsize=1 << 16)
 def stem(word: str) -> str:
-    """The Snowball Porter stem of one folded word."""
-    return _porter().stemWord(word)
+    """The Snowball Porter stem of one folded word (the word itself where Porter leaves
+    nothing: "s")."""
+    return _porter().stemWord(word) or word
 
 
 def tokens(text: str, stem_of=stem) -> list:
