@@ -699,31 +699,43 @@
 
   /* The query's search words, and those no rule holds (nor a synonym, a longer word or a
      near spelling of them): what the box says when a word finds nothing.  Needs the
-     filters and the query's terms files. */
+     filters and the query's terms files (null until they are in). */
   Engine.prototype.words = function (query) {
     var self = this;
-    if (!this.bloom) return {words: [], unknown: []};
+    if (!this.bloom) return null;
+    var first = this._slotsAndFiles(query);
+    if (first.files.some(function (f) { return !self.termsLoaded.has(f) && self.termFiles.indexOf(f) >= 0; })) return null;
     var slots = this._slots(query);
     return {words: slots.map(function (s) { return s.word; }),
             unknown: slots.filter(function (s) { return !s.terms.some(function (t) { return self.df.has(t[0]); }); })
               .map(function (s) { return s.word; })};
   };
 
-  /* Titles near the query or one of its words, for "nothing found": the names tier's
-     score of each word against each title (typos included), best first. */
+  /* Rules whose titles are near the query or one of its words, for "nothing found": the
+     names tier's score of each against each title (typos included) or difflib's ratio
+     over 0.6, best first, one rule a title: [{book, rule, title, bookTitle, url}]. */
   Engine.prototype.nearTitles = function (query, n, book) {
     n = n || 5;
-    var self = this, best = new Map(), an = this.an;
-    var qs = [norm(query)];
-    words(query).forEach(function (w) { if (w.length >= 3 && !an.stop.has(w) && qs.indexOf(norm(w)) < 0) qs.push(norm(w)); });
+    var best = new Map(), an = this.an, qs = [norm(query)];
+    words(query).forEach(function (w) {
+      var q = norm(w);
+      if (w.length >= 3 && !an.stop.has(w) && qs.indexOf(q) < 0) qs.push(q);
+    });
     this.rules.forEach(function (r) {
       if (book && r.book !== book) return;
       var nn = norm(r.title), s = 0;
-      qs.forEach(function (q) { s = Math.max(s, scoreName(q, nn, q.length >= 5 && q.indexOf(" ") < 0), ratio(nn, q) >= 0.6 ? 40 : 0); });
-      if (s > 0 && s > (best.get(r.title) || 0)) best.set(r.title, s);
+      qs.forEach(function (q) {
+        if (!q) return;
+        s = Math.max(s, scoreName(q, nn, q.length >= 5 && q.indexOf(" ") < 0), ratio(nn, q) >= 0.6 ? 40 : 0);
+      });
+      if (s > 0 && (!best.has(r.title) || s > best.get(r.title)[0])) best.set(r.title, [s, r]);
     });
-    return Array.from(best.entries()).sort(function (x, y) { return (y[1] - x[1]) || (x[0] < y[0] ? -1 : 1); })
-      .slice(0, n).map(function (x) { return x[0]; });
+    return Array.from(best.values())
+      .sort(function (x, y) { return (y[0] - x[0]) || (x[1].i - y[1].i); })
+      .slice(0, n).map(function (x) {
+        var r = x[1];
+        return {book: r.book, rule: r.rule, title: r.title, bookTitle: r.bookTitle, url: r.url};
+      });
   };
 
   /* [start, end] ranges of `text` to mark for `query`: words whose stem is a term of the
