@@ -362,20 +362,35 @@ class Index:
         return row[0] if row else None
 
     def near_titles(self, query: str, n: int = 5, book: str = None):
-        """Titles close to `query` (difflib, cutoff 0.5) among the names
-        `_candidates` finds for it; only that book's with `book`."""
+        """Titles close to `query` (difflib, cutoff 0.5) among the names `_candidates`
+        finds for it, then titles close to one of its words (a question's typo: "how do I
+        shooot"); only that book's with `book`."""
         from difflib import get_close_matches
-        q = _norm(query)
-        tids = list(self._candidates(q)) if q else []
-        if not tids:
-            return []
-        marks = ",".join("?" * len(tids))
-        titles = [r[0] for r in self.con.execute(
-            f"SELECT DISTINCT rules.title FROM names JOIN rules ON rules.rowid = names.rowid_ "
-            f"WHERE names.term IN ({marks})" + (" AND names.book = ?" if book else "") + " ORDER BY rules.title",
-            tids + ([book] if book else []))]
-        lowered = {t.lower(): t for t in titles}
-        return [lowered[t] for t in get_close_matches(query.lower(), list(lowered), n=n, cutoff=0.5)]
+
+        from .textsearch import stopwords, words
+        out = []
+        tries = [query] + [w for w in words(query) if len(w) >= 4 and w not in stopwords()]
+        for q in dict.fromkeys(tries):
+            nq = _norm(q)
+            tids = list(self._candidates(nq)) if nq else []
+            if not tids:
+                continue
+            marks = ",".join("?" * len(tids))
+            titles = [r[0] for r in self.con.execute(
+                f"SELECT DISTINCT rules.title FROM names JOIN rules ON rules.rowid = names.rowid_ "
+                f"WHERE names.term IN ({marks})" + (" AND names.book = ?" if book else "") + " ORDER BY rules.title",
+                tids + ([book] if book else []))]
+            lowered = {t.lower(): t for t in titles}
+            if q is query:
+                hits = get_close_matches(q.lower(), list(lowered), n=n, cutoff=0.5)
+            else:       # a word against each title's words
+                hits = [t for t in sorted(lowered) if get_close_matches(q, t.split(), n=1, cutoff=0.75)]
+            for t in hits:
+                if lowered[t] not in out:
+                    out.append(lowered[t])
+            if len(out) >= n:
+                break
+        return out[:n]
 
 
 # ------------------------------------------------------------------ building
