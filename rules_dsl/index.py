@@ -317,12 +317,14 @@ class Index:
         marks = ",".join("?" * len(terms))
         df = dict(self.con.execute(f"SELECT term, df FROM ft_terms WHERE term IN ({marks})", terms))
         idfs = {t: ts.idf(n_rules, d) for t, d in df.items()}
-        docs, books = {}, {}
+        docs = {}
+        span = self._span(book) if book else None
         for term in df:
-            sql = "SELECT doc, book, sat FROM ft_post WHERE term = ?" + (" AND book = ?" if book else "")
-            for doc, b, sat in self.con.execute(sql, (term, book) if book else (term,)):
+            sql = "SELECT doc, sat FROM ft_post WHERE term = ?" + (" AND doc BETWEEN ? AND ?" if span else "")
+            for doc, sat in self.con.execute(sql, (term,) + span if span else (term,)):
                 docs.setdefault(doc, {})[term] = sat
-                books[doc] = b
+        # a rule's book matters only for a book's own vocabulary (a term scoped to it)
+        books = self._book_of if any(t[3] is not None for s in slots for t in s.terms) else (lambda doc: None)
         for i, s in enumerate(slots):
             found[i] = any(t[0] in df for t in s.terms)
         if not docs:
@@ -330,7 +332,7 @@ class Index:
         # base and coverage for every rule; the nearness bonus only for those that can still place
         scored = []
         for doc, dterms in docs.items():
-            base, covered, best = ts.score_parts(slots, idfs, dterms, books[doc])
+            base, covered, best = ts.score_parts(slots, idfs, dterms, books(doc))
             if not any(covered):
                 continue
             bound = base + ts.proximity_bound(covered, best) + 1e-6
@@ -342,11 +344,23 @@ class Index:
                 kth = sorted(exact, key=lambda x: (-x[1], x[0]))[limit - 1]
                 if bound < kth[1]:
                     break
-            prox = ts.proximity(slots, covered, best, books[doc], docs[doc], self._places(doc)) \
+            prox = ts.proximity(slots, covered, best, books(doc), docs[doc], self._places(doc)) \
                 if any(covered[i] and covered[i + 1] for i in range(len(slots) - 1)) else 0.0
             exact.append((doc, ts.final(covered, base, prox), covered))
         exact.sort(key=lambda x: (-x[1], x[0]))
         return exact[:limit], found
+
+    def _span(self, book: str) -> tuple:
+        """The first and last rowid of a book's rules (a book's rules are consecutive)."""
+        row = self.con.execute("SELECT first, last FROM books WHERE id = ?", (book,)).fetchone()
+        return tuple(row) if row else (0, -1)
+
+    def _book_of(self, doc: int) -> str:
+        if not hasattr(self, "_spans"):
+            self._spans = self.con.execute("SELECT first, last, id FROM books ORDER BY first").fetchall()
+        import bisect
+        i = bisect.bisect_right([s[0] for s in self._spans], doc) - 1
+        return self._spans[i][2] if i >= 0 and doc <= self._spans[i][1] else None
 
     def _places(self, doc):
         con = self.con
@@ -537,14 +551,13 @@ def build(path: str, fingerprint: str):
         PRAGMA journal_mode = OFF;
         PRAGMA synchronous = OFF;
         CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT);
-        CREATE TABLE books(id TEXT PRIMARY KEY, data TEXT);
+        CREATE TABLE books(id TEXT PRIMARY KEY, data TEXT, first INTEGER, last INTEGER);
         CREATE TABLE rules(book TEXT, rule TEXT, title TEXT, aliases TEXT, data TEXT);
         CREATE TABLE terms(id INTEGER PRIMARY KEY, norm TEXT UNIQUE);
         CREATE TABLE names(term INTEGER, rowid_ INTEGER, book TEXT, penalty INTEGER);
         CREATE TABLE dels(key TEXT, term INTEGER, PRIMARY KEY (key, term)) WITHOUT ROWID;
         -- full text (textsearch.py): each term's rules with its saturated weight and places
-        CREATE TABLE ft_post(term TEXT, doc INTEGER, book TEXT, sat REAL, places TEXT,
-                             PRIMARY KEY (term, doc)) WITHOUT ROWID;
+        CREATE TABLE ft_post(term TEXT, doc INTEGER, sat REAL, places TEXT);   -- indexed when filled
         CREATE TABLE ft_terms(term TEXT PRIMARY KEY, df INTEGER) WITHOUT ROWID;
         CREATE TABLE ft_stems(word TEXT PRIMARY KEY, stem TEXT) WITHOUT ROWID;
         CREATE TABLE ft_vocab(first TEXT, book TEXT, ord INTEGER, phrase TEXT, concept TEXT, broader TEXT);
@@ -566,7 +579,7 @@ def build(path: str, fingerprint: str):
         if entry["error"] is not None:
             sys.stderr.write(f"rules: book '{bid}' does not compile and is left out of the index: {entry['error']}\n")
             continue
-        con.execute("INSERT INTO books VALUES (?, ?)", (bid, json.dumps(entry["info"])))
+        first = n_rules + 1
         search = entry["search"]
         stems.update(search["stems"])
         vocab += [(bid, e) for e in search["vocabulary"]]
@@ -575,7 +588,7 @@ def build(path: str, fingerprint: str):
                               (bid, rec["rule"], rec["title"], json.dumps(rec["aliases"]), json.dumps(rec)))
             rowid = cur.lastrowid
             n_rules += 1
-            con.executemany("INSERT INTO ft_post VALUES (?, ?, ?, ?, ?)", ((t, rowid, bid, w, p) for t, w, p in doc["post"]))
+            con.executemany("INSERT INTO ft_post VALUES (?, ?, ?, ?)", ((t, rowid, w, p) for t, w, p in doc["post"]))
             for t, _w, _p in doc["post"]:
                 df[t] = df.get(t, 0) + 1
             for name, penalty in [(rec["title"], 0)] + [(a, 5) for a in rec["aliases"]]:
@@ -584,6 +597,7 @@ def build(path: str, fingerprint: str):
                     spellings.add(_norm(_unhyphenated(name)))
                 for s in spellings:
                     con.execute("INSERT OR IGNORE INTO names VALUES (?, ?, ?, ?)", (term(s), cur.lastrowid, bid, penalty))
+        con.execute("INSERT INTO books VALUES (?, ?, ?, ?)", (bid, json.dumps(entry["info"]), first, n_rules))
     con.executemany("INSERT INTO ft_terms VALUES (?, ?)", sorted(df.items()))
     con.executemany("INSERT INTO ft_stems VALUES (?, ?)", sorted(stems.items()))
     con.executemany("INSERT INTO ft_vocab VALUES (?, ?, ?, ?, ?, ?)",
@@ -593,6 +607,7 @@ def build(path: str, fingerprint: str):
         CREATE INDEX rules_ref ON rules(book, rule);
         CREATE INDEX names_term ON names(term);
         CREATE INDEX ft_vocab_first ON ft_vocab(first);
+        CREATE INDEX ft_post_term ON ft_post(term, doc);
         CREATE VIRTUAL TABLE tri USING fts5(norm, content = 'terms', content_rowid = 'id', tokenize = 'trigram');
         INSERT INTO tri(rowid, norm) SELECT id, norm FROM terms;
     """)
