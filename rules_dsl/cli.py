@@ -200,9 +200,9 @@ def cmd_lookup(args):
     found = idx.search(query, book=args.book, limit=args.limit)
     results = found["results"]
     if results and found["unknown"]:
-        # say which words found nothing (a question's "chess"): the list is for the others
+        # say which words found nothing (a question's "chess", a typo): the list is for the rest
         words = ", ".join(repr(w) for w in found["unknown"])
-        sys.stderr.write(f"rules: no rule mentions {words}; these rules match your other words\n")
+        sys.stderr.write(f"rules: no rule mentions {words}\n")
     if not results:
         _require_books()
         near = idx.near_titles(query, book=args.book)

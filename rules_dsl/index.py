@@ -209,7 +209,7 @@ class Index:
     def search(self, query: str, book: str = None, limit: int = 5) -> dict:
         """`lookup`, with what a reader should be told: ``{"results", "words": the query's
         search words (stop words dropped), "unknown": those no rule holds (nor a synonym,
-        nor a word they begin or resemble)}``."""
+        nor a word they begin: a near spelling found in their place does not count)}``."""
         out = {"results": [], "words": [], "unknown": []}
         if not _norm(query):
             return out
@@ -325,8 +325,8 @@ class Index:
                 docs.setdefault(doc, {})[term] = sat
         # a rule's book matters only for a book's own vocabulary (a term scoped to it)
         books = self._book_of if any(t[3] is not None for s in slots for t in s.terms) else (lambda doc: None)
-        for i, s in enumerate(slots):
-            found[i] = any(t[0] in df for t in s.terms)
+        for i, s in enumerate(slots):       # found by a term of its own, not by a near spelling
+            found[i] = any(t[0] in df and t[0] not in s.fuzzy for t in s.terms)
         if not docs:
             return [], found
         # base and coverage for every rule; the nearness bonus only for those that can still place

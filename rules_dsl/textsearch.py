@@ -32,7 +32,8 @@ so a book can never change how another book's rules rank.
   concepts and broader terms of the phrases ending at it, the indexed terms it is a
   prefix of when it is the query's last word (`prefix`, at most `prefix_max`, most
   common first), and, when its stem is in no rule, the indexed terms closest to it
-  (`fuzzy`: difflib's ratio at least `fuzzy_ratio`, same first letter);
+  (`fuzzy`: difflib's ratio at least `fuzzy_ratio`, same first letter; a word found
+  only so is still reported as in no rule);
 * a term's weight in a rule: ``tf~ = sum over fields f of W_f * tf_f / (1 - b_f + b_f *
   len_f / ref_f)``, with `ref` fixed reference lengths (not the library's averages: a
   rule's weights depend on that rule alone, so a book's part is made once), saturated as
@@ -73,7 +74,7 @@ RANK = {
     "k1": 1.2,
     "synonym": 0.6, "broader": 0.3, "prefix": 0.4, "fuzzy": 0.5,
     "prox": 0.5, "window": 5,
-    "prefix_min": 3, "prefix_max": 20, "fuzzy_ratio": 0.8, "fuzzy_max": 3,
+    "prefix_min": 3, "prefix_max": 20, "fuzzy_ratio": 0.85, "fuzzy_max": 3,
     "gap": 10,                                   # places between two aliases (or keywords)
 }
 #: notes are searched (cut to this many characters), never shown in results
@@ -370,10 +371,10 @@ def parse_places(text: str) -> dict:
 class Slot:
     """One query word: its folded spelling, and its terms [(term, weight, first slot
     covered, book or None)] in scoring order."""
-    __slots__ = ("word", "stem", "terms")
+    __slots__ = ("word", "stem", "terms", "fuzzy")
 
     def __init__(self, word, stem_):
-        self.word, self.stem, self.terms = word, stem_, []
+        self.word, self.stem, self.terms, self.fuzzy = word, stem_, [], []
 
     def add(self, term, weight, first, book=None):
         for t in self.terms:
@@ -423,6 +424,7 @@ def expand(slots, tables, prefixes=None, similar=None) -> list:
         for i, s in enumerate(slots):
             for t in similar(s.stem):
                 s.add(t, RANK["fuzzy"], i)
+                s.fuzzy.append(t)
     return slots
 
 

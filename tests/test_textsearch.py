@@ -154,3 +154,19 @@ def test_changing_the_shared_vocabulary_rebuilds_what_depends_on_it(demo_books, 
     finally:
         ts.shared_groups.cache_clear()
         ts.shared_vocabulary.cache_clear()
+
+
+def test_rules_lookup_names_the_words_no_rule_mentions():
+    import subprocess
+    import sys
+
+    from conftest import REPO
+    proc = subprocess.run([sys.executable, "-m", "rules_dsl", "lookup", "how do I play chess", "--limit", "2"],
+                          capture_output=True, text=True, timeout=300, cwd=REPO)
+    assert proc.returncode == 0 and "null-strike:play" in proc.stdout
+    assert "no rule mentions 'chess'" in proc.stderr and "'play'" not in proc.stderr
+    proc = subprocess.run([sys.executable, "-m", "rules_dsl", "lookup", "how many actions do I get", "--json"],
+                          capture_output=True, text=True, timeout=300, cwd=REPO)
+    import json
+    first = json.loads(proc.stdout)[0]
+    assert first["matched"] == ["actions"] and proc.stderr == ""

@@ -263,7 +263,7 @@
   }
 
   // ------------------------------------------------------------ queries (textsearch.py)
-  function Slot(word, stem_) { this.word = word; this.stem = stem_; this.terms = []; }
+  function Slot(word, stem_) { this.word = word; this.stem = stem_; this.terms = []; this.fuzzy = []; }
   Slot.prototype.add = function (term, weight, first, book) {
     book = book === undefined ? null : book;
     for (var i = 0; i < this.terms.length; i++) {
@@ -299,7 +299,9 @@
       prefixes(last.word).forEach(function (t) { last.add(t, r.prefix, slots.length - 1); });
     }
     if (similar) {
-      slots.forEach(function (s, i) { similar(s.stem).forEach(function (t) { s.add(t, r.fuzzy, i); }); });
+      slots.forEach(function (s, i) {
+        similar(s.stem).forEach(function (t) { s.add(t, r.fuzzy, i); s.fuzzy.push(t); });
+      });
     }
     return slots;
   };
@@ -697,8 +699,8 @@
     });
   };
 
-  /* The query's search words, and those no rule holds (nor a synonym, a longer word or a
-     near spelling of them): what the box says when a word finds nothing.  Needs the
+  /* The query's search words, and those no rule holds (nor a synonym or a longer word;
+     a near spelling does not count): what the box says when a word finds nothing.  Needs the
      filters and the query's terms files (null until they are in). */
   Engine.prototype.words = function (query) {
     var self = this;
@@ -707,7 +709,9 @@
     if (first.files.some(function (f) { return !self.termsLoaded.has(f) && self.termFiles.indexOf(f) >= 0; })) return null;
     var slots = this._slots(query);
     return {words: slots.map(function (s) { return s.word; }),
-            unknown: slots.filter(function (s) { return !s.terms.some(function (t) { return self.df.has(t[0]); }); })
+            unknown: slots.filter(function (s) {
+              return !s.terms.some(function (t) { return self.df.has(t[0]) && s.fuzzy.indexOf(t[0]) < 0; });
+            })
               .map(function (s) { return s.word; })};
   };
 

@@ -282,7 +282,7 @@
         var w = eng.words(query);
         if (w && w.unknown.length) {
           note.textContent = "No rule mentions " + w.unknown.map(function (x) { return "\u201c" + x + "\u201d"; })
-            .join(", ") + (w.unknown.length < w.words.length ? "; these match your other words." : ".");
+            .join(", ") + ".";
           note.hidden = false;
         }
       }
