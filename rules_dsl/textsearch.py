@@ -411,7 +411,7 @@ def expand(slots, tables, prefixes=None, similar=None) -> list:
     terms = [s.stem for s in slots]
     places = list(range(len(slots)))
     for book, table in tables:
-        for phrase, concept, broader, i, last in table.concepts_at(terms, places):
+        for _phrase, concept, broader, i, last in table.concepts_at(terms, places):
             if concept is not None:
                 slots[last].add(concept, RANK["synonym"], i, book)
             for b in broader:

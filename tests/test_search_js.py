@@ -116,7 +116,7 @@ def test_index_round_trips_and_holds_every_rule():
     assert all(search_index.term_file(t) == name.split("/")[1] for name, s in terms.items() for t in s["df"])
     holding = [d for e in entries.values() for d in e["search"]["docs"] if any(p[0] == "suppress" for p in d["post"])]
     assert df["suppress"][0] == len(holding) > 0
-    for t, entry in df.items():
+    for entry in df.values():
         listed = entry[2::2]
         assert len(listed) == len(set(listed)) <= search_index.TOP_BOOKS and all(0 < q <= 1000 for q in entry[3::2])
     assert "~shoot" in df and df["~shoot"][0] > df["shoot"][0]        # the vocabulary's concept
@@ -414,3 +414,24 @@ def test_a_books_cached_part_is_keyed_by_its_values_not_its_objects():
     edited = copy.deepcopy(e)
     edited["records"][0]["text"] += " Edited."
     assert search_index._part_key("skirmish-tutorial", edited) != key
+
+
+def test_a_books_text_fetched_before_the_filters_waits_for_them(tmp_path):
+    """The box fetches a shown rule's book for its snippet while the filters (which hold
+    the book's vocabulary) may still be on their way: the text is read once they are in."""
+    data, shards = _browser_data()
+    search_index.write_files(tmp_path, data, shards)
+    script = r"""
+const fs = require("fs"), path = require("path");
+const R = require(process.argv[1]), dir = process.argv[2];
+const unwrap = t => JSON.parse(t.slice(t.indexOf("(") + 1, -");\n".length));
+const e = R.create(unwrap(fs.readFileSync(path.join(dir, "rules-search-index.js"), "utf8")));
+e.addShard(unwrap(fs.readFileSync(path.join(dir, "rules-search", "void.js"), "utf8")));
+const before = e.books.find(b => b.id === "void").loaded;
+e.addShard(unwrap(fs.readFileSync(path.join(dir, "rules-search", "_filters.js"), "utf8")));
+process.stdout.write(JSON.stringify([before, e.books.find(b => b.id === "void").loaded]));
+"""
+    proc = subprocess.run([NODE, "-e", script, str(STATIC / "rules_search.js"), str(tmp_path)],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout) == [False, True]

@@ -467,6 +467,7 @@
     this.termsLoaded = new Set();   // terms files in
     this.termFiles = data.termfiles || [];   // the terms files there are
     this.shared = null;             // the shared vocabulary (filters file)
+    this.pending = [];              // books' shards that came before the filters
   }
 
   /* A shard's data: the filters (`RulesSearchFilters`), a book's text (`RulesSearchShard`)
@@ -487,6 +488,9 @@
         b.vocab = new Vocabulary(self.shared.entries.concat(extra));
       });
       this.bloom = {k: shard.k};
+      var waiting = this.pending;
+      this.pending = [];
+      waiting.forEach(function (w) { self.addShard(w); });
       return;
     }
     if (typeof shard.terms === "string") {
@@ -498,7 +502,9 @@
     var b = this.bookById.get(shard.book);
     if (!b || shard.rules.length !== b.n) throw new Error("rules search: a shard does not fit the index");
     if (b.loaded) return;
-    if (!this.bloom) throw new Error("rules search: a book's text needs the filters first");
+    // a book's text is read through its vocabulary, which comes with the filters: a shard
+    // fetched for a snippet before them waits for them
+    if (!this.bloom) { this.pending.push(shard); return; }
     var an = this.an;
     for (var k = 0; k < b.n; k++) {
       var r = this.rules[b.first + k], s = shard.rules[k];
