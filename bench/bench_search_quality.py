@@ -28,7 +28,10 @@ AGREEMENT = REPO / "tests" / "search_agreement_queries.json"
 STATIC = REPO / "rules_dsl" / "sphinxext" / "static"
 LIMIT = 10
 
-RUNNER = r"""
+#: the head of a node script over the site's search files: `node run.js rules_search.js DIR
+#: queries.json` gives `RulesSearch`, the names `data`, `shard(name)`, `queries` and `limit`
+#: (tests/test_search_js.py starts its scripts with it too)
+NODE_FILES = r"""
 const fs = require("fs"), path = require("path");
 const RulesSearch = require(process.argv[2]);
 const dir = process.argv[3];
@@ -36,6 +39,8 @@ const unwrap = t => JSON.parse(t.slice(t.indexOf("(") + 1, -");\n".length));
 const data = unwrap(fs.readFileSync(path.join(dir, "rules-search-index.js"), "utf8"));
 const shard = id => unwrap(fs.readFileSync(path.join(dir, "rules-search", id + ".js"), "utf8"));
 const [queries, limit] = JSON.parse(fs.readFileSync(process.argv[4], "utf8"));
+"""
+RUNNER = NODE_FILES + r"""
 const out = {};
 for (const q of queries) {
   const e = RulesSearch.create(data);

@@ -20,11 +20,16 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
+from conftest import REPO
 from rules_dsl.sphinxext import search_index
+
+sys.path.insert(0, str(REPO / "bench"))
+from bench_search_quality import NODE_FILES  # noqa: E402
 
 NODE = shutil.which("node")
 STATIC = Path(search_index.__file__).resolve().parent / "static"
@@ -41,14 +46,7 @@ QUERIES = [
 #: the recorded set (at least 100): the browser's top 3 equals `rules lookup`'s for each
 AGREEMENT = json.loads((Path(__file__).with_name("search_agreement_queries.json")).read_text(encoding="utf-8"))["queries"]
 
-RUNNER = r"""
-const fs = require("fs"), path = require("path");
-const RulesSearch = require(process.argv[2]);
-const dir = process.argv[3];
-const unwrap = t => JSON.parse(t.slice(t.indexOf("(") + 1, -");\n".length));
-const data = unwrap(fs.readFileSync(path.join(dir, "rules-search-index.js"), "utf8"));
-const shard = id => unwrap(fs.readFileSync(path.join(dir, "rules-search", id + ".js"), "utf8"));
-const [queries, limit] = JSON.parse(fs.readFileSync(process.argv[4], "utf8"));
+RUNNER = NODE_FILES + r"""
 // every shard loaded: the whole library's index
 const all = RulesSearch.create(data);
 all.addShard(shard("_filters"));
