@@ -149,7 +149,8 @@ def bound(sat: float) -> int:
 def book_part(entry: dict) -> dict:
     """What the search keeps of one book: its names rows, shard rows, each rule's terms and
     weights (`docs`: [{term: saturated tf~}], to count them again when a site leaves some
-    rules out), its vocabulary entries and its filter."""
+    rules out), each term's count and largest weight (`stats`), its vocabulary entries and
+    its filter."""
     names, shard = [], []
     for rec in entry["records"]:
         notes = textsearch.note_text(rec["notes"])[:textsearch.NOTE_CHARS]
@@ -158,15 +159,14 @@ def book_part(entry: dict) -> dict:
         names.append([rec["rule"], rid, rec["title"], rec["section"], list(rec["aliases"])])
         shard.append([text, notes, mech] + list(rec["keywords"]))
     docs = [{t: w for t, w, _p in d["post"]} for d in entry["search"]["docs"]]
-    terms = set()
-    for d in docs:
-        terms.update(d)
-    return {"title": entry["info"]["title"], "names": names, "shard": shard, "docs": docs,
-            "vocabulary": entry["search"]["vocabulary"], "filter": bloom_filter(terms)}
+    stats = term_stats(docs)
+    return {"title": entry["info"]["title"], "names": names, "shard": shard, "docs": docs, "stats": stats,
+            "vocabulary": entry["search"]["vocabulary"], "filter": bloom_filter(stats)}
 
 
 def term_stats(docs) -> dict:
-    """{term: [rules holding it, the most it weighs in one of them]} over a book's rules."""
+    """{term: [rules holding it, `bound` of the most it weighs in one of them]} over a
+    book's rules."""
     out = {}
     for d in docs:
         for t, w in d.items():
@@ -177,6 +177,8 @@ def term_stats(docs) -> dict:
                 e[0] += 1
                 if w > e[1]:
                     e[1] = w
+    for e in out.values():
+        e[1] = bound(e[1])
     return out
 
 
@@ -278,18 +280,19 @@ def build_files(parts: dict, url_of) -> tuple:
             rows.append(srow)
             kept.append(doc)
         books.append([bid, part["title"], len(rows)])
-        filters.append(part["filter"] if len(kept) == len(part["docs"]) else bloom_filter(t for d in kept for t in d))
+        whole = len(kept) == len(part["docs"])      # else the site left some rules out: counted again
+        filters.append(part["filter"] if whole else bloom_filter(t for d in kept for t in d))
         if part["vocabulary"]:
             vocab.append([bi, [_vocab_row(e) for e in part["vocabulary"]]])
         shards[bid] = {"v": VERSION, "book": bid, "rules": rows}
-        for t, (count, top) in term_stats(kept).items():
+        for t, (count, q) in (part["stats"] if whole else term_stats(kept)).items():
             df[t] = df.get(t, 0) + count
-            per_book.setdefault(t, []).append((bound(top), bi))
+            per_book.setdefault(t, []).append((-q, bi))
     for t in sorted(df):
-        ranked = sorted(per_book[t], key=lambda x: (-x[0], x[1]))
-        entry = [df[t], ranked[TOP_BOOKS][0] if len(ranked) > TOP_BOOKS else 0]
+        ranked = sorted(per_book[t])         # the largest bound first, then the earlier book
+        entry = [df[t], -ranked[TOP_BOOKS][0] if len(ranked) > TOP_BOOKS else 0]
         for q, bi in ranked[:TOP_BOOKS]:
-            entry += [bi, q]
+            entry += [bi, -q]
         name = term_file(t)
         shards.setdefault(f"{TERMS_DIR}/{name}", {"v": VERSION, "terms": name, "df": {}})["df"][t] = entry
     shared = [_vocab_row(e) for e in textsearch.shared_vocabulary().entries]
