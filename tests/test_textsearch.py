@@ -170,3 +170,33 @@ def test_rules_lookup_names_the_words_no_rule_mentions():
     import json
     first = json.loads(proc.stdout)[0]
     assert first["matched"] == ["actions"] and proc.stderr == ""
+
+
+def test_the_sites_search_parts_are_made_again_when_the_vocabulary_changes(demo_books, tmp_path, monkeypatch):
+    """The site's build keys each book's search part by its inputs: the search data is one
+    of them, so a vocabulary edit remakes every book's part (and none is read otherwise)."""
+    from rules_dsl import index
+    from rules_dsl.loader import Library
+    from rules_dsl.sphinxext import search_index
+    vocab = tmp_path / "vocabulary.txt"
+    vocab.write_text("shoot, fire\n", encoding="utf-8")
+    monkeypatch.setattr(ts, "VOCABULARY_FILE", str(vocab))
+    for f in (ts.shared_groups, ts.shared_vocabulary):
+        f.cache_clear()
+    write_book(demo_books, "other", 'rule r "Other" {\n  """Pew pew."""\n}\n')
+    lib = Library(demo_books, demo_books.parent / "cache")
+    try:
+        first = search_index.library_parts(lib)
+        asked = []
+        real = index.book_entries
+        monkeypatch.setattr(index, "book_entries", lambda library, only=None: asked.append(sorted(only)) or real(library, only))
+        assert search_index.library_parts(lib) == first and asked == []
+        vocab.write_text("shoot, fire, pew pew\n", encoding="utf-8")
+        for f in (ts.shared_groups, ts.shared_vocabulary):
+            f.cache_clear()
+        again = search_index.library_parts(lib)
+        assert asked == [["demo", "other"]]
+        assert "~shoot" in again["other"]["stats"] and "~shoot" not in first["other"]["stats"]
+    finally:
+        for f in (ts.shared_groups, ts.shared_vocabulary):
+            f.cache_clear()
