@@ -329,7 +329,7 @@ class Index:
             found[i] = any(t[0] in df and t[0] not in s.fuzzy for t in s.terms)
         if not docs:
             return [], found
-        # base and coverage for every rule; the nearness bonus only for those that can still place
+        # base and slots found for every rule; the nearness bonus only for those that can still place
         scored = []
         for doc, dterms in docs.items():
             base, covered, best = ts.score_parts(slots, idfs, dterms, books(doc))

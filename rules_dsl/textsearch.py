@@ -23,7 +23,7 @@ rule's field that holds one of its phrases also holds the concept's term (``~`` 
 group's first phrase, "~shoot"), at the phrase's last place.  A query's phrase adds its
 group's concept (weight `RANK["synonym"]`) and its broader phrases (`RANK["broader"]`)
 to the query.  A book's groups apply to that book's rules only: they annotate its rules,
-and a query's phrase expands through them only when scoring its rules (`Expansion.book`),
+and a query's phrase expands through them only when scoring its rules (a term's book in `Slot.terms`),
 so a book can never change how another book's rules rank.
 
 **Scoring** (BM25F over five fields; constants in `RANK`, shipped to the browser):
