@@ -1,0 +1,495 @@
+"""The wire side of `rules lsp`: whatever arrives on stdin, every request is answered
+and the server goes on serving until `exit`.
+
+The server runs this loop instead of pygls's `start_io`, which (in 1.3 and in 2) stops
+reading for good after a body that is not a JSON object, loses the id of a request whose
+params do not convert (so it is never answered), and exits 0 whatever came before.
+A message meets these steps in order; the first it fails answers it:
+
+1. Framing (`FrameReader`): header lines up to a blank line, `Content-Length` required
+   (header names in any case, lines ending in CRLF or a bare LF).  A header without a
+   usable length, with two that disagree, or announcing more than MAX_MESSAGE_BYTES is
+   refused, and reading goes on at the next `Content-Length` header; bytes that are no
+   header are skipped, and said to be.                                  -32700
+2. The body is UTF-8 JSON.                                               -32700
+3. JSON-RPC 2.0: an object with `"jsonrpc": "2.0"`, a string `method`, an integer or
+   string `id`, `params` an object or array.  A batch (an array) is not part of LSP:
+   each request in it is refused, and nothing in it is done.             -32600
+4. The LSP lifecycle: before `initialize` a request gets -32002 (a notification is
+   dropped); `initialize` is answered once; after `shutdown` a request gets -32600;
+   `exit` ends the loop, with exit code 0 after `shutdown` and 1 otherwise (the end of
+   stdin likewise).
+5. The method: one the server does not serve is -32601 (a notification is ignored).
+6. The params, converted with lsprotocol's types and no coercion (the string "3" is not
+   a line number): -32602 naming the field; a notification with bad params is logged
+   (`window/logMessage`) and dropped.
+7. pygls dispatches it to the handler (`lsp_compat.deliver`), which answers.
+
+One thread reads stdin, never the event loop, at most QUEUE_MESSAGES ahead (a flood
+waits in the pipe, not in memory).  The event loop takes the messages one at a time
+in arrival order and yields between them, so debounced checks and other tasks run.
+Nothing here knows about rulebooks: `lsp.py` is the server.
+"""
+from __future__ import annotations
+
+import asyncio
+import functools
+import json
+import os
+import queue
+import re
+import sys
+import threading
+from typing import Callable, NamedTuple
+
+from . import lsp_compat as compat
+
+PARSE_ERROR = -32700
+INVALID_REQUEST = -32600
+METHOD_NOT_FOUND = -32601
+INVALID_PARAMS = -32602
+INTERNAL_ERROR = -32603
+SERVER_NOT_INITIALIZED = -32002
+
+MAX_MESSAGE_BYTES = 64 * 2 ** 20   # a book file is at most 2 MB, a few times that as escaped JSON
+MAX_HEADER_LINE = 8192             # a longer "header" line is noise, read in pieces and skipped
+READ_CHUNK = 2 ** 16
+QUEUE_MESSAGES = 64
+MAX_PROBLEMS = 3                   # invalid params: the first few fields named
+
+_HEADER = re.compile(rb"([!#$%&'*+.^_`|~0-9A-Za-z-]+):[ \t]*(.*?)[ \t]*")
+_CONTENT_LENGTH = re.compile(rb"content-length:", re.I)
+# served without being a registered feature: pygls handles it itself
+_ALWAYS_SERVED = {"$/cancelRequest"}
+
+
+class FrameError(NamedTuple):
+    """Input that is no message: answered with an error whose id is null."""
+    code: int
+    message: str
+
+
+class FrameReader:
+    """The bodies of the messages in a byte stream framed as LSP's base protocol says
+    (bytes), and a `FrameError` for each stretch that is not a message, whatever the
+    stream holds; memory stays bounded by MAX_MESSAGE_BYTES."""
+
+    def __init__(self, read: Callable[[int], bytes]):
+        self._read = read          # read(n): up to n bytes, b"" at the end (os.read)
+        self._buf = bytearray()
+        self._eof = False
+
+    def _fill(self, want: int = READ_CHUNK) -> bool:
+        if self._eof:
+            return False
+        chunk = self._read(min(max(want, READ_CHUNK), 2 ** 20))
+        if not chunk:
+            self._eof = True
+            return False
+        self._buf += chunk
+        return True
+
+    def _line(self) -> bytes:
+        """The next line with its LF, or the next MAX_HEADER_LINE bytes of a longer one
+        (no LF), or what is left before the end (b"" once nothing is)."""
+        while True:
+            i = self._buf.find(b"\n", 0, MAX_HEADER_LINE)
+            if i >= 0:
+                n = i + 1
+                break
+            if len(self._buf) >= MAX_HEADER_LINE or not self._fill():
+                n = min(len(self._buf), MAX_HEADER_LINE)
+                break
+        line = bytes(self._buf[:n])
+        del self._buf[:n]
+        return line
+
+    def _exactly(self, n: int):
+        while len(self._buf) < n:
+            if not self._fill(n - len(self._buf)):
+                return None
+        body = bytes(self._buf[:n])
+        del self._buf[:n]
+        return body
+
+    def __iter__(self):
+        while True:
+            lengths, noise, headers = [], 0, False
+            while True:
+                line = self._line()
+                if not line:
+                    if headers or noise:
+                        yield FrameError(PARSE_ERROR, "the input ended inside a message header")
+                    return
+                text = line.rstrip(b"\r\n")
+                if not line.endswith(b"\n"):
+                    noise += len(line)          # a piece of an endless line
+                    continue
+                if not text:
+                    if headers or noise:
+                        break
+                    continue                    # blank lines between messages
+                m = _HEADER.fullmatch(text)
+                if m is None:                   # noise; a header may follow it on the same line
+                    found = _CONTENT_LENGTH.search(text)
+                    m = _HEADER.fullmatch(text, found.start()) if found else None
+                    noise += found.start() if m else len(line)
+                    if m is None:
+                        continue
+                headers = True
+                if m.group(1).lower() == b"content-length":
+                    lengths.append(m.group(2))
+            if noise:
+                yield FrameError(PARSE_ERROR, f"skipped {noise} bytes that are not a message header "
+                                              "(each message is `Content-Length: N`, a blank line, then N bytes of JSON)")
+                if not headers:
+                    continue
+            problem = _length_problem(lengths)
+            if problem:
+                yield FrameError(PARSE_ERROR, problem + "; reading on at the next Content-Length header")
+                continue
+            body = self._exactly(int(lengths[0]))
+            if body is None:
+                yield FrameError(PARSE_ERROR, "the input ended inside a message body")
+                return
+            yield body
+
+
+def _length_problem(lengths: list):
+    if not lengths:
+        return "a message header without Content-Length"
+    if len(set(lengths)) > 1:
+        return "Content-Length given twice, differently"
+    raw = lengths[0]
+    if not raw.isdigit():
+        shown = raw[:20].decode("ascii", "replace")
+        return f"Content-Length must be a number of bytes, not {shown!r}"
+    if int(raw) > MAX_MESSAGE_BYTES:
+        return (f"a message of {int(raw):,} bytes is more than this server reads "
+                f"({MAX_MESSAGE_BYTES // 2 ** 20} MB; a book file is at most 2 MB)")
+    return None
+
+
+class FrameWriter:
+    """Where every message goes out (pygls's and ours): written whole, flushed, under a
+    lock.  A client that went away (broken pipe) closes it; the loop then stops."""
+
+    def __init__(self, stream):
+        self.stream = stream
+        self.lock = threading.Lock()
+        self.closed = False
+
+    def write(self, data: bytes) -> None:
+        if self.closed:
+            return
+        try:
+            with self.lock:
+                self.stream.write(data)
+                self.stream.flush()
+        except (OSError, ValueError):
+            self.closed = True
+
+    def send(self, message: dict) -> None:
+        body = json.dumps(message).encode("utf-8")
+        self.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+
+    def close(self) -> None:
+        self.closed = True
+
+
+def _valid_id(value) -> bool:
+    return (isinstance(value, int) and not isinstance(value, bool)) or isinstance(value, str)
+
+
+def _envelope_problem(msg):
+    """Why `msg` is not a JSON-RPC 2.0 request, notification or response (None if it is one)."""
+    if not isinstance(msg, dict):
+        return f"a message is a JSON object, not {_json_kind(msg)}"
+    if msg.get("jsonrpc") != "2.0":
+        return 'a message must say "jsonrpc": "2.0"'
+    if "id" in msg and not _valid_id(msg["id"]):
+        return f"the id of a message is an integer or a string, not {_json_kind(msg['id'])}"
+    if "method" in msg:
+        if not isinstance(msg["method"], str):
+            return f"the method of a message is a string, not {_json_kind(msg['method'])}"
+        if "params" in msg and not isinstance(msg["params"], (dict, list, type(None))):
+            return f"the params of a message are an object or an array, not {_json_kind(msg['params'])}"
+        return None
+    if "id" in msg and ("result" in msg or "error" in msg):
+        return None      # a response to a request of the server's
+    return "a message has a method (a request or a notification) or a result or error (a response)"
+
+
+def _json_kind(value) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true or false"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "an array"
+    return "an object"
+
+
+def _no_constant(name):
+    raise ValueError(f"{name} is not JSON")
+
+
+@functools.lru_cache(maxsize=None)
+def strict_converter():
+    """lsprotocol's converter, but a JSON value of the wrong type is refused instead of
+    coerced (cattrs would read "3" or 1.5 or true as the line 3, 1 or 1)."""
+    from pygls.protocol import default_converter
+
+    conv = default_converter()
+
+    def exact(kinds, wanted):
+        def hook(value, _type):
+            if isinstance(value, bool) is not (kinds is bool) or not isinstance(value, kinds):
+                raise TypeError(f"expected {wanted}, got {_json_kind(value)}")
+            return value
+        return hook
+
+    conv.register_structure_hook(int, exact(int, "an integer"))
+    conv.register_structure_hook(float, exact((int, float), "a number"))
+    conv.register_structure_hook(str, exact(str, "a string"))
+    conv.register_structure_hook(bool, exact(bool, "true or false"))
+    return conv
+
+
+def params_problem(message: dict, message_type) -> str | None:
+    """Why `message` does not convert to its lsprotocol type: the first few fields, by
+    their names in the protocol ("position.line: ..."), or None."""
+    try:
+        strict_converter().structure(message, message_type)
+        return None
+    except RecursionError:
+        return "nested too deeply"
+    except Exception as e:   # cattrs reports every field that failed, as a tree of exceptions
+        return _describe(e)
+
+
+_NOT_AN_OBJECT = re.compile(r"not subscriptable|indices must be|is not iterable|argument of type")
+
+
+def _describe(exc) -> str:
+    from cattrs import transform_error
+    from cattrs.v import format_exception
+
+    def leaf(e, type_):
+        if isinstance(e, KeyError):
+            return "missing"
+        if isinstance(e, TypeError) and _NOT_AN_OBJECT.search(str(e)):
+            return ""                   # reading a field of something that is no object: said of its parent
+        if isinstance(e, (TypeError, ValueError)) and str(e):
+            return str(e)
+        return format_exception(e, type_)
+
+    try:
+        lines = transform_error(exc, path="$", format_exception=leaf)
+    except Exception:
+        return f"{type(exc).__name__}: {exc}"
+    out = []
+    for line in lines:
+        text, _, path = line.rpartition(" @ ")
+        path = re.sub(r"_([a-z])", lambda m: m.group(1).upper(), path.removeprefix("$.params").lstrip("."))
+        if not text:
+            path, text = path.rpartition(".")[0], "expected an object"
+        said = f"{path or 'params'}: {text}"
+        if said not in out:
+            out.append(said)
+    more = len(out) - MAX_PROBLEMS
+    return "; ".join(out[:MAX_PROBLEMS]) + (f"; and {more} more" if more > 0 else "")
+
+
+class Connection:
+    """One client's session over the wire: each message checked, refused with the right
+    error or handed to pygls, and the lifecycle (initialize, shutdown, exit) kept."""
+
+    def __init__(self, ls, writer: FrameWriter):
+        self.ls = ls
+        self.writer = writer
+        self.protocol = compat.protocol(ls)
+        self.initialized = False
+        self.shut_down = False
+        self.exit_code = None      # set by `exit` (or the end of the input): the loop stops
+
+    def error(self, rid, code: int, message: str) -> None:
+        self.writer.send({"jsonrpc": "2.0", "id": rid, "error": {"code": code, "message": message}})
+
+    def log(self, text: str) -> None:
+        if not self.initialized:    # LSP: nothing is sent to the client before initialize
+            return
+        try:
+            compat.log_message(self.ls, "rules lsp: " + text)
+        except Exception:    # logging must never be what stops the server
+            pass
+
+    def receive(self, item) -> None:
+        """One item from the reader: a body, or a FrameError to answer."""
+        if isinstance(item, FrameError):
+            self.error(None, item.code, item.message)
+            return
+        try:
+            msg = json.loads(item.decode("utf-8"), parse_constant=_no_constant)
+        except (UnicodeDecodeError, ValueError, RecursionError) as e:
+            self.error(None, PARSE_ERROR, f"the message is not UTF-8 JSON ({str(e)[:200]})")
+            return
+        if isinstance(msg, list):
+            self.batch(msg)
+            return
+        rid = msg.get("id") if isinstance(msg, dict) and _valid_id(msg.get("id")) else None
+        try:
+            self.one(msg, rid)
+        except Exception as e:   # a bug of ours: the request still gets an answer
+            self.log(f"internal error on a message: {type(e).__name__}: {e}")
+            if rid is not None:
+                self.error(rid, INTERNAL_ERROR, f"internal error: {type(e).__name__}: {e}")
+
+    def batch(self, items: list) -> None:
+        if not items:
+            self.error(None, INVALID_REQUEST, "an empty batch; send one JSON-RPC message per Content-Length frame")
+            return
+        text = ("batches are not part of the Language Server Protocol: send each message on its own; "
+                "nothing in this batch was done")
+        ids = [m["id"] for m in items if isinstance(m, dict) and "method" in m and _valid_id(m.get("id"))]
+        for rid in ids:
+            self.error(rid, INVALID_REQUEST, text)
+        if not ids:
+            self.error(None, INVALID_REQUEST, text)
+
+    def one(self, msg, rid) -> None:
+        problem = _envelope_problem(msg)
+        if problem:
+            self.error(rid, INVALID_REQUEST, problem)
+            return
+        method = msg.get("method")
+        if method is None:
+            self.deliver(msg, None, "a response")
+            return
+        request = "id" in msg
+        if method == "exit":
+            if request:
+                self.writer.send({"jsonrpc": "2.0", "id": rid, "result": None})
+            self.exit_code = 0 if self.shut_down else 1
+            return
+        refusal = self.lifecycle_refusal(method, request)
+        if refusal:
+            code, text = refusal
+            if request:
+                self.error(rid, code, text)
+            else:
+                self.log(f"ignored {method}: {text}")
+            return
+        if not self.serves(method):
+            if request:
+                self.error(rid, METHOD_NOT_FOUND, f"method not found: rules lsp does not serve {method!r}")
+            return    # an unknown notification is ignored, as LSP says
+        message_type = self.protocol.get_message_type(method)
+        problem = params_problem(msg, message_type) if message_type is not None else None
+        if problem:
+            if request:
+                self.error(rid, INVALID_PARAMS, f"invalid params for {method}: {problem}")
+            else:
+                self.log(f"ignored a {method} notification with invalid params: {problem}")
+            return
+        self.deliver(msg, rid if request else None, method)
+        if method == "initialize":
+            self.initialized = True
+        elif method == "shutdown":
+            self.shut_down = True
+
+    def lifecycle_refusal(self, method: str, request: bool):
+        """(code, text) refusing `method` at this point of the session, or None."""
+        if self.shut_down:
+            return INVALID_REQUEST, "the server is shutting down (shutdown was received): only exit is accepted"
+        if method in ("initialize", "shutdown") and not request:
+            return INVALID_REQUEST, f"{method} is a request: it needs an id"
+        if method == "initialize":
+            if self.initialized:
+                return INVALID_REQUEST, "initialize was received already; it is sent once"
+            return None
+        if not self.initialized:
+            return SERVER_NOT_INITIALIZED, f"{method} before initialize: the server is not initialized yet"
+        return None
+
+    def serves(self, method: str) -> bool:
+        fm = self.protocol.fm
+        return method in fm.features or method in fm.builtin_features or method in _ALWAYS_SERVED
+
+    def deliver(self, msg: dict, rid, what: str) -> None:
+        try:
+            compat.deliver(self.ls, msg)
+        except Exception as e:    # pygls answers its handlers' errors itself; this is anything else
+            self.log(f"{what}: {type(e).__name__}: {e}")
+            if rid is not None:
+                self.error(rid, INTERNAL_ERROR, f"internal error: {type(e).__name__}: {e}")
+
+
+async def _serve(conn: Connection, reader: FrameReader) -> None:
+    loop = asyncio.get_running_loop()
+    inbox: queue.Queue = queue.Queue(QUEUE_MESSAGES)
+    ready = asyncio.Event()
+    end = object()
+
+    def wake():
+        try:
+            loop.call_soon_threadsafe(ready.set)
+        except RuntimeError:      # the loop has closed: the server has stopped
+            pass
+
+    def pump():
+        try:
+            for item in reader:
+                inbox.put(item)
+                wake()
+        except Exception as e:     # a read error: the input is gone
+            sys.stderr.write(f"rules lsp: reading stdin: {type(e).__name__}: {e}\n")
+        inbox.put(end)
+        wake()
+
+    threading.Thread(target=pump, name="rules-lsp-stdin", daemon=True).start()
+    while conn.exit_code is None and not conn.writer.closed:
+        try:
+            item = inbox.get_nowait()
+        except queue.Empty:
+            ready.clear()
+            if inbox.empty():
+                await ready.wait()
+            continue
+        if item is end:
+            conn.exit_code = 0 if conn.shut_down else 1    # the client went away without exit
+            break
+        conn.receive(item)
+        await asyncio.sleep(0)     # let the handlers' tasks (debounced checks) run
+    if conn.exit_code is None:
+        conn.exit_code = 1         # stdout closed under us
+
+
+def serve(ls, stdin_fd: int = 0, stdout=None) -> int:
+    """Serve `ls` over stdin/stdout until `exit` or the end of the input; the exit code."""
+    out = stdout or sys.stdout.buffer
+    saved, sys.stdout = sys.stdout, sys.stderr     # a stray print must never corrupt the stream
+    writer = FrameWriter(out)
+    compat.attach_writer(ls, writer)
+    conn = Connection(ls, writer)
+    loop = compat.event_loop(ls)
+    asyncio.set_event_loop(loop)
+    try:
+        loop.run_until_complete(_serve(conn, FrameReader(functools.partial(os.read, stdin_fd))))
+    except KeyboardInterrupt:
+        conn.exit_code = 1
+    finally:
+        pending = [task for task in asyncio.all_tasks(loop) if not task.done()]
+        for task in pending:
+            task.cancel()
+        if pending:
+            loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
+        ls.shutdown()
+        if not loop.is_closed():
+            loop.close()
+        sys.stdout = saved
+    return conn.exit_code if conn.exit_code is not None else 1
