@@ -33,10 +33,10 @@ Nothing here knows about rulebooks: `lsp.py` is the server.
 from __future__ import annotations
 
 import asyncio
+import collections
 import functools
 import json
 import os
-import queue
 import re
 import sys
 import threading
@@ -50,17 +50,24 @@ METHOD_NOT_FOUND = -32601
 INVALID_PARAMS = -32602
 INTERNAL_ERROR = -32603
 SERVER_NOT_INITIALIZED = -32002
+REQUEST_CANCELLED = -32800
 
 MAX_MESSAGE_BYTES = 64 * 2 ** 20   # a book file is at most 2 MB, a few times that as escaped JSON
 MAX_HEADER_LINE = 8192             # a longer "header" line is noise, read in pieces and skipped
 READ_CHUNK = 2 ** 16
-QUEUE_MESSAGES = 64
+QUEUE_MESSAGES = 256
 MAX_PROBLEMS = 3                   # invalid params: the first few fields named
 
 _HEADER = re.compile(rb"([!#$%&'*+.^_`|~0-9A-Za-z-]+):[ \t]*(.*?)[ \t]*")
 _CONTENT_LENGTH = re.compile(rb"content-length:", re.I)
 # served without being a registered feature: pygls handles it itself
 _ALWAYS_SERVED = {"$/cancelRequest"}
+# requests for a view of a document that the editor asks again as the user moves or types:
+# an older one still waiting when a newer one for the same document is queued is moot
+SUPERSEDED = {"textDocument/hover", "textDocument/completion", "textDocument/signatureHelp",
+              "textDocument/documentHighlight", "textDocument/codeAction", "textDocument/codeLens",
+              "textDocument/documentSymbol", "textDocument/foldingRange", "textDocument/documentLink",
+              "textDocument/inlayHint", "textDocument/semanticTokens/full", "textDocument/semanticTokens/range"}
 
 
 class FrameError(NamedTuple):
@@ -238,6 +245,86 @@ def _no_constant(name):
     raise ValueError(f"{name} is not JSON")
 
 
+def decode(body: bytes):
+    """A message body as JSON (any JSON value), or a FrameError saying why it is not."""
+    try:
+        return json.loads(body.decode("utf-8"), parse_constant=_no_constant)
+    except (UnicodeDecodeError, ValueError, RecursionError) as e:
+        return FrameError(PARSE_ERROR, f"the message is not UTF-8 JSON ({str(e)[:200]})")
+
+
+def read_messages(reader):
+    """Decoded messages (and FrameErrors) from a FrameReader."""
+    for item in reader:
+        yield item if isinstance(item, FrameError) else decode(item)
+
+
+class Inbox:
+    """The messages read ahead of the handler (at most QUEUE_MESSAGES: a flood waits in
+    the pipe, not in memory), and what the handler may ask about those still waiting:
+    whether a `$/cancelRequest` names a request, and whether a newer request of a
+    transient view (hover, completion...) of the same document makes an older one moot."""
+
+    def __init__(self, wake: Callable[[], None]):
+        self.cond = threading.Condition()
+        self.items: collections.deque = collections.deque()
+        self.keys: collections.Counter = collections.Counter()     # superseding keys of waiting requests
+        self.cancels: collections.Counter = collections.Counter()  # ids named by waiting $/cancelRequest
+        self.wake = wake
+
+    @staticmethod
+    def _marks(item):
+        """(superseding key, cancelled id) of a message; either may be None."""
+        if not isinstance(item, dict) or not isinstance(item.get("params"), dict):
+            return None, None
+        method, params = item.get("method"), item["params"]
+        if method == "$/cancelRequest":
+            cid = params.get("id")
+            return None, (cid if _valid_id(cid) else None)
+        doc = params.get("textDocument")
+        if method in SUPERSEDED and "id" in item and isinstance(doc, dict) and isinstance(doc.get("uri"), str):
+            return (method, doc["uri"]), None
+        return None, None
+
+    def put(self, item) -> None:
+        key, cid = self._marks(item)
+        with self.cond:
+            while len(self.items) >= QUEUE_MESSAGES:
+                self.cond.wait()
+            self.items.append(item)
+            if key is not None:
+                self.keys[key] += 1
+            if cid is not None:
+                self.cancels[cid] += 1
+        self.wake()
+
+    EMPTY = object()
+
+    def get(self):
+        """The next message, or Inbox.EMPTY when none waits."""
+        with self.cond:
+            if not self.items:
+                return self.EMPTY
+            item = self.items.popleft()
+            key, cid = self._marks(item)
+            if key is not None:
+                self.keys[key] -= 1
+            if cid is not None:
+                self.cancels[cid] -= 1
+            self.cond.notify()
+            return item
+
+    def moot(self, msg: dict):
+        """Why the request `msg`, about to run, need not (cancelled, or asked again), or None."""
+        key, _ = self._marks(msg)
+        with self.cond:
+            if self.cancels[msg["id"]] > 0:
+                return "cancelled by the client"
+            if key is not None and self.keys[key] > 0:
+                return f"superseded by a newer {key[0]} for the same document"
+        return None
+
+
 @functools.lru_cache(maxsize=None)
 def strict_converter():
     """lsprotocol's converter, but a JSON value of the wrong type is refused instead of
@@ -309,9 +396,10 @@ class Connection:
     """One client's session over the wire: each message checked, refused with the right
     error or handed to pygls, and the lifecycle (initialize, shutdown, exit) kept."""
 
-    def __init__(self, ls, writer: FrameWriter):
+    def __init__(self, ls, writer: FrameWriter, inbox: "Inbox | None" = None):
         self.ls = ls
         self.writer = writer
+        self.inbox = inbox
         self.protocol = compat.protocol(ls)
         self.initialized = False
         self.shut_down = False
@@ -328,15 +416,10 @@ class Connection:
         except Exception:    # logging must never be what stops the server
             pass
 
-    def receive(self, item) -> None:
-        """One item from the reader: a body, or a FrameError to answer."""
-        if isinstance(item, FrameError):
-            self.error(None, item.code, item.message)
-            return
-        try:
-            msg = json.loads(item.decode("utf-8"), parse_constant=_no_constant)
-        except (UnicodeDecodeError, ValueError, RecursionError) as e:
-            self.error(None, PARSE_ERROR, f"the message is not UTF-8 JSON ({str(e)[:200]})")
+    def receive(self, msg) -> None:
+        """One decoded message (any JSON value), or a FrameError to answer."""
+        if isinstance(msg, FrameError):
+            self.error(None, msg.code, msg.message)
             return
         if isinstance(msg, list):
             self.batch(msg)
@@ -396,6 +479,10 @@ class Connection:
             else:
                 self.log(f"ignored a {method} notification with invalid params: {problem}")
             return
+        moot = self.inbox.moot(msg) if request and self.inbox is not None else None
+        if moot:
+            self.error(rid, REQUEST_CANCELLED, f"{method} not answered: {moot}")
+            return
         self.deliver(msg, rid if request else None, method)
         if method == "initialize":
             self.initialized = True
@@ -429,35 +516,23 @@ class Connection:
                 self.error(rid, INTERNAL_ERROR, f"internal error: {type(e).__name__}: {e}")
 
 
-async def _serve(conn: Connection, reader: FrameReader) -> None:
-    loop = asyncio.get_running_loop()
-    inbox: queue.Queue = queue.Queue(QUEUE_MESSAGES)
-    ready = asyncio.Event()
+async def _serve(conn: Connection, messages, inbox: Inbox, ready: asyncio.Event) -> None:
     end = object()
-
-    def wake():
-        try:
-            loop.call_soon_threadsafe(ready.set)
-        except RuntimeError:      # the loop has closed: the server has stopped
-            pass
 
     def pump():
         try:
-            for item in reader:
+            for item in messages:
                 inbox.put(item)
-                wake()
         except Exception as e:     # a read error: the input is gone
             sys.stderr.write(f"rules lsp: reading stdin: {type(e).__name__}: {e}\n")
         inbox.put(end)
-        wake()
 
     threading.Thread(target=pump, name="rules-lsp-stdin", daemon=True).start()
     while conn.exit_code is None and not conn.writer.closed:
-        try:
-            item = inbox.get_nowait()
-        except queue.Empty:
+        item = inbox.get()
+        if item is Inbox.EMPTY:
             ready.clear()
-            if inbox.empty():
+            if not inbox.items:
                 await ready.wait()
             continue
         if item is end:
@@ -475,11 +550,21 @@ def serve(ls, stdin_fd: int = 0, stdout=None) -> int:
     saved, sys.stdout = sys.stdout, sys.stderr     # a stray print must never corrupt the stream
     writer = FrameWriter(out)
     compat.attach_writer(ls, writer)
-    conn = Connection(ls, writer)
     loop = compat.event_loop(ls)
     asyncio.set_event_loop(loop)
+    ready = asyncio.Event()
+
+    def wake():
+        try:
+            loop.call_soon_threadsafe(ready.set)
+        except RuntimeError:      # the loop has closed: the server has stopped
+            pass
+
+    inbox = Inbox(wake)
+    conn = Connection(ls, writer, inbox)
+    messages = read_messages(FrameReader(functools.partial(os.read, stdin_fd)))
     try:
-        loop.run_until_complete(_serve(conn, FrameReader(functools.partial(os.read, stdin_fd))))
+        loop.run_until_complete(_serve(conn, messages, inbox, ready))
     except KeyboardInterrupt:
         conn.exit_code = 1
     finally:

@@ -33,6 +33,7 @@ HANG = 120   # seconds: a server that has not answered by then is stuck
 
 PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS = -32700, -32600, -32601, -32602
 SERVER_NOT_INITIALIZED = -32002
+REQUEST_CANCELLED = -32800
 
 
 class Server:
@@ -500,9 +501,10 @@ def test_the_end_of_the_input_ends_the_server(fresh):
 
 # ----------------------------------------------------------------- load
 def test_a_storm_of_edits_is_debounced_and_hover_answers_within_it(server, books):
-    """300 edits sent at once, a hover every 30 of them: every hover is answered with the
-    text as it stood, the book is checked a handful of times, not 300, and the last
-    diagnostics are those of the last text."""
+    """300 edits sent at once, a hover every 30 of them: every hover is answered, the
+    last with the text as it stood, the others at once as superseded (the editor asked
+    again); the book is checked a handful of times, not 300; the last diagnostics are
+    those of the last text."""
     combat = books / "skirmish" / "10-combat.rules"
     good = combat.read_text(encoding="utf-8")
     bad = good.replace("return die + bonus >= skill", "return die + bonsu >= skill")
@@ -521,14 +523,38 @@ def test_a_storm_of_edits_is_debounced_and_hover_answers_within_it(server, books
             burst.append(data)
     server.send_bytes(b"".join(burst))
     last = server.version
-    for rid in hovers:
-        msg = server.response(rid)
-        assert "table wound_chart" in msg["result"]["contents"]["value"], msg
+    answers = [server.response(rid) for rid in hovers]
+    for msg in answers[:-1]:
+        if "error" in msg:
+            assert msg["error"]["code"] == REQUEST_CANCELLED and "superseded" in msg["error"]["message"], msg
+        else:
+            assert "table wound_chart" in msg["result"]["contents"]["value"], msg
+    assert "table wound_chart" in answers[-1]["result"]["contents"]["value"], answers[-1]
     diags = server.diagnostics(uri, last, start)
     assert any("bonsu" in d["message"] for d in diags), diags
     published = [p for p in server.publications(uri, start) if (p.get("version") or 0) >= first]
     assert len(published) <= 10, [p.get("version") for p in published]
     server.open(combat, good)
+
+
+def test_a_cancelled_request_still_waiting_is_answered_as_cancelled(server, books):
+    """A request whose $/cancelRequest arrives while it waits (behind the check of a
+    large document just opened) is answered at once with RequestCancelled."""
+    demo = books / "demo.rules"
+    server.open(demo, DEMO.read_text(encoding="utf-8"))
+    slow = books.parent / "scratch" / "slow.rules"
+    rule = 'rule r{0} "R {0}" {{\n  """Prose of rule {0}."""\n}}\n'
+    server.version += 1
+    opening = Server.frame({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument": {
+        "uri": slow.as_uri(), "languageId": "rules", "version": server.version,
+        "text": 'section s "S" {\n' + "".join(rule.format(i) for i in range(6000)) + "}\n"}}})
+    rid, hover = server.hover_message(demo, 0, 0)
+    cancel = Server.frame({"jsonrpc": "2.0", "method": "$/cancelRequest", "params": {"id": rid}})
+    server.send_bytes(opening + hover + cancel)
+    msg = server.response(rid)
+    assert msg["error"]["code"] == REQUEST_CANCELLED and "cancelled" in msg["error"]["message"], msg
+    server.notify("textDocument/didClose", {"textDocument": {"uri": slow.as_uri()}})
+    still_answers(server, books)
 
 
 def test_a_document_of_several_megabytes_gets_a_clear_diagnostic(server, books):
