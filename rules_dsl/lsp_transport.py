@@ -56,6 +56,7 @@ MAX_MESSAGE_BYTES = 64 * 2 ** 20   # a book file is at most 2 MB, a few times th
 MAX_HEADER_LINE = 8192             # a longer "header" line is noise, read in pieces and skipped
 READ_CHUNK = 2 ** 16
 QUEUE_MESSAGES = 256
+QUEUE_BYTES = MAX_MESSAGE_BYTES
 MAX_PROBLEMS = 3                   # invalid params: the first few fields named
 
 _HEADER = re.compile(rb"([!#$%&'*+.^_`|~0-9A-Za-z-]+):[ \t]*(.*?)[ \t]*")
@@ -254,14 +255,15 @@ def decode(body: bytes):
 
 
 def read_messages(reader):
-    """Decoded messages (and FrameErrors) from a FrameReader."""
+    """(decoded message or FrameError, its size in bytes) from a FrameReader."""
     for item in reader:
-        yield item if isinstance(item, FrameError) else decode(item)
+        yield (item, 0) if isinstance(item, FrameError) else (decode(item), len(item))
 
 
 class Inbox:
-    """The messages read ahead of the handler (at most QUEUE_MESSAGES: a flood waits in
-    the pipe, not in memory), and what the handler may ask about those still waiting:
+    """The messages read ahead of the handler (at most QUEUE_MESSAGES of them, and
+    QUEUE_BYTES of JSON unless one alone is more: a flood waits in the pipe, not in
+    memory), and what the handler may ask about those still waiting:
     whether a `$/cancelRequest` names a request, and whether a newer request of a
     transient view (hover, completion...) of the same document makes an older one moot."""
 
@@ -270,6 +272,7 @@ class Inbox:
         self.items: collections.deque = collections.deque()
         self.keys: collections.Counter = collections.Counter()     # superseding keys of waiting requests
         self.cancels: collections.Counter = collections.Counter()  # ids named by waiting $/cancelRequest
+        self.size = 0                                              # bytes of JSON waiting
         self.wake = wake
 
     @staticmethod
@@ -286,12 +289,13 @@ class Inbox:
             return (method, doc["uri"]), None
         return None, None
 
-    def put(self, item) -> None:
+    def put(self, item, size: int = 0) -> None:
         key, cid = self._marks(item)
         with self.cond:
-            while len(self.items) >= QUEUE_MESSAGES:
+            while self.items and (len(self.items) >= QUEUE_MESSAGES or self.size + size > QUEUE_BYTES):
                 self.cond.wait()
-            self.items.append(item)
+            self.items.append((item, size))
+            self.size += size
             if key is not None:
                 self.keys[key] += 1
             if cid is not None:
@@ -305,7 +309,8 @@ class Inbox:
         with self.cond:
             if not self.items:
                 return self.EMPTY
-            item = self.items.popleft()
+            item, size = self.items.popleft()
+            self.size -= size
             key, cid = self._marks(item)
             if key is not None:
                 self.keys[key] -= 1
@@ -521,8 +526,8 @@ async def _serve(conn: Connection, messages, inbox: Inbox, ready: asyncio.Event)
 
     def pump():
         try:
-            for item in messages:
-                inbox.put(item)
+            for item, size in messages:
+                inbox.put(item, size)
         except Exception as e:     # a read error: the input is gone
             sys.stderr.write(f"rules lsp: reading stdin: {type(e).__name__}: {e}\n")
         inbox.put(end)

@@ -444,6 +444,15 @@ def test_notifications_with_bad_params_are_ignored(server, books):
     assert not [m for m in server.messages[start:] if "id" in m and "error" in m]
 
 
+def test_responses_to_requests_never_sent_are_ignored(server, books):
+    start = server.mark()
+    server.send({"jsonrpc": "2.0", "id": 99999, "result": {"anything": [1, 2]}})
+    server.send({"jsonrpc": "2.0", "id": "nobody", "error": {"code": -32000, "message": "no"}})
+    server.send({"jsonrpc": "2.0", "id": 5, "error": "not an error object"})
+    still_answers(server, books)
+    assert not [m for m in server.messages[start:] if "id" in m and "error" in m]
+
+
 def test_an_edit_outside_the_document_is_ignored(server, books):
     demo = books / "demo.rules"
     text = DEMO.read_text(encoding="utf-8")
