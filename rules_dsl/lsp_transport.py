@@ -6,61 +6,53 @@ reading for good after a body that is not a JSON object, loses the id of a reque
 params do not convert (so it is never answered), and exits 0 whatever came before.
 A message meets these steps in order; the first it fails answers it:
 
-1. Framing (`FrameReader`): header lines up to a blank line, `Content-Length` required
-   (header names in any case, lines ending in CRLF or a bare LF).  A header without a
-   usable length, with two that disagree, or announcing more than MAX_MESSAGE_BYTES is
-   refused, and reading goes on at the next `Content-Length` header; bytes that are no
-   header are skipped, and said to be.                                  -32700
-2. The body is UTF-8 JSON.                                               -32700
+1. Framing (`lsp_framing.FrameReader`): `Content-Length` headers, a blank line, the
+   body; a header without a usable length is refused and reading goes on at the next
+   `Content-Length` header; bytes that are no header are skipped, and said to be. -32700
+2. The body is UTF-8 JSON.                                                         -32700
 3. JSON-RPC 2.0: an object with `"jsonrpc": "2.0"`, a string `method`, an integer or
    string `id`, `params` an object or array.  A batch (an array) is not part of LSP:
-   each request in it is refused, and nothing in it is done.             -32600
+   each request in it is refused, and nothing in it is done.                       -32600
 4. The LSP lifecycle: before `initialize` a request gets -32002 (a notification is
    dropped); `initialize` is answered once; after `shutdown` a request gets -32600;
-   `exit` ends the loop, with exit code 0 after `shutdown` and 1 otherwise (the end of
-   stdin likewise).
+   `exit` ends the loop, with exit code 0 after `shutdown` and 1 otherwise (the end
+   of stdin likewise).
 5. The method: one the server does not serve is -32601 (a notification is ignored).
-6. The params, converted with lsprotocol's types and no coercion (the string "3" is not
-   a line number): -32602 naming the field; a notification with bad params is logged
-   (`window/logMessage`) and dropped.
-7. pygls dispatches it to the handler (`lsp_compat.deliver`), which answers.
+6. The params, converted with lsprotocol's types and no coercion (the string "3" is
+   not a line number): -32602 naming the field; a notification with bad params is
+   logged (`window/logMessage`) and dropped.
+7. A request whose `$/cancelRequest` is already waiting behind it, or a transient
+   view (hover, completion...) of a document for which a newer one is waiting, is
+   answered at once as cancelled: in a storm of edits the server answers the last
+   hover asked, not each in turn.                                                  -32800
+8. pygls dispatches it to the handler (`lsp_compat.deliver`), which answers.
 
-One thread reads stdin, never the event loop, at most QUEUE_MESSAGES ahead (a flood
-waits in the pipe, not in memory).  The event loop takes the messages one at a time
-in arrival order and yields between them, so debounced checks and other tasks run.
-Nothing here knows about rulebooks: `lsp.py` is the server.
+One thread reads and decodes stdin, never the event loop, at most QUEUE_MESSAGES (and
+QUEUE_BYTES) ahead: a flood waits in the pipe, not in memory.  The event loop takes
+the messages one at a time in arrival order and yields between them, so debounced
+checks and other tasks run.  Nothing here knows about rulebooks: `lsp.py` is the server.
 """
 from __future__ import annotations
 
 import asyncio
 import collections
 import functools
-import json
 import os
 import re
 import sys
 import threading
-from typing import Callable, NamedTuple
+from typing import Callable
 
 from . import lsp_compat as compat
+from .lsp_framing import (
+    INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, MAX_MESSAGE_BYTES, METHOD_NOT_FOUND, REQUEST_CANCELLED,
+    SERVER_NOT_INITIALIZED, FrameError, FrameReader, FrameWriter, read_messages,
+)
 
-PARSE_ERROR = -32700
-INVALID_REQUEST = -32600
-METHOD_NOT_FOUND = -32601
-INVALID_PARAMS = -32602
-INTERNAL_ERROR = -32603
-SERVER_NOT_INITIALIZED = -32002
-REQUEST_CANCELLED = -32800
-
-MAX_MESSAGE_BYTES = 64 * 2 ** 20   # a book file is at most 2 MB, a few times that as escaped JSON
-MAX_HEADER_LINE = 8192             # a longer "header" line is noise, read in pieces and skipped
-READ_CHUNK = 2 ** 16
 QUEUE_MESSAGES = 256
 QUEUE_BYTES = MAX_MESSAGE_BYTES
 MAX_PROBLEMS = 3                   # invalid params: the first few fields named
 
-_HEADER = re.compile(rb"([!#$%&'*+.^_`|~0-9A-Za-z-]+):[ \t]*(.*?)[ \t]*")
-_CONTENT_LENGTH = re.compile(rb"content-length:", re.I)
 # served without being a registered feature: pygls handles it itself
 _ALWAYS_SERVED = {"$/cancelRequest"}
 # requests for a view of a document that the editor asks again as the user moves or types:
@@ -69,140 +61,6 @@ SUPERSEDED = {"textDocument/hover", "textDocument/completion", "textDocument/sig
               "textDocument/documentHighlight", "textDocument/codeAction", "textDocument/codeLens",
               "textDocument/documentSymbol", "textDocument/foldingRange", "textDocument/documentLink",
               "textDocument/inlayHint", "textDocument/semanticTokens/full", "textDocument/semanticTokens/range"}
-
-
-class FrameError(NamedTuple):
-    """Input that is no message: answered with an error whose id is null."""
-    code: int
-    message: str
-
-
-class FrameReader:
-    """The bodies of the messages in a byte stream framed as LSP's base protocol says
-    (bytes), and a `FrameError` for each stretch that is not a message, whatever the
-    stream holds; memory stays bounded by MAX_MESSAGE_BYTES."""
-
-    def __init__(self, read: Callable[[int], bytes]):
-        self._read = read          # read(n): up to n bytes, b"" at the end (os.read)
-        self._buf = bytearray()
-        self._eof = False
-
-    def _fill(self, want: int = READ_CHUNK) -> bool:
-        if self._eof:
-            return False
-        chunk = self._read(min(max(want, READ_CHUNK), 2 ** 20))
-        if not chunk:
-            self._eof = True
-            return False
-        self._buf += chunk
-        return True
-
-    def _line(self) -> bytes:
-        """The next line with its LF, or the next MAX_HEADER_LINE bytes of a longer one
-        (no LF), or what is left before the end (b"" once nothing is)."""
-        while True:
-            i = self._buf.find(b"\n", 0, MAX_HEADER_LINE)
-            if i >= 0:
-                n = i + 1
-                break
-            if len(self._buf) >= MAX_HEADER_LINE or not self._fill():
-                n = min(len(self._buf), MAX_HEADER_LINE)
-                break
-        line = bytes(self._buf[:n])
-        del self._buf[:n]
-        return line
-
-    def _exactly(self, n: int):
-        while len(self._buf) < n:
-            if not self._fill(n - len(self._buf)):
-                return None
-        body = bytes(self._buf[:n])
-        del self._buf[:n]
-        return body
-
-    def __iter__(self):
-        while True:
-            lengths, noise, headers = [], 0, False
-            while True:
-                line = self._line()
-                if not line:
-                    if headers or noise:
-                        yield FrameError(PARSE_ERROR, "the input ended inside a message header")
-                    return
-                text = line.rstrip(b"\r\n")
-                if not line.endswith(b"\n"):
-                    noise += len(line)          # a piece of an endless line
-                    continue
-                if not text:
-                    if headers or noise:
-                        break
-                    continue                    # blank lines between messages
-                m = _HEADER.fullmatch(text)
-                if m is None:                   # noise; a header may follow it on the same line
-                    found = _CONTENT_LENGTH.search(text)
-                    m = _HEADER.fullmatch(text, found.start()) if found else None
-                    noise += found.start() if m else len(line)
-                    if m is None:
-                        continue
-                headers = True
-                if m.group(1).lower() == b"content-length":
-                    lengths.append(m.group(2))
-            if noise:
-                yield FrameError(PARSE_ERROR, f"skipped {noise} bytes that are not a message header "
-                                              "(each message is `Content-Length: N`, a blank line, then N bytes of JSON)")
-                if not headers:
-                    continue
-            problem = _length_problem(lengths)
-            if problem:
-                yield FrameError(PARSE_ERROR, problem + "; reading on at the next Content-Length header")
-                continue
-            body = self._exactly(int(lengths[0]))
-            if body is None:
-                yield FrameError(PARSE_ERROR, "the input ended inside a message body")
-                return
-            yield body
-
-
-def _length_problem(lengths: list):
-    if not lengths:
-        return "a message header without Content-Length"
-    if len(set(lengths)) > 1:
-        return "Content-Length given twice, differently"
-    raw = lengths[0]
-    if not raw.isdigit():
-        shown = raw[:20].decode("ascii", "replace")
-        return f"Content-Length must be a number of bytes, not {shown!r}"
-    if int(raw) > MAX_MESSAGE_BYTES:
-        return (f"a message of {int(raw):,} bytes is more than this server reads "
-                f"({MAX_MESSAGE_BYTES // 2 ** 20} MB; a book file is at most 2 MB)")
-    return None
-
-
-class FrameWriter:
-    """Where every message goes out (pygls's and ours): written whole, flushed, under a
-    lock.  A client that went away (broken pipe) closes it; the loop then stops."""
-
-    def __init__(self, stream):
-        self.stream = stream
-        self.lock = threading.Lock()
-        self.closed = False
-
-    def write(self, data: bytes) -> None:
-        if self.closed:
-            return
-        try:
-            with self.lock:
-                self.stream.write(data)
-                self.stream.flush()
-        except (OSError, ValueError):
-            self.closed = True
-
-    def send(self, message: dict) -> None:
-        body = json.dumps(message).encode("utf-8")
-        self.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
-
-    def close(self) -> None:
-        self.closed = True
 
 
 def _valid_id(value) -> bool:
@@ -240,24 +98,6 @@ def _json_kind(value) -> str:
     if isinstance(value, list):
         return "an array"
     return "an object"
-
-
-def _no_constant(name):
-    raise ValueError(f"{name} is not JSON")
-
-
-def decode(body: bytes):
-    """A message body as JSON (any JSON value), or a FrameError saying why it is not."""
-    try:
-        return json.loads(body.decode("utf-8"), parse_constant=_no_constant)
-    except (UnicodeDecodeError, ValueError, RecursionError) as e:
-        return FrameError(PARSE_ERROR, f"the message is not UTF-8 JSON ({str(e)[:200]})")
-
-
-def read_messages(reader):
-    """(decoded message or FrameError, its size in bytes) from a FrameReader."""
-    for item in reader:
-        yield (item, 0) if isinstance(item, FrameError) else (decode(item), len(item))
 
 
 class Inbox:

@@ -2,8 +2,8 @@
 stands on is there, and each of its functions does its job in process.  A pygls release
 that moves one of them fails here, by name, before an editor meets it.
 
-And `lsp_transport`'s parts that need no server: the framing, read from any chunking of
-the stream (hypothesis), and the strict conversion of params.
+And the parts of the wire that need no server: `lsp_framing`, read from any chunking of
+the stream (hypothesis), and `lsp_transport`'s strict conversion of params.
 """
 from __future__ import annotations
 
@@ -16,9 +16,8 @@ from hypothesis import strategies as st
 pytest.importorskip("pygls")
 
 from rules_dsl import lsp_compat as compat  # noqa: E402
-from rules_dsl.lsp_transport import (  # noqa: E402
-    MAX_HEADER_LINE, FrameError, FrameReader, FrameWriter, params_problem,
-)
+from rules_dsl.lsp_framing import MAX_HEADER_LINE, FrameError, FrameReader, FrameWriter  # noqa: E402
+from rules_dsl.lsp_transport import params_problem  # noqa: E402
 
 
 class Capture:
