@@ -17,6 +17,7 @@ BENCH_STORM (edits, default 400) and BENCH_STORM_EVERY (seconds, default 0.01) s
 """
 from __future__ import annotations
 
+import functools
 import json
 import os
 import statistics
@@ -28,6 +29,9 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))      # this checkout's code, as the server runs it
+
+from rules_dsl.lsp_framing import FrameReader  # noqa: E402
 STORM = int(os.environ.get("BENCH_STORM", "400"))
 STORM_EVERY = float(os.environ.get("BENCH_STORM_EVERY", "0.01"))
 
@@ -46,19 +50,8 @@ class Server:
         threading.Thread(target=self._read, daemon=True).start()
 
     def _read(self):
-        out = self.proc.stdout
-        while True:
-            length = None
-            while True:
-                line = out.readline()
-                if not line:
-                    return
-                if not line.strip():
-                    break
-                k, _, v = line.decode().partition(":")
-                if k.lower() == "content-length":
-                    length = int(v)
-            msg = json.loads(out.read(length))
+        for body in FrameReader(functools.partial(os.read, self.proc.stdout.fileno())):
+            msg = json.loads(body)
             now = time.perf_counter()
             with self.cond:
                 if "id" in msg and "method" not in msg:
