@@ -546,23 +546,52 @@ def test_a_storm_of_edits_is_debounced_and_hover_answers_within_it(server, books
     server.open(combat, good)
 
 
+def _slow_open(server: Server, books: Path) -> tuple:
+    """A didOpen of a large document (its check keeps the server busy for a while), framed; its uri."""
+    slow = books.parent / "scratch" / "slow.rules"
+    rule = 'rule r{0} "R {0}" {{\n  """Prose of rule {0}."""\n}}\n'
+    server.version += 1
+    return Server.frame({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument": {
+        "uri": slow.as_uri(), "languageId": "rules", "version": server.version,
+        "text": 'section s "S" {\n' + "".join(rule.format(i) for i in range(6000)) + "}\n"}}}), slow.as_uri()
+
+
 def test_a_cancelled_request_still_waiting_is_answered_as_cancelled(server, books):
     """A request whose $/cancelRequest arrives while it waits (behind the check of a
     large document just opened) is answered at once with RequestCancelled."""
     demo = books / "demo.rules"
     server.open(demo, DEMO.read_text(encoding="utf-8"))
-    slow = books.parent / "scratch" / "slow.rules"
-    rule = 'rule r{0} "R {0}" {{\n  """Prose of rule {0}."""\n}}\n'
-    server.version += 1
-    opening = Server.frame({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument": {
-        "uri": slow.as_uri(), "languageId": "rules", "version": server.version,
-        "text": 'section s "S" {\n' + "".join(rule.format(i) for i in range(6000)) + "}\n"}}})
+    opening, slow = _slow_open(server, books)
     rid, hover = server.hover_message(demo, 0, 0)
     cancel = Server.frame({"jsonrpc": "2.0", "method": "$/cancelRequest", "params": {"id": rid}})
     server.send_bytes(opening + hover + cancel)
     msg = server.response(rid)
     assert msg["error"]["code"] == REQUEST_CANCELLED and "cancelled" in msg["error"]["message"], msg
-    server.notify("textDocument/didClose", {"textDocument": {"uri": slow.as_uri()}})
+    server.notify("textDocument/didClose", {"textDocument": {"uri": slow}})
+    still_answers(server, books)
+
+
+def test_a_hover_asked_again_while_waiting_is_answered_once(server, books):
+    """Three hovers on the same document wait behind a long check (the editor asked again
+    as the mouse moved): the first two are answered at once as superseded, the last
+    with its hover; a hover on another document is not superseded by them."""
+    demo = books / "demo.rules"
+    combat = books / "skirmish" / "10-combat.rules"
+    text = DEMO.read_text(encoding="utf-8")
+    server.open(demo, text)
+    server.open(combat, combat.read_text(encoding="utf-8"))
+    line = text[:text.index("needed(5, 3)")].count("\n")
+    col = text.split("\n")[line].index("needed(5, 3)")
+    opening, slow = _slow_open(server, books)
+    asked = [server.hover_message(demo, line, col + 2) for _ in range(3)]
+    other_id, other = server.hover_message(combat, 0, 0)
+    server.send_bytes(opening + asked[0][1] + other + asked[1][1] + asked[2][1])
+    first, second, last = (server.response(rid) for rid, _ in asked)
+    for msg in (first, second):
+        assert msg["error"]["code"] == REQUEST_CANCELLED and "superseded" in msg["error"]["message"], msg
+    assert "mechanic needed(" in last["result"]["contents"]["value"]
+    assert "error" not in server.response(other_id)
+    server.notify("textDocument/didClose", {"textDocument": {"uri": slow}})
     still_answers(server, books)
 
 
