@@ -1,0 +1,266 @@
+"""Sentences for players: a mechanic as a question and its answer, a worked example
+in words, a finding in words, a formula in words.
+
+A book may phrase a mechanic (`question "..."`, `answer "the unit is {result}"`)
+and a check's failing case (`finding "printed {left} gc; the book's own formula
+gives {right} gc"`); where it does not, the sentence is made from display forms
+(display.py): "Token dice: 3".  Placeholders are `{name}`; `{{` and `}}` are braces.
+
+Everything here returns plain text; renderers (the site, the terminal) escape it.
+"""
+from __future__ import annotations
+
+import re
+from typing import Optional
+
+from . import nodes as n
+from .display import Names, capitalised, words
+
+_PLACEHOLDER = re.compile(r"\{\{|\}\}|\{([^{}]*)\}")
+
+
+def placeholders(template: str) -> list:
+    """[(name, column of its `{` in the text)] of a template's `{name}`s."""
+    return [(m.group(1).strip(), m.start()) for m in _PLACEHOLDER.finditer(template) if m.group(1) is not None]
+
+
+def fill(template: str, values: dict) -> str:
+    """The template with each `{name}` replaced by `values[name]` (text), braces unescaped.
+    A placeholder with no value is left as its name in words (the checks refuse unknown ones)."""
+    def sub(m):
+        if m.group(0) in ("{{", "}}"):
+            return m.group(0)[0]
+        name = m.group(1).strip()
+        return values[name] if name in values else words(name)
+    return _PLACEHOLDER.sub(sub, template)
+
+
+# ------------------------------------------------------------------ mechanics
+def title(names: Names, mechanic: str) -> str:
+    """What a mechanic is called on a page and in a form: its question, else its name in words."""
+    return names.questions.get(mechanic) or capitalised(names.mechanic(mechanic))
+
+
+def answer(names: Names, mechanic: str, result, args: Optional[dict] = None, table: Optional[str] = None) -> str:
+    """A mechanic's result as a sentence: the book's `answer` filled in ({result}, {param}),
+    else "<result's name>: <value>" ("Token dice: 3")."""
+    value = names.value(result, table)
+    template = names.answers.get(mechanic)
+    if template:
+        values = {"result": value}
+        for k, v in (args or {}).items():
+            values[k] = names.value(v)
+        return capitalised(fill(template, values))
+    return f"{capitalised(names.result(mechanic))}: {value}"
+
+
+def inputs_phrase(names: Names, owner: str, args: dict) -> str:
+    """`state clear, hits 2`: inputs by their words (the order given)."""
+    return ", ".join(f"{names.param(owner, k)} {names.value(v)}" for k, v in args.items())
+
+
+def call_sentence(names: Names, owner: str, args: dict, result, table: Optional[str] = None) -> str:
+    """A call and its result as one sentence, for a worked example or the CLI:
+    "What tokens does the unit carry after the attack? With state clear, hits 2: the
+    unit is Under Fire." (a question written by the book), else
+    "Suppression after attack, with state clear, hits 2: Under Fire."."""
+    given = inputs_phrase(names, owner, args)
+    if owner in names.questions:
+        said = answer(names, owner, result, args, table)
+        lead = f"With {given}: " if given else ""
+        return f"{names.questions[owner]} {lead}{_uncapitalised(said) if lead else said}".rstrip() + _stop(said)
+    value = names.value(result, table)
+    if owner in names.answers:
+        said = answer(names, owner, result, args, table)
+        return (f"{capitalised(names.mechanic(owner))}, with {given}: {_uncapitalised(said)}" if given
+                else said) + _stop(said)
+    head = capitalised(names.mechanic(owner))
+    return (f"{head}, with {given}: {value}" if given else f"{head}: {value}") + _stop(value)
+
+
+def refusal_sentence(names: Names, owner: str, given: str, param: str = "", detail: str = "") -> str:
+    """A call the rules refuse, in words (a worked example that expects an error);
+    `given` is its inputs already in words."""
+    head = capitalised(names.mechanic(owner)) + (f", with {given}" if given else "")
+    if param:
+        return f"{head}: refused, {names.param(owner, param)} is not allowed."
+    return f"{head}: refused" + (f" ({detail.rstrip('.')})." if detail else ".")
+
+
+def example_sentence(names: Names, case, explanation=None) -> str:
+    """A worked example's `>>>` line as a sentence, when the book wrote none above it:
+    a call of a mechanic or a table by its inputs and answer (call_sentence), a refused
+    call as refused, anything else as its formula in words and its value."""
+    expr = case.expr
+    result = explanation.result if explanation is not None else None
+    failed = case.error is not None or (explanation is not None and explanation.error is not None)
+    if isinstance(expr, n.Call) and isinstance(expr.func, n.Name) and expr.func.name in names.order:
+        owner = expr.func.name
+        order = names.order[owner]
+        given = [(order[i] if i < len(order) else f"input {i + 1}", a) for i, a in enumerate(expr.args)]
+        given += list(expr.kwargs)
+        if failed:
+            said = ", ".join(f"{names.param(owner, k)} {expr_words(a, names)}" for k, a in given)
+            err = case.error
+            return refusal_sentence(names, owner, said, err.param if err is not None and err.kind == "InputError" else "",
+                                    err.detail if err is not None and err.kind == "Error" else "")
+        bound = _bound(explanation, owner)
+        values = {}
+        for k, a in given:
+            if k in bound:
+                values[k] = bound[k]
+            else:
+                made = _made(explanation, k)
+                values[k] = made if made is not _NONE else _Words(expr_words(a, names))
+        table = owner if owner in names.tables and owner not in names.mechanics else None
+        return call_sentence(names, owner, values, result, table)
+    if failed:
+        return capitalised(f"{expr_words(expr, names)}: refused") + "."
+    said = f"{expr_words(expr, names)} = {names.value(result)}"
+    return capitalised(said) + _stop(said)
+
+
+class _Words(str):
+    """A value already in words (an input the working does not hold as a value)."""
+
+
+_NONE = object()
+
+
+def _bound(explanation, owner: str) -> dict:
+    """The inputs of the example's own call of `owner`: the last top step that is it."""
+    if explanation is None:
+        return {}
+    for st in reversed(explanation.root.children):
+        if st.step == "call" and st.owner == owner and st.args is not None:
+            return st.args
+        if st.step == "lookup" and st.detail.get("table") == owner and st.reads is not None:
+            return st.reads
+    return {}
+
+
+def _made(explanation, roll: str):
+    """A roll the example gave by name (`dice=[...]`), as the working made it."""
+    if explanation is None:
+        return _NONE
+    for k, v in explanation.rolls.items():
+        if k == roll or k.endswith("." + roll):
+            return v
+    return _NONE
+
+
+def _stop(text: str) -> str:
+    return "" if text.rstrip().endswith((".", "!", "?", ")")) else "."
+
+
+def _uncapitalised(text: str) -> str:
+    """A sentence continued after a colon: its first letter lower case, unless the first
+    word is a name (two capitals, as in "AP", or a capital after a capital)."""
+    first = text.split(" ", 1)[0]
+    if len(first) > 1 and (first[1:2].isupper() or not first[:1].isupper()):
+        return text
+    return text[:1].lower() + text[1:]
+
+
+# ------------------------------------------------------------------ findings
+def finding_sentence(names: Names, check: n.Check, case: dict) -> str:
+    """One failing case of a check as a sentence: the book's `finding` filled in
+    ({left}, {right}, a binding), else "<binding>: <left in words> is 118; <right in
+    words> is 82"."""
+    from .render import expr_text
+    binds = {k: _short(names, v) for k, v in case.get("bindings", {}).items()}
+    left = right = None
+    if "left" in case:
+        left, right = names.value(case["left"][1]), names.value(case["right"][1])
+    template = names.findings.get(check.name)
+    if template:
+        values = dict(binds)
+        if left is not None:
+            values.update(left=left, right=right)
+        return capitalised(fill(template, values))
+    lead = ", ".join(f"{words(k)} {v}" for k, v in binds.items())
+    if left is None:
+        return capitalised(f"{lead}: the check does not hold" if lead else "the check does not hold")
+    claim = check.claim
+    lw = expr_words(claim.left, names) if isinstance(claim, n.Compare) else expr_text(case["left"][0])
+    rw = expr_words(claim.right, names) if isinstance(claim, n.Compare) else expr_text(case["right"][0])
+    said = f"{lw} is {left}; {rw} is {right}"
+    return capitalised(f"{lead}: {said}" if lead else said)
+
+
+def _short(names: Names, v) -> str:
+    """A bound value as a finding names it: a row by its name, item, unit or weapon."""
+    from .values import Record
+    if isinstance(v, Record):
+        d = v.as_dict()
+        for key in ("name", "item", "unit", "weapon"):
+            if key in d:
+                return names.value(d[key])
+    return names.value(v)
+
+
+# ------------------------------------------------------------------ formulas
+_OPS = {"==": "=", "!=": "≠", "<=": "≤", ">=": "≥", "<": "<", ">": ">", "notin": "not in", "in": "in"}
+
+
+def expr_words(e, names: Names, scope: Optional[dict] = None) -> str:
+    """A formula as a player reads it: the language's notation (so it still matches the
+    rule), with every name in its words (`hits >= heavy_fire_hits` -> "hits ≥ heavy fire
+    hits"), `==` as `=`, and calls by their words.  `scope` maps local names (parameters,
+    lets, rolls) to their words."""
+    from .render import _prec, literal_text
+    scope = scope or {}
+
+    def name(x: str) -> str:
+        return scope.get(x) or names.name(x)
+
+    def wrap(x, p):
+        s = w(x)
+        return f"({s})" if _prec(x) < p else s
+
+    def w(x) -> str:
+        if x is None:
+            return ""
+        if isinstance(x, n.Literal):
+            v = x.value
+            if isinstance(v, bool):
+                return "yes" if v else "no"
+            return names.value(v) if isinstance(v, str) else literal_text(v)
+        if isinstance(x, n.Name):
+            return name(x.name)
+        if isinstance(x, n.BinOp):
+            p = _prec(x)
+            return f"{wrap(x.left, p)} {'×' if x.op == '*' else x.op} {wrap(x.right, p + 1)}"
+        if isinstance(x, n.Compare):
+            return f"{wrap(x.left, 5)} {_OPS.get(x.op, x.op)} {wrap(x.right, 5)}"
+        if isinstance(x, n.BoolOp):
+            p = _prec(x)
+            return f"{wrap(x.left, p)} {x.op} {wrap(x.right, p + 1)}"
+        if isinstance(x, n.Not):
+            return f"not {wrap(x.operand, 3)}"
+        if isinstance(x, n.Neg):
+            return f"-{wrap(x.operand, 8)}"
+        if isinstance(x, n.IfElse):
+            return f"if {w(x.cond)} then {w(x.then)} else {w(x.orelse)}"
+        if isinstance(x, n.RangeExpr):
+            return f"{wrap(x.low, 6)} to {wrap(x.high, 6)}"
+        if isinstance(x, (n.ListLit, n.SetLit)):
+            return "[" + ", ".join(w(i) for i in x.items) + "]"
+        if isinstance(x, n.Comprehension):
+            inner = {**scope, x.var: words(x.var)}
+            cond = f" if {expr_words(x.cond, names, inner)}" if x.cond is not None else ""
+            return f"{expr_words(x.elem, names, inner)} for each {words(x.var)} in {w(x.source)}{cond}"
+        if isinstance(x, n.Call) and isinstance(x.func, n.Name) and x.func.name == "len" and len(x.args) == 1 \
+                and "len" not in scope:
+            return f"the number of {w(x.args[0])}"
+        if isinstance(x, n.Call):
+            callee = x.func.name if isinstance(x.func, n.Name) else ""
+            parts = [w(a) for a in x.args] + [f"{names.param(callee, k)} {w(a)}" for k, a in x.kwargs]
+            parts += [x.mode.replace("_", " ")] if x.mode else []
+            return f"{wrap(x.func, 9)}({', '.join(parts)})"
+        if isinstance(x, n.Attr):
+            return f"{wrap(x.obj, 9)}'s {names.field(None, x.name)}"
+        if isinstance(x, n.Index):
+            return f"{wrap(x.obj, 9)}[{w(x.index)}]"
+        return "?"
+    return w(e)
