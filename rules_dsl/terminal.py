@@ -345,10 +345,13 @@ def die_name(die: str, book=None) -> tuple:
     return f"{name} die", f"{name} dice"
 
 
-def dice_phrase(spec) -> str:
-    """A roll statement as a reader says it: 'roll a d10', 'roll 2 Dust dice', 'roll hits d6'."""
+def dice_phrase(spec, text=None, face=None) -> str:
+    """A roll statement as a reader says it: 'roll a d10', 'roll 2 Dust dice', 'roll hits d6'.
+    `text` writes an expression (default: the language's notation; display.py's words for
+    players), `face` a die face named in it."""
     from . import nodes as n
-    from .render import expr_text
+    from .render import expr_text as notation
+    expr_text = text or notation
     one, many = die_name(spec.die)
     article = "an" if one[:1].lower() in "aeiou" else "a"
 
@@ -359,14 +362,15 @@ def dice_phrase(spec) -> str:
 
     def faces(e):
         if isinstance(e, (n.SetLit, n.ListLit)):
-            items = [expr_text(x) for x in e.items]
+            items = [face(x.name) if face and isinstance(x, n.Name) else expr_text(x) for x in e.items]
             return " or ".join([", ".join(items[:-1]), items[-1]]) if len(items) > 1 else (items[0] if items else "nothing")
         if isinstance(e, n.RangeExpr):
             return f"{expr_text(e.low)}..{expr_text(e.high)}"
         return expr_text(e)
 
     if spec.kind in ("reroll", "explode"):
-        base = dice_phrase(n.DiceSpec(spec.span, "one" if spec.count is None else "pool", spec.die, spec.count))
+        base = dice_phrase(n.DiceSpec(spec.span, "one" if spec.count is None else "pool", spec.die, spec.count),
+                           text, face)
         if spec.kind == "reroll":
             each = "re-rolling it once" if spec.count is None else "re-rolling each die once"
             return f"{base}, {each} if it shows {faces(spec.on)} (the new face is kept)"
