@@ -57,6 +57,7 @@ class Names:
         self.questions, self.answers, self.findings = {}, {}, {}
         self.params = {}      # (mechanic or table, parameter or key) -> words
         self.rolls = {}       # (mechanic, roll) -> words
+        self.roll_dice = {}   # (mechanic, roll) -> the die it rolls
         self.fields = {}      # (table, field) -> words
         self.members = {}     # (enum or die, member or face) -> words
         self.enum_members = {}   # enum -> [members]
@@ -90,6 +91,7 @@ class Names:
                 for s in d.body:
                     if isinstance(s, n.Roll):
                         self._set(self.rolls, (d.name, s.name), _text(s.display), s.name)
+                        self.roll_dice[(d.name, s.name)] = s.dice.die
                 if d.result_display is not None:
                     self.results[d.name] = d.result_display.text
                 if d.question is not None:
@@ -250,6 +252,23 @@ class Names:
                 if owner == o.name and (fold(m) == want or fold(shown) == want):
                     return m
         return v
+
+    def read_inputs(self, owner: str, given: dict) -> dict:
+        """`NAME=VALUE` inputs typed for a mechanic or a table (`owner`): each name read
+        as an identifier or a display form (case-insensitively), each value by its
+        parameter's type (`read_value`) or, for a roll, its die's faces.  A name that is
+        none of them is kept as typed, for the call to refuse with its suggestions."""
+        params = self.order.get(owner, [])
+        rolls = [r for (m, r) in self.rolls if m == owner]
+        out = {}
+        for typed, v in given.items():
+            name = self.find_param(owner, typed, params + rolls) or typed
+            if (owner, name) in self.types:
+                v = self.read_value(self.types[(owner, name)], v)
+            elif (owner, name) in self.roll_dice:
+                v = self.read_value(n.NamedType(n.NOWHERE, self.roll_dice[(owner, name)]), v)
+            out[name] = v
+        return out
 
     # ------------------------------------------------------------------ export
     def explicit_json(self) -> dict:

@@ -162,6 +162,71 @@ def _uncapitalised(text: str) -> str:
     return text[:1].lower() + text[1:]
 
 
+def branch_words(node: n.Mechanic, names: Names) -> list:
+    """The arms of a mechanic whose result is a chain of `if`s, in words, in the order of
+    explain.branch_chain: [(label, arm)], labels "if …", "else if …", "otherwise"."""
+    scope = {p.name: names.param(node.name, p.name) for p in node.params}
+    for s in node.body:
+        if isinstance(s, n.Roll):
+            scope[s.name] = names.roll(node.name, s.name)
+    e, out = node.result, []
+    while isinstance(e, n.IfElse):
+        out.append((f"{'else if' if out else 'if'} {expr_words(e.cond, names, scope)}", expr_words(e.then, names, scope)))
+        e = e.orelse
+    if out:
+        out.append(("otherwise", expr_words(e, names, scope)))
+    return out
+
+
+def example_cases(book, rule_id, ex, working: bool = True) -> list:
+    """Each `>>>` of a worked example as the page shows it: {"sentence": the case in words
+    (the prose the book wrote before its `>>>`, else made from the call: wording.py),
+    "code": its `>>>` line and expected value (for designers), "working": its worked
+    solution as (depth, kind, text) lines (working.py)}; then, as a last case without
+    code, any prose the book wrote after its last `>>>`."""
+    from .display import names_of
+    from .working import worked
+    names = names_of(book.compiled)
+    text_lines = ex.text.rstrip("\n").split("\n")
+    starts = [c.span.line - ex.first_line for c in ex.cases]
+    explanations = book.explain_example(rule_id, ex) if hasattr(book, "explain_example") else [None] * len(starts)
+    out, prose_from = [], 0
+    for i, (case, explanation) in enumerate(zip(ex.cases, explanations)):
+        start = starts[i]
+        nxt = starts[i + 1] if i + 1 < len(starts) else len(text_lines)
+        end = start + 1
+        while end < nxt and text_lines[end].lstrip().startswith("..."):
+            end += 1                       # continuation lines
+        while end < nxt and text_lines[end].strip():
+            end += 1                       # the expected value runs to a blank line
+        said = " ".join(x.strip() for x in text_lines[prose_from:start] if x.strip())
+        out.append({"sentence": said or example_sentence(names, case, explanation),
+                    "code": "\n".join(text_lines[start:end]).strip("\n"),
+                    "working": ([x[:3] for x in worked(explanation, names)] if explanation is not None and working
+                                else [])})
+        prose_from = end
+    tail = " ".join(x.strip() for x in text_lines[prose_from:] if x.strip())
+    if tail:
+        out.append({"sentence": tail, "code": "", "working": []})
+    return out
+
+
+def doc_words(doc: str, names, owner: str = "") -> str:
+    """A docstring for players: each `identifier` it quotes in backticks becomes its words
+    (a parameter of `owner`, else any name of the book)."""
+    if not doc or names is None:
+        return doc
+
+    def sub(m):
+        ident = m.group(1)
+        if owner and (owner, ident) in names.params:
+            return names.param(owner, ident)
+        if owner and (owner, ident) in names.rolls:
+            return names.roll(owner, ident)
+        return names.name(ident)
+    return re.sub(r"`([A-Za-z_][A-Za-z0-9_]*)`", sub, doc)
+
+
 # ------------------------------------------------------------------ findings
 def finding_sentence(names: Names, check: n.Check, case: dict) -> str:
     """One failing case of a check as a sentence: the book's `finding` filled in

@@ -200,7 +200,10 @@ def _dice_words(roll: n.Roll, names: Names, scope: dict, value=None) -> str:
 
 
 # ------------------------------------------------------------------ text
-def text_lines(lines: list, width: int = 80, style=None, indent: str = "  ") -> list:
+_ASCII = str.maketrans({"≠": "!=", "≥": ">=", "≤": "<=", "×": "*"})
+
+
+def text_lines(lines: list, width: int = 80, style=None, indent: str = "  ", ascii_only: bool = False) -> list:
     """The worked lines wrapped to `width` columns: each indented by its depth, a long
     line continued under its own text (a hanging indent), never a word cut; a location
     (when the lines have them) dim at the end.  `style(text, *styles)` marks calls bold,
@@ -208,6 +211,8 @@ def text_lines(lines: list, width: int = 80, style=None, indent: str = "  ") -> 
     style = style or (lambda text, *s: text)
     out = []
     for depth, kind, text, where in lines:
+        if ascii_only:          # a terminal that cannot show ≠ ≥ ≤ ×
+            text = text.translate(_ASCII)
         pad = indent * depth
         lead = "* " if kind == "note" else ""
         first = pad + lead
@@ -217,11 +222,13 @@ def text_lines(lines: list, width: int = 80, style=None, indent: str = "  ") -> 
         wrapped = textwrap.wrap(body, width=avail + len(first), initial_indent=first, subsequent_indent=rest,
                                 break_long_words=False, break_on_hyphens=False) or [first]
         for i, line in enumerate(wrapped):
+            loc = ""
             if where and line.endswith(f"[{where}]"):
-                line = line[: -len(where) - 2] + style(f"[{where}]", "dim")
-            if kind == "call" and i == 0:
-                line = pad + style(line[len(pad):], "bold")
+                line, loc = line[: -len(where) - 2], style(f"[{where}]", "dim")
+            if kind == "call" and i == 0 and line.strip():
+                body = line[len(pad):].rstrip()
+                line = pad + style(body, "bold") + line[len(pad) + len(body):]
             elif kind == "note":
                 line = style(line, "dim")
-            out.append(line)
+            out.append(line + loc)
     return out
