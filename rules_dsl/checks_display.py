@@ -6,7 +6,7 @@ mechanic's `question` and `answer`, a check's `finding` (docs/language.md, "Name
   either form as input, so no two names of a scope may read the same (case and
   underscores aside), identifier or display form: the parameters and rolls of a
   mechanic, the keys of a table, the fields of a record, the members of an enum,
-  the faces of a die; across the book, mechanics, tables and constants;
+  the faces of a die; across the book, mechanics, tables, constants and enumerations;
 * an answer's `{placeholders}` are `{result}` or a parameter of the mechanic; a
   finding's are `{left}`, `{right}` (the two sides of the check's comparison) or a
   binding of the check; a question has none (it is shown before any input is given).
@@ -71,7 +71,7 @@ def check_display(book, report):
             _placeholders(d.finding, allowed, report, "a finding names the two sides of the check's comparison, "
                           "{left} and {right}, or a binding of the check")
     # across the book: a mechanic, a table or a constant a player could mistake for another
-    _distinct(globals_, "mechanics, tables and constants of the book", report, words_only=True)
+    _distinct(globals_, "mechanics, tables, constants and enumerations of the book", report, words_only=True)
 
 
 def _mechanic(d: n.Mechanic, report):
@@ -142,13 +142,14 @@ def _distinct(items, scope: str, report, words_only: bool = False):
         shown = ph.text if ph is not None and ph.text.strip() else words(ident)
         readings = {fold(shown)} if words_only else {fold(shown), fold(ident)}
         where = ph.span if ph is not None else span
+        label = f"{ident} (called \"{shown}\")" if ph is not None else ident
         for r in sorted(readings):
             if r in seen and seen[r][0] != ident:
-                other, other_span, other_words = seen[r]
-                report(where, f"'{shown}' reads the same as '{other_words}' ({other}) among the {scope}",
+                other, other_span, other_label = seen[r]
+                report(where, f"{label} reads the same as {other_label} among the {scope}",
                        "players (and the command line, which reads either form) could not tell them apart: "
                        "give one of them other words with called \"...\"",
-                       related=[Related.at(other_span, f"'{other}' is here")])
+                       related=[Related.at(other_span, f"{other} is declared here")])
                 break
         for r in readings:
-            seen.setdefault(r, (ident, where, shown))
+            seen.setdefault(r, (ident, where, label))
