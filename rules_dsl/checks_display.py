@@ -69,7 +69,8 @@ def check_display(book, report):
             if isinstance(d.claim, n.Compare) and d.claim.op in ("==", "!=", "<", "<=", ">", ">="):
                 allowed += ["left", "right"]
             _placeholders(d.finding, allowed, report, "a finding names the two sides of the check's comparison, "
-                          "{left} and {right}, or a binding of the check")
+                          "{left} and {right}, a binding of the check, or a field of a bound row ({row.cost})",
+                          dotted=[b.name for b in d.bindings])
     # across the book: a mechanic, a table or a constant a player could mistake for another
     _distinct(globals_, "mechanics, tables, constants and enumerations of the book", report, words_only=True)
 
@@ -119,9 +120,10 @@ def _sentence_ok(ph, report):
                "keep it to one sentence; the rule's prose explains")
 
 
-def _placeholders(ph, allowed, report, hint):
+def _placeholders(ph, allowed, report, hint, dotted=()):
+    """Each `{name}` of the phrase is one of `allowed`, or `{binding.field}` of a binding in `dotted`."""
     for name, col in placeholders(ph.text):
-        if name not in allowed:
+        if name not in allowed and not ("." in name and name.split(".", 1)[0] in dotted):
             report(_at(ph, col), f"unknown placeholder {{{name}}}",
                    (did_you_mean(name, allowed) + " " if did_you_mean(name, allowed) else "") + hint
                    + "; write {{ for a brace")

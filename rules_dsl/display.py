@@ -190,6 +190,25 @@ class Names:
             return show(v)
         return show(v)
 
+    def input_value(self, owner: str, name: str, v) -> str:
+        """An input in words: a member or face given as plain text (`state=suppressed` on the
+        command line, an `odds` line) by its words, as the parameter's type reads it."""
+        if isinstance(v, (str, list)) and not isinstance(v, Sym) and (owner, name) in self.types:
+            v = self._as_members(self.types[(owner, name)], v)
+        return self.value(v)
+
+    def _as_members(self, t, v):
+        if isinstance(v, list):
+            return [self._as_members(t.item if isinstance(t, n.ListType) else t, x) for x in v]
+        got = self.read_value(t, v)
+        if isinstance(got, str) and not isinstance(got, Sym):
+            options = t.options if isinstance(t, n.UnionType) else (t,)
+            for o in options:
+                o = o.item if isinstance(o, n.ListType) else o
+                if isinstance(o, n.NamedType) and (o.name, got) in self.members:
+                    return Sym(got, o.name)
+        return got
+
     def describe(self, t) -> str:
         """What a parameter of type `t` accepts, in words ("one of: clear, Under Fire,
         Suppressed", "yes or no", "0 to 400")."""

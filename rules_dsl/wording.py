@@ -56,7 +56,7 @@ def answer(names: Names, mechanic: str, result, args: Optional[dict] = None, tab
 
 def inputs_phrase(names: Names, owner: str, args: dict) -> str:
     """`state clear, hits 2`: inputs by their words (the order given)."""
-    return ", ".join(f"{names.param(owner, k)} {names.value(v)}" for k, v in args.items())
+    return ", ".join(f"{names.param(owner, k)} {names.input_value(owner, k, v)}" for k, v in args.items())
 
 
 def call_sentence(names: Names, owner: str, args: dict, result, table: Optional[str] = None) -> str:
@@ -229,28 +229,39 @@ def doc_words(doc: str, names, owner: str = "") -> str:
 
 # ------------------------------------------------------------------ findings
 def finding_sentence(names: Names, check: n.Check, case: dict) -> str:
-    """One failing case of a check as a sentence: the book's `finding` filled in
-    ({left}, {right}, a binding), else "<binding>: <left in words> is 118; <right in
-    words> is 82"."""
+    """One failing case of a check as a sentence: the book's `finding` filled in ({left},
+    {right}, a binding, `{binding.field}` of a row), else "<the row>: <left in words> is
+    118; <right in words> is 82" (a bound row named by its name, item, unit, weapon or
+    place, else by its fields; a side that is a binding is not said twice)."""
     from .render import expr_text
-    binds = {k: _short(names, v) for k, v in case.get("bindings", {}).items()}
+    from .values import Record
+    bindings = case.get("bindings", {})
+    binds = {k: _short(names, v) for k, v in bindings.items()}
     left = right = None
     if "left" in case:
         left, right = names.value(case["left"][1]), names.value(case["right"][1])
     template = names.findings.get(check.name)
     if template:
         values = dict(binds)
+        for k, v in bindings.items():
+            if isinstance(v, Record):
+                for f, x in v.as_dict().items():
+                    values[f"{k}.{f}"] = names.value(x)
         if left is not None:
             values.update(left=left, right=right)
         return capitalised(fill(template, values))
-    lead = ", ".join(f"{words(k)} {v}" for k, v in binds.items())
-    if left is None:
-        return capitalised(f"{lead}: the check does not hold" if lead else "the check does not hold")
     claim = check.claim
-    lw = expr_words(claim.left, names) if isinstance(claim, n.Compare) else expr_text(case["left"][0])
-    rw = expr_words(claim.right, names) if isinstance(claim, n.Compare) else expr_text(case["right"][0])
+    sides = (claim.left, claim.right) if isinstance(claim, n.Compare) else ()
+    said_by_sides = {x.name for x in sides if isinstance(x, n.Name)}
+    lead = ", ".join(v if isinstance(bindings[k], Record) else f"{words(k)} {v}"
+                     for k, v in binds.items() if k not in said_by_sides)
+    if left is None:
+        return capitalised(f"{lead}: this does not hold" if lead else "this does not hold") + "."
+    rows = {k: "" for k, v in bindings.items() if isinstance(v, Record)}   # `row.listed` reads "listed"
+    lw = expr_words(claim.left, names, rows) if sides else expr_text(case["left"][0])
+    rw = expr_words(claim.right, names, rows) if sides else expr_text(case["right"][0])
     said = f"{lw} is {left}; {rw} is {right}"
-    return capitalised(f"{lead}: {said}" if lead else said)
+    return capitalised(f"{lead}: {said}" if lead else said) + "."
 
 
 def _short(names: Names, v) -> str:
@@ -258,7 +269,7 @@ def _short(names: Names, v) -> str:
     from .values import Record
     if isinstance(v, Record):
         d = v.as_dict()
-        for key in ("name", "item", "unit", "weapon"):
+        for key in ("name", "item", "unit", "weapon", "place"):
             if key in d:
                 return names.value(d[key])
     return names.value(v)
@@ -277,7 +288,7 @@ def expr_words(e, names: Names, scope: Optional[dict] = None) -> str:
     scope = scope or {}
 
     def name(x: str) -> str:
-        return scope.get(x) or names.name(x)
+        return scope.get(x) or (x if scope.get(x) == "" else names.name(x))
 
     def wrap(x, p):
         s = w(x)
@@ -324,6 +335,8 @@ def expr_words(e, names: Names, scope: Optional[dict] = None) -> str:
             parts += [x.mode.replace("_", " ")] if x.mode else []
             return f"{wrap(x.func, 9)}({', '.join(parts)})"
         if isinstance(x, n.Attr):
+            if isinstance(x.obj, n.Name) and scope.get(x.obj.name) == "":
+                return names.field(None, x.name)        # a bound row's field: "listed"
             return f"{wrap(x.obj, 9)}'s {names.field(None, x.name)}"
         if isinstance(x, n.Index):
             return f"{wrap(x.obj, 9)}[{w(x.index)}]"

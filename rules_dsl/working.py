@@ -15,6 +15,7 @@ on request.
 """
 from __future__ import annotations
 
+import re
 import textwrap
 from typing import Optional
 
@@ -41,7 +42,7 @@ def worked(explanation, names: Names, locations: bool = False) -> list:
     else:
         _step(root, 0, out, names, seen)
     if explanation.error is not None:
-        out.append((0, "stop", f"Stopped: {explanation.error}", ""))
+        out.append((0, "stop", error_words(explanation.error, names), ""))
     return [(min(d, MAX_DEPTH), k, t, loc if locations else "") for d, k, t, loc in out]
 
 
@@ -74,7 +75,7 @@ def _step(st, depth: int, out: list, names: Names, seen: set, scope: Optional[di
         args = st.args if st.args is not None else {}
         if args:
             out.append((depth + 1, "input", "With " + inputs_phrase(names, owner, args) + ".", ""))
-        _notes(st, depth + 1, out, seen)
+        _notes(st, depth + 1, out, seen, names)
         for c in st.children:
             _step(c, depth + 1, out, names, seen, inner)
         if st.has_value:
@@ -134,11 +135,11 @@ def _step(st, depth: int, out: list, names: Names, seen: set, scope: Optional[di
                 out.append((depth, "result", f"{capitalised(formula)} = {shown}.", where))
     else:
         out.append((depth, kind, st.text, where))
-        _notes(st, depth + 1, out, seen)
+        _notes(st, depth + 1, out, seen, names)
         for c in st.children:
             _step(c, depth + 1, out, names, seen, scope)
         return
-    _notes(st, depth + 1, out, seen)
+    _notes(st, depth + 1, out, seen, names)
     if kind == "lookup":
         for c in st.children:
             _step(c, depth + 1, out, names, seen, scope)
@@ -163,24 +164,76 @@ def _branch(st, depth, out, names, seen, scope):
             value = names.value(st.value) if st.has_value else ""
             text += f", so {taken}" + (f" = {value}" if value and value != taken else "")
         out.append((depth, "ask", text + ".", st.location))
-    _notes(st, depth + 1, out, seen)
+    _notes(st, depth + 1, out, seen, names)
     for c in st.children:
         same = c.step == "branch" and st.detail.get("chained")
         _step(c, depth if same else depth + 1, out, names, seen, scope)
 
 
-def _notes(st, depth, out, seen):
+def _notes(st, depth, out, seen, names=None):
     for kind, text, rule in st.notes:
         if (kind, text) in seen:
             continue
         seen.add((kind, text))
         of = f" ({rule})" if rule != st.rule else ""
-        out.append((depth, "note", f"{NOTE_WORDS.get(kind, capitalised(kind))}{of}: {_plain(text)}", ""))
+        out.append((depth, "note", f"{NOTE_WORDS.get(kind, capitalised(kind))}{of}: {_plain(text, names)}", ""))
 
 
-def _plain(text: str) -> str:
+_IDENT = re.compile(r"`([A-Za-z_][A-Za-z0-9_]*)(=[^`]*)?`|\b([a-z][a-z0-9]*(?:_[a-z0-9]+)+)\b")
+
+
+def _plain(text: str, names: Optional[Names] = None) -> str:
+    """A note as plain words: its markup gone, and the book's names it quotes
+    (`suppression_after_roll`, `extra_die=true`) in their words."""
     from .prose import parse_prose, plain_text
-    return " ".join(plain_text(parse_prose(text)).split())
+    said = " ".join(plain_text(parse_prose(text)).split())
+    if names is None:
+        return said
+
+    def sub(m):
+        ident = m.group(1) or m.group(3)
+        if m.group(1) is None and not _known(names, ident):
+            return words(ident)             # snake_case in prose is a name of the language: its words
+        shown = _any_name(names, ident)
+        if m.group(2):                     # `stunned=true`: the input and its value
+            value = m.group(2)[1:]
+            return f"{shown} {dict(true='yes', false='no').get(value, words(value))}"
+        return shown
+    return _IDENT.sub(sub, said)
+
+
+_INPUT_ERROR = re.compile(r"^(\w+): parameter '(\w+)' got (.*); allowed: (.*)$")
+_REQUIRE = re.compile(r"^(\w+): (.*)$")
+
+
+def error_words(error: str, names: Names) -> str:
+    """Why an evaluation stopped, in words: a refused input by its words and what it
+    accepts, a `require` by its message, anything else with the book's names in words."""
+    m = _INPUT_ERROR.match(error)
+    if m and m.group(1) in names.order:
+        owner, param = m.group(1), m.group(2)
+        t = names.types.get((owner, param))
+        allowed = names.describe(t) if t is not None else m.group(4)
+        return f"Refused: {names.param(owner, param)} must be {allowed} (it was {m.group(3)})."
+    m = _REQUIRE.match(error)
+    if m and m.group(1) in names.mechanics:
+        return f"Not allowed ({names.mechanic(m.group(1))}): {m.group(2)}."
+    return "Stopped: " + _plain(error, names)
+
+
+def _known(names: Names, ident: str) -> bool:
+    return (ident in names.mechanics or ident in names.tables or ident in names.consts or ident in names.enums
+            or any(p == ident for (_, p) in names.params) or any(m == ident for (_, m) in names.members))
+
+
+def _any_name(names: Names, ident: str) -> str:
+    """A name a note quotes, in words: a global, else a parameter's words (the first found)."""
+    if ident in names.mechanics or ident in names.tables or ident in names.consts or ident in names.enums:
+        return names.name(ident) if ident not in names.enums else names.enum(ident)
+    for (owner, p), w in names.params.items():
+        if p == ident:
+            return w
+    return names.name(ident)
 
 
 def _stop(value, names, owner) -> str:

@@ -53,17 +53,11 @@ def book_module(book) -> tuple:
         head.append(f"$d[{g.dice[name]}] = B.defineDie({js_str(name)}, [{faces}], {'true' if die.custom else 'false'}, "
                     f"{js_str(die.describe())});")
     words = book.display.explicit_json()     # display forms the book wrote (the rest: words(identifier))
-    if words:
+    if words:   # parsed from a string: a name such as `__proto__` stays a key, never a prototype
         import json
-        head.append(f"B.defineWords({js_str_json(json.dumps(words, ensure_ascii=True, sort_keys=True))});")
+        head.append(f"B.defineWords(JSON.parse({js_str(json.dumps(words, ensure_ascii=False, sort_keys=True))}));")
     tail = ["export { $m, $t, $c, $e, $d, $y, $s };", "export default B;", ""]
     return "\n".join(head + consts + tables + mechanics + tail), g
-
-
-def js_str_json(text: str) -> str:
-    """JSON text as a JS value, safe inside an HTML <script> (`<`, `>`, `&` escaped as emit.js_str does)."""
-    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026") \
-        .replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
 
 
 def symbols_js(g: Globals) -> str:

@@ -850,13 +850,25 @@ export function words(id) {
   return parts.length ? parts.join(" ") : String(id);
 }
 export function capitalised(t) { return t ? t[0].toUpperCase() + t.slice(1) : t; }
+function toMaps(x) {
+  if (x === null || typeof x !== "object" || Array.isArray(x)) return x;
+  return new Map(Object.entries(x).map(([k, v]) => [k, toMaps(v)]));
+}
 function fold(t) { return String(t).replace(/[_\-\s]+/g, " ").toLowerCase().trim(); }   // display.fold
 function dieWords(name) { return /^d\d+$/.test(name) ? name : `${capitalised(words(name))} die`; }
 const PLACEHOLDER = /\{\{|\}\}|\{([^{}]*)\}/g;
 
 export class Words {
-  constructor(book, data) { this.book = book; this.d = data || {}; }
-  _get(key, a, b) { const t = this.d[key]; if (!t) return undefined; return b === undefined ? t[a] : (t[a] || {})[b]; }
+  // data: the book's words as parsed JSON; kept in Maps, so a name such as `__proto__` is only data
+  constructor(book, data) { this.book = book; this.d = toMaps(data || {}); }
+  _get(key, a, b) {
+    const t = this.d.get(key);
+    if (!(t instanceof Map)) return undefined;
+    const x = t.get(String(a));
+    if (b === undefined) return typeof x === "string" ? x : undefined;
+    const y = x instanceof Map ? x.get(String(b)) : undefined;
+    return typeof y === "string" ? y : undefined;
+  }
   mechanic(name) { return this._get("m", name) || this._get("t", name) || words(name); }
   table(name) { return this._get("t", name) || words(name); }
   param(owner, name) { return this._get("p", owner, name) || this._get("r", owner, name) || words(name); }
