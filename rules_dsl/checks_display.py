@@ -143,15 +143,17 @@ def _distinct(items, scope: str, report, words_only: bool = False):
     for ident, ph, span in items:
         shown = ph.text if ph is not None and ph.text.strip() else words(ident)
         readings = {fold(shown)} if words_only else {fold(shown), fold(ident)}
-        where = ph.span if ph is not None else span
-        label = f"{ident} (called \"{shown}\")" if ph is not None else ident
+        me = (ident, ph.span if ph is not None else span, f"{ident} (called \"{shown}\")" if ph is not None else ident,
+              ph is not None)
         for r in sorted(readings):
             if r in seen and seen[r][0] != ident:
-                other, other_span, other_label = seen[r]
-                report(where, f"{label} reads the same as {other_label} among the {scope}",
+                other = seen[r]
+                # said at the words that make the clash: this item's, or the earlier one's when only it has words
+                at, to = (other, me) if other[3] and not me[3] else (me, other)
+                report(at[1], f"{at[2]} reads the same as {to[2]} among the {scope}",
                        "players (and the command line, which reads either form) could not tell them apart: "
                        "give one of them other words with called \"...\"",
-                       related=[Related.at(other_span, f"{other} is declared here")])
+                       related=[Related.at(to[1], f"{to[0]} is declared here")])
                 break
         for r in readings:
-            seen.setdefault(r, (ident, where, label))
+            seen.setdefault(r, me)

@@ -468,13 +468,28 @@ def cmd_odds(args):
             _json({"a": dist.as_json(), "b": other.as_json()})
             return 0
         from .odds import side_by_side
-        _out(side_by_side(dist, other, label=lambda k: words.param(mech.name, k), **_odds_words(book, mech)))
+        _out(_fit(side_by_side(dist, other, label=lambda k: words.param(mech.name, k), **_odds_words(book, mech)), args))
         return 0
     if args.json:
         _json(dist.as_json())
         return 0
-    _out(dist.table(**_odds_words(book, mech)))
+    _out(_fit(dist.table(**_odds_words(book, mech)), args))
     return 0
+
+
+def _fit(text: str, args) -> str:
+    """An odds text for the terminal: a line of words (a title) wider than the terminal
+    wrapped under itself; a table's rows (columns apart by two spaces) kept whole."""
+    import textwrap
+    width = _output(args).width
+    lines = []
+    for line in text.split("\n"):
+        if len(line) > width and "  " not in line.strip():
+            lines.extend(textwrap.wrap(line, width, subsequent_indent="   ", break_long_words=False,
+                                       break_on_hyphens=False))
+        else:
+            lines.append(line)
+    return "\n".join(lines)
 
 
 def _odds_words(book, mech) -> dict:

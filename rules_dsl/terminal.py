@@ -607,6 +607,9 @@ def rule_lines(book, rv, record: dict, out: Out, title_of=None) -> list:
         for case in example_cases(book, rv.id, ex, working=False):
             if case["sentence"]:
                 body.extend(wrap_segments([(case["sentence"], ())], W, out, "    ", "    "))
-            body.extend(out.style("      " + line, "dim") for line in case["code"].splitlines() if line.strip())
+            for line in case["code"].splitlines():      # the `>>>` lines, for designers: dim, wrapped at spaces
+                if line.strip():
+                    body.extend(out.style(x, "dim") for x in
+                                wrap_segments([(line.strip(), ())], out.width, out, "      ", "          "))
         section(body)
     return lines

@@ -272,6 +272,9 @@ def _short(names: Names, v) -> str:
         for key in ("name", "item", "unit", "weapon", "place"):
             if key in d:
                 return names.value(d[key])
+        first = next(iter(d.values()), None)
+        if isinstance(first, str):         # a row keyed by text: its key names it
+            return names.value(first)
     return names.value(v)
 
 
