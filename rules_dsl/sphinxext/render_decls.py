@@ -68,6 +68,7 @@ def mechanic_node(ctx, d, book):
                              anchor)])
     if d["has_dice"]:
         sig += nodes.inline("dice", "dice", classes=["rules-mech-kind"])
+        sig += nodes.Text(" ")
     sig += nodes.inline(title, title, classes=["rules-mech-title"])
     desc += sig
     content = addnodes.desc_content()
