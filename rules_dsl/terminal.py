@@ -528,10 +528,9 @@ NOTE_TITLES = {"clarification": "Clarification", "interpretation": "Interpretati
 def rule_lines(book, rv, record: dict, out: Out, title_of=None) -> list:
     """A rule as the website shows it: title, reference line, prose, flavour, notes, then
     its mechanics, tables, constants, enumerations and checks, findings, examples.
-    `record` is the rule's index record (for its findings, computed once at indexing)."""
+    `record` is the rule's index record; its findings are the book's, as sentences."""
     from . import nodes as n
     from .render import expr_text
-    from .values import show
     W = out.prose_width
     node = rv.node
     lines = wrap_segments([(node.title, ("bold",))], W, out)

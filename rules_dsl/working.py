@@ -230,7 +230,7 @@ def _any_name(names: Names, ident: str) -> str:
     """A name a note quotes, in words: a global, else a parameter's words (the first found)."""
     if ident in names.mechanics or ident in names.tables or ident in names.consts or ident in names.enums:
         return names.name(ident) if ident not in names.enums else names.enum(ident)
-    for (owner, p), w in names.params.items():
+    for (_owner, p), w in names.params.items():
         if p == ident:
             return w
     return names.name(ident)
