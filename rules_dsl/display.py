@@ -84,10 +84,7 @@ class Names:
                 self._set(self.consts, d.name, _text(d.display), d.name)
             elif isinstance(d, n.Mechanic):
                 self._set(self.mechanics, d.name, _text(d.display), d.name)
-                self.order[d.name] = [prm.name for prm in d.params]
-                for prm in d.params:
-                    self._set(self.params, (d.name, prm.name), _text(prm.display), prm.name)
-                    self.types[(d.name, prm.name)] = prm.type
+                self._params(d)
                 for s in d.body:
                     if isinstance(s, n.Roll):
                         self._set(self.rolls, (d.name, s.name), _text(s.display), s.name)
@@ -100,10 +97,7 @@ class Names:
                     self.answers[d.name] = d.answer.text
             elif isinstance(d, n.Table):
                 self._set(self.tables, d.name, _text(d.display), d.name)
-                self.order[d.name] = [prm.name for prm in d.params]
-                for prm in d.params:
-                    self._set(self.params, (d.name, prm.name), _text(prm.display), prm.name)
-                    self.types[(d.name, prm.name)] = prm.type
+                self._params(d)
                 rt = d.returns
                 if isinstance(rt, n.RecordType):
                     shown = {f: ph.text for f, ph in rt.displays}
@@ -113,6 +107,13 @@ class Names:
                             self._field_any.setdefault(f, shown[f])
             elif isinstance(d, n.Check) and d.finding is not None:
                 self.findings[d.name] = d.finding.text
+
+    def _params(self, d):
+        """A mechanic's parameters or a table's keys: their words, types and order."""
+        self.order[d.name] = [prm.name for prm in d.params]
+        for prm in d.params:
+            self._set(self.params, (d.name, prm.name), _text(prm.display), prm.name)
+            self.types[(d.name, prm.name)] = prm.type
 
     def _set(self, table: dict, key, given: Optional[str], identifier: str):
         table[key] = given if given else words(identifier)

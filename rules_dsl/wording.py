@@ -15,6 +15,7 @@ from typing import Optional
 
 from . import nodes as n
 from .display import Names, capitalised, words
+from .render import Notation
 
 _PLACEHOLDER = re.compile(r"\{\{|\}\}|\{([^{}]*)\}")
 
@@ -111,7 +112,7 @@ def example_sentence(names: Names, case, explanation=None) -> str:
                 values[k] = bound[k]
             else:
                 made = _made(explanation, k)
-                values[k] = made if made is not _NONE else _Words(expr_words(a, names))
+                values[k] = made if made is not _NONE else _Said(expr_words(a, names))
         table = owner if owner in names.tables and owner not in names.mechanics else None
         return call_sentence(names, owner, values, result, table)
     if failed:
@@ -120,7 +121,7 @@ def example_sentence(names: Names, case, explanation=None) -> str:
     return capitalised(said) + _stop(said)
 
 
-class _Words(str):
+class _Said(str):
     """A value already in words (an input the working does not hold as a value)."""
 
 
@@ -286,62 +287,44 @@ def expr_words(e, names: Names, scope: Optional[dict] = None) -> str:
     """A formula as a player reads it: the language's notation (so it still matches the
     rule), with every name in its words (`hits >= heavy_fire_hits` -> "hits ≥ heavy fire
     hits"), `==` as `=`, and calls by their words.  `scope` maps local names (parameters,
-    lets, rolls) to their words."""
-    from .render import _prec, literal_text
-    scope = scope or {}
+    lets, rolls) to their words; a name mapped to "" is a bound row, whose fields read alone."""
+    return _Words(names, scope or {}).text(e)
 
-    def name(x: str) -> str:
-        return scope.get(x) or (x if scope.get(x) == "" else names.name(x))
 
-    def wrap(x, p):
-        s = w(x)
-        return f"({s})" if _prec(x) < p else s
+class _Words(Notation):
+    """render.Notation in words: names by their display forms, `==` as `=`, `*` as `×`,
+    `a..b` as "a to b", `len(x)` as "the number of x", a row's field by the field's words."""
+    range_sep, set_open, set_close = " to ", "[", "]"
 
-    def w(x) -> str:
-        if x is None:
-            return ""
-        if isinstance(x, n.Literal):
-            v = x.value
-            if isinstance(v, bool):
-                return "yes" if v else "no"
-            return names.value(v) if isinstance(v, str) else literal_text(v)
-        if isinstance(x, n.Name):
-            return name(x.name)
-        if isinstance(x, n.BinOp):
-            p = _prec(x)
-            return f"{wrap(x.left, p)} {'×' if x.op == '*' else x.op} {wrap(x.right, p + 1)}"
-        if isinstance(x, n.Compare):
-            return f"{wrap(x.left, 5)} {_OPS.get(x.op, x.op)} {wrap(x.right, 5)}"
-        if isinstance(x, n.BoolOp):
-            p = _prec(x)
-            return f"{wrap(x.left, p)} {x.op} {wrap(x.right, p + 1)}"
-        if isinstance(x, n.Not):
-            return f"not {wrap(x.operand, 3)}"
-        if isinstance(x, n.Neg):
-            return f"-{wrap(x.operand, 8)}"
-        if isinstance(x, n.IfElse):
-            return f"if {w(x.cond)} then {w(x.then)} else {w(x.orelse)}"
-        if isinstance(x, n.RangeExpr):
-            return f"{wrap(x.low, 6)} to {wrap(x.high, 6)}"
-        if isinstance(x, (n.ListLit, n.SetLit)):
-            return "[" + ", ".join(w(i) for i in x.items) + "]"
-        if isinstance(x, n.Comprehension):
-            inner = {**scope, x.var: words(x.var)}
-            cond = f" if {expr_words(x.cond, names, inner)}" if x.cond is not None else ""
-            return f"{expr_words(x.elem, names, inner)} for each {words(x.var)} in {w(x.source)}{cond}"
-        if isinstance(x, n.Call) and isinstance(x.func, n.Name) and x.func.name == "len" and len(x.args) == 1 \
-                and "len" not in scope:
-            return f"the number of {w(x.args[0])}"
-        if isinstance(x, n.Call):
-            callee = x.func.name if isinstance(x.func, n.Name) else ""
-            parts = [w(a) for a in x.args] + [f"{names.param(callee, k)} {w(a)}" for k, a in x.kwargs]
-            parts += [x.mode.replace("_", " ")] if x.mode else []
-            return f"{wrap(x.func, 9)}({', '.join(parts)})"
-        if isinstance(x, n.Attr):
-            if isinstance(x.obj, n.Name) and scope.get(x.obj.name) == "":
-                return names.field(None, x.name)        # a bound row's field: "listed"
-            return f"{wrap(x.obj, 9)}'s {names.field(None, x.name)}"
-        if isinstance(x, n.Index):
-            return f"{wrap(x.obj, 9)}[{w(x.index)}]"
-        return "?"
-    return w(e)
+    def __init__(self, names: Names, scope: dict):
+        self.names, self.scope = names, scope
+
+    def literal(self, v) -> str:
+        if isinstance(v, bool):
+            return "yes" if v else "no"
+        return self.names.value(v) if isinstance(v, str) else super().literal(v)
+
+    def name(self, ident: str) -> str:
+        said = self.scope.get(ident)
+        return said if said else (ident if said == "" else self.names.name(ident))
+
+    def operator(self, op: str) -> str:
+        return _OPS.get(op, "×" if op == "*" else op)
+
+    def comprehension(self, e) -> str:
+        inner = _Words(self.names, {**self.scope, e.var: words(e.var)})
+        cond = f" if {inner.text(e.cond)}" if e.cond is not None else ""
+        return f"{inner.text(e.elem)} for each {words(e.var)} in {self.text(e.source)}{cond}"
+
+    def call(self, e) -> str:
+        callee = e.func.name if isinstance(e.func, n.Name) else ""
+        if callee == "len" and len(e.args) == 1 and not e.kwargs and "len" not in self.scope:
+            return f"the number of {self.text(e.args[0])}"
+        parts = [self.text(a) for a in e.args] + [f"{self.names.param(callee, k)} {self.text(a)}" for k, a in e.kwargs]
+        parts += [e.mode.replace("_", " ")] if e.mode else []
+        return f"{self.wrap(e.func, 9)}({', '.join(parts)})"
+
+    def field(self, e) -> str:
+        if isinstance(e.obj, n.Name) and self.scope.get(e.obj.name) == "":
+            return self.names.field(None, e.name)        # a bound row's field: "listed"
+        return f"{self.wrap(e.obj, 9)}'s {self.names.field(None, e.name)}"

@@ -168,7 +168,7 @@ def test_rolls_read_as_words():
 def test_parameters_show_ranges_enums_and_defaults():
     out = rules("show", "void:spomm", COLUMNS=120).stdout
     assert re.search(r"Led by ungraded +yes or no; default no", out)      # names and values in words
-    assert re.search(r"Role +one of: tactical advance, fire support", out)
+    assert re.search(r"Role +one of: Tactical Advance, Fire Support", out)   # the book's words
     assert "rules call void:spomm_directive_for role=" in out               # the command: identifiers
 
 
@@ -181,7 +181,7 @@ def test_show_json_keeps_its_keys():
 # ------------------------------------------------------------------ rules call on a table
 def test_call_looks_a_table_up():
     p = rules("call", "void:spomm_grade_radius", "grade=1")
-    assert p.returncode == 0 and p.stdout.strip() == "Spomm grade radius: short"
+    assert p.returncode == 0 and p.stdout.strip() == "Spomm grade radius: short range"
     assert json.loads(rules("call", "void:spomm_grade_radius", "grade=3", "--json").stdout) == {
         "result": "long", "rolls": {}}
 
