@@ -11,6 +11,8 @@
 from __future__ import annotations
 
 from . import nodes as n
+from .builtins import BUILTINS
+from .example_odds import form_name
 from .model import BookAST, walk
 
 def check_examples(book: BookAST, syms, report):
@@ -22,17 +24,59 @@ def check_examples(book: BookAST, syms, report):
         if not isinstance(rule, n.Rule):
             continue
         for example in rule.examples:
-            if not example.cases:
+            if not example.cases and ">>>" not in example.text:   # a '>>>' that did not parse is reported there
                 report(example.span, "this example has no '>>>' line",
                        "write '>>> expression' and, on the next line, the value it must give")
             for case in example.cases:
-                ex.expr(case.expr, set())
+                if form_name(case.expr, syms) is not None:
+                    _check_odds_form(case, syms, report, ex)
+                else:
+                    ex.expr(case.expr, set())
                 if case.expected is not None:
                     _check_value(case.expected, syms, report)
                     ex.expr(case.expected, set())
                 _check_literal_arguments(case, syms, report)
         for odds in rule.odds:
             _check_odds_inputs(odds, syms, report, ex)
+
+
+def _check_odds_form(case, syms, report, ex):
+    """`chance(CONDITION)` / `mean(EXPRESSION)` (example_odds.py): one expression that rolls
+    dice (through the mechanics it calls); a chance's is a condition, a mean's a number."""
+    from .callgraph import graph
+    from .checks_types import BOOL, NUM, TypePass, describe
+    from .example_odds import form_of
+
+    call = case.expr
+    name = call.func.name
+    if form_of(call, syms) is None:
+        report(call.span, f"{name}(...) takes one expression", f"e.g. {name}(hits(3, 4) >= 2)" if name == "chance"
+               else "e.g. mean(hits(3, 4))")
+        return
+    inner = call.args[0]
+    ex.expr(inner, set())
+    g = graph(syms)
+    rolling, changed = {m for m, node in syms.mechanics.items() if any(isinstance(s, n.Roll) for s in node.body)}, True
+    while changed:
+        changed = False
+        for m, sites in g.items():
+            if m not in rolling and any(s.callee in rolling for s in sites):
+                rolling.add(m)
+                changed = True
+    calls = [x.func.name for x in n.iter_nodes(inner) if isinstance(x, n.Call) and isinstance(x.func, n.Name)]
+    mechs = [c for c in dict.fromkeys(calls) if c in syms.mechanics]
+    if not any(c in rolling for c in mechs) and all(c in syms.mechanics or c in syms.tables or c in BUILTINS
+                                                    for c in calls):
+        what = f"{', '.join(mechs)} roll{'s' if len(mechs) == 1 else ''} none" if mechs else "it calls no mechanic"
+        report(call.span, f"{name}(...) needs dice: {what}",
+               "a chance or a mean is over the rolls of the mechanics it calls; for one value write the call itself")
+        return
+    got = TypePass(syms, lambda *a, **k: None).expr(inner, {}, quiet=True)
+    want = BOOL if name == "chance" else NUM
+    if got is not None and got and want not in got:
+        report(inner.span, f"{name}(...) takes {'a condition (true or false)' if name == 'chance' else 'a number'}, "
+               f"but this is {describe(got)}",
+               "e.g. chance(hits(3, 4) >= 2)" if name == "chance" else "e.g. mean(hits(3, 4))")
 
 
 def _check_odds_inputs(odds, syms, report, ex):

@@ -36,6 +36,7 @@ from .dice import ForcedRoller, GivenRoller
 from .errors import EvaluationError, NotFound, RulesError
 from .render import dice_text, expr_text
 from .resolve import resolve_callee
+from .rollpaths import shown_names
 from .values import ABSENT, Record, show, to_json
 
 __all__ = ["Step", "Explanation", "explain_call", "explain_case", "explain_lookup", "NOTE_KINDS_EXPLAINED"]
@@ -364,12 +365,12 @@ class TracingCompiler(ExprCompiler):
             tm = traced(book, where, name)
             bound = tm.fn.bind([a(env, ctx) for a in args], {k: a(env, ctx) for k, a in plain})
             child = ctx.child(name)
-            forced = {}
-            if given:
-                forced = {child.prefix + k: a(env, ctx) for k, a in given}
-                child = TraceCtx(ForcedRoller(ctx.roller, forced), child.prefix, child.depth, child.budget,
-                                 tracer=ctx.tracer)
-            return tm.invoke(bound, child)
+            if not given:
+                return tm.invoke(bound, child)
+            roller = ForcedRoller(ctx.roller, {child.prefix + k: a(env, ctx) for k, a in given})
+            value = tm.invoke(bound, TraceCtx(roller, child.prefix, child.depth, child.budget, tracer=ctx.tracer))
+            roller.check_used(name, child.prefix)
+            return value
         return mech
 
     def _dynamic(self, e, scope):
@@ -542,10 +543,7 @@ def explain_call(compiled, name: str, *args, rolls=None, seed=None, rng=None, **
     where = _traced_store(compiled)["where"]
     tm = traced(compiled, where, name)
     roll_names = {r.name for r in fn.rolls}
-    given = dict(rolls or {})
-    for k in list(kwargs):
-        if k in roll_names and k not in {p.name for p in fn.params}:
-            given[k] = kwargs.pop(k)
+    given = fn.given_rolls(kwargs, rolls)      # by name, or by path through a called mechanic
     bound = fn.bind(list(args), kwargs)
     roller = GivenRoller(given, rng or (random.Random(seed) if seed is not None else random.Random()))
     holder = Step("example", "", "", "", "")
@@ -554,11 +552,12 @@ def explain_call(compiled, name: str, *args, rolls=None, seed=None, rng=None, **
         result = tm.invoke(bound, TraceCtx(roller, tracer=tracer))
     except RecursionError:
         raise EvaluationError(f"{name}: the evaluation nests too deeply") from None
+    made = shown_names(roller.made)
     unknown = set(given) - roller.used
     if unknown:
-        raise NotFound("roll", sorted(unknown)[0], list(roller.made) + sorted(roll_names),
-                       where=f"{compiled.book_id}:{name} (rolls made: {', '.join(roller.made) or 'none'})")
-    return Explanation(compiled.book_id, holder.children[0], result, dict(roller.made))
+        raise NotFound("roll", sorted(unknown)[0], list(made) + sorted(roll_names),
+                       where=f"{compiled.book_id}:{name} (rolls made: {', '.join(made) or 'none'})")
+    return Explanation(compiled.book_id, holder.children[0], result, made)
 
 
 def explain_lookup(compiled, name: str, *args, **kwargs) -> Explanation:
@@ -574,18 +573,31 @@ def explain_case(compiled, rule_id: str, case: n.ExampleCase) -> Explanation:
     """The working of one worked example's `>>>` expression, evaluated as the example
     runner does (dice it does not give rolled from seed 0).  An evaluation error is
     kept in `error` with the steps made before it."""
+    from .example_odds import evaluate, form_of
     from .examples import _guarded
     where = _traced_store(compiled)["where"]
     comp = TracingCompiler(compiled, where, rule_id)
     root = Step("example", rule_id, where.title(rule_id), where.loc(case.span), case.source)
+    odds = form_of(case.expr, compiled.syms)
+    if odds is not None:          # exact odds over every roll: one step, no single evaluation to trace
+        what = "the exact chance that it holds" if odds[0] == "chance" else "its exact mean"
+        root.children.append(Step("odds", rule_id, where.title(rule_id), where.loc(case.span),
+                                  f"{expr_text(odds[1])}: {what}, over every roll it makes",
+                                  detail={"form": odds[0], "expression": expr_text(odds[1])}))
+        try:
+            value = _guarded(lambda: evaluate(compiled, *odds))
+        except RulesError as e:
+            return Explanation(compiled.book_id, root, None, {}, str(e).splitlines()[0])
+        root.set(value)
+        return Explanation(compiled.book_id, root, value, {})
     tracer = Tracer(root)
     roller = GivenRoller(rng=random.Random(0))
     try:
         value = _guarded(lambda: comp.compile(case.expr, frozenset())({}, TraceCtx(roller, tracer=tracer)))
     except RulesError as e:
-        return Explanation(compiled.book_id, root, None, dict(roller.made), str(e).splitlines()[0])
+        return Explanation(compiled.book_id, root, None, shown_names(roller.made), str(e).splitlines()[0])
     root.set(value)
-    return Explanation(compiled.book_id, root, value, dict(roller.made))
+    return Explanation(compiled.book_id, root, value, shown_names(roller.made))
 
 
 # ------------------------------------------------------------------ odds with reasons

@@ -311,6 +311,17 @@ class ExpectedError:
 
 
 @dataclass(frozen=True)
+class Approx:
+    """An expected value as a book prints it, rounded: `about 82.6%`, `about 1.33`.
+    The value got must round to `value` at `places` decimal places (as a percentage
+    when `percent`)."""
+    span: Span
+    value: object          # Fraction: the number written
+    places: int
+    percent: bool
+
+
+@dataclass(frozen=True)
 class ExampleCase:
     """One `>>> expression` of a worked example and what it must give.
 
@@ -323,6 +334,7 @@ class ExampleCase:
     expected_text: str
     expected: Optional[Expr] = None
     error: Optional[ExpectedError] = None
+    approx: Optional[Approx] = None    # `about 82.6%`
 
 
 @dataclass(frozen=True)
@@ -408,6 +420,8 @@ class SourceFile:
     header: Optional[Header]
     items: tuple
     diagnostics: tuple = ()
+    skipped: tuple = ()        # names and ids declared in items left out after a syntax error (recovery.py)
+    recovered: bool = False    # syntax errors were found: `items` is what parsed once they were left out
 
 
 def iter_nodes(node):

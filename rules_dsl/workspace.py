@@ -130,6 +130,7 @@ class Workspace:
         self._good: dict = {}        # path -> the last SourceFile that parsed
         self._libs: dict = {}        # books folder -> Library
         self.states: dict = {}       # (books folder, book id) -> BookState
+        self.checked: dict = {}      # path -> the diagnostics of its last full check (with their fixes)
 
     # ------------------------------------------------------------ documents
     def open(self, path, text: str):
@@ -255,6 +256,9 @@ class Workspace:
         for d in found:
             key = str(Path(d.file).resolve()) if d.file and not d.file.startswith("<") else files[0]
             state.diagnostics.setdefault(key, []).append(d)
+        if check:
+            for f in files:
+                self.checked[f] = list(state.diagnostics.get(f, ()))
         self._index(state)
         self.states[(str(lib.books_dir), book_id)] = state
         return state
@@ -275,11 +279,16 @@ class Workspace:
                                               f"example fails: >>> {c.source}: expected {c.expected}, got {c.got}",
                                               "", line))
         if findings:
+            # the severity `rules check` gives them: a `findings fail` book fails on each
+            severity = "error" if book.findings_fail else "information"
             for f in book.findings:
                 where = _parse_loc(f.location)
                 if where:
+                    src = texts.get(where[0], "").split("\n")
+                    line = src[where[1] - 1] if 0 < where[1] <= len(src) else ""
                     out.append(Diagnostic(where[0], where[1], where[2], f"finding [{f.kind}]: {f.message}",
-                                          severity="information"))
+                                          "the header says `findings fail`: fix the source or the check"
+                                          if book.findings_fail else "", line, severity=severity))
         return out
 
     def _index(self, state: BookState):
@@ -630,6 +639,24 @@ class Workspace:
                 out.append(Completion(p.node.id, "rule", p.node.title))
             elif isinstance(p.node, n.Section):
                 out.append(Completion(p.node.id, "section", p.node.title))
+        return out
+
+    # ------------------------------------------------------------ quick fixes
+    def code_actions(self, path, first_line: int, last_line: int) -> list:
+        """Quick fixes for the diagnostics of the last check on lines first..last (1-based):
+        [(title, Diagnostic, [(Loc, new text)])].  A diagnostic whose line has changed
+        since is not offered (its fix would land in the wrong place)."""
+        path = str(Path(path).resolve())
+        lines = self.text_of(path).split("\n")
+        out = []
+        for d in self.checked.get(path, ()):
+            if not d.fixes or not first_line <= d.line <= last_line:
+                continue
+            current = lines[d.line - 1] if 0 < d.line <= len(lines) else ""
+            if d.source_line and current != d.source_line:
+                continue
+            for fx in d.fixes:
+                out.append((fx.title, d, [(Loc(path, fx.line, fx.column, fx.end_line, fx.end_column), fx.text)]))
         return out
 
     # ------------------------------------------------------------ outline
