@@ -83,6 +83,26 @@ def callees(mech: n.Mechanic, syms) -> list:
     return list(dict.fromkeys(s.callee for s in call_sites(mech, syms)))
 
 
+def rolling(syms) -> set:
+    """The mechanics that roll dice, themselves or through a mechanic they call."""
+    g = graph(syms)
+    out = {m for m, node in syms.mechanics.items() if any(isinstance(s, n.Roll) for s in node.body)}
+    changed = True
+    while changed:
+        changed = False
+        for m, sites in g.items():
+            if m not in out and any(s.callee in out for s in sites):
+                out.add(m)
+                changed = True
+    return out
+
+
+def rolls_in(expr, syms) -> bool:
+    """Does the expression (an example's, a design view's) call a mechanic that rolls?"""
+    calls = {x.func.name for x in n.iter_nodes(expr) if isinstance(x, n.Call) and isinstance(x.func, n.Name)}
+    return bool(calls & rolling(syms))
+
+
 def rolls_of(mech: n.Mechanic) -> list:
     return [s.name for s in mech.body if isinstance(s, n.Roll)]
 

@@ -24,6 +24,7 @@ from . import nodes as n
 from .builtins import BUILTINS, ROUND_MODES
 from .errors import Diagnostic, Fix, Related, RulebookError, did_you_mean, line_of, suggest
 from .checks_calls import check_calls
+from .checks_design import check_design_views
 from .checks_examples import check_examples
 from .checks_ranges import check_ranges
 from .checks_types import check_types_of_expressions
@@ -46,6 +47,7 @@ class Symbols:
     tables: dict = field(default_factory=dict)
     mechanics: dict = field(default_factory=dict)
     checks: dict = field(default_factory=dict)
+    priced: dict = field(default_factory=dict)      # name -> Priced (design views)
     owner: dict = field(default_factory=dict)       # decl name -> rule id ('' at section level)
     warnings: list = field(default_factory=list)    # Diagnostics of severity "warning"
     resolved: dict = field(default_factory=dict)    # Name node -> resolve.Resolved (see resolve.py)
@@ -86,6 +88,7 @@ def check_book(book: BookAST, texts: dict, other_ids: Callable[[str], Optional[s
         check_types_of_expressions(book, syms, report)
     check_examples(book, syms, report)
     check_calls(book, syms, report)
+    check_design_views(book, syms, report)
     if not report.diags:   # ranges are followed through names that resolve and kinds that fit
         check_ranges(book, syms, report)
     check_unused_locals(book, report)
@@ -181,6 +184,13 @@ def collect_declarations(book: BookAST, report: Reporter) -> Symbols:
                 report(d.span, f"duplicate check '{d.name}'")
             syms.checks[d.name] = d
             syms.owner["check:" + d.name] = rule_id
+            continue
+        if isinstance(d, n.Priced):        # a design view: its own namespace, as checks have
+            if d.name in syms.priced:
+                report(d.span, f"duplicate priced view '{d.name}'",
+                       related=[Related.at(syms.priced[d.name].span, "first declared here")])
+            syms.priced[d.name] = d
+            syms.owner["priced:" + d.name] = rule_id
             continue
         kind = type(d).__name__.lower()
         if not claim(d.name, d.span, kind):

@@ -44,6 +44,7 @@ __all__ = ["Step", "Explanation", "explain_call", "explain_case", "explain_looku
 # The notes an explanation cites: our readings of the book (not `absent` notes,
 # which say what the source leaves out and decide no value).
 NOTE_KINDS_EXPLAINED = ("interpretation", "erratum", "clarification")
+MAX_ITEMS_SHOWN = 40     # the items a filter step lists (a pool of 1000 dice is summed up by its counts)
 
 
 @dataclass
@@ -159,6 +160,54 @@ def _plain(text, *styles):
     return text
 
 
+def repeated_calls(children: list) -> list:
+    """The children of a step with each run of calls of one mechanic (two or more in a
+    row: once per item of a list, once per die) gathered into a list."""
+    out = []
+    for c in children:
+        if c.step == "call" and out and isinstance(out[-1], list) and out[-1][0].detail.get("name") == c.detail.get("name"):
+            out[-1].append(c)
+        elif c.step == "call" and out and isinstance(out[-1], Step) and out[-1].step == "call" \
+                and out[-1].detail.get("name") == c.detail.get("name"):
+            out[-1] = [out[-1], c]
+        else:
+            out.append(c)
+    return out
+
+
+def _group_lines(calls: list, depth: int, out: list, width: int, locations: bool, seen: set, style=_plain):
+    """Repeated calls of one mechanic: what they share once, one line per call with what
+    differs and its result, then the working of the first call only."""
+    first = calls[0]
+    pad = _IND * depth
+    where = style(f"  [{first.location}]", "dim") if locations else ""
+    args = [c.detail.get("arguments", {}) for c in calls]
+    names = list(args[0])
+    same = [k for k in names if all(a.get(k) == args[0].get(k) for a in args)]
+    differ = [k for k in names if k not in same]
+    shared = ", ".join(f"{k}={args[0][k]}" for k in same)
+    head = f"{first.title} ({first.rule})"
+    out.append(f"{pad}{style(head, 'bold')}: {first.detail.get('name', '')}, {len(calls)} calls"
+               + (f" with {shared}" if shared else "") + where)
+    _note_lines(first, pad, out, width, seen)
+    for c, a in zip(calls, args):
+        which = ", ".join(f"{k}={a[k]}" for k in differ) or "the same arguments"
+        result = f" => {show(c.value)}" if c.has_value else " => (stopped)"
+        out.append(f"{pad}{_IND}{which}{result}")
+    which = ", ".join(f"{k}={args[0][k]}" for k in differ)
+    out.append(f"{pad}{_IND}the working of the first call{f' ({which})' if which else ''}:")
+    for c in first.children:
+        _lines(c, depth + 2, out, width, locations, seen, style)
+
+
+def _children_lines(st: Step, depth: int, out: list, width: int, locations: bool, seen: set, style=_plain):
+    for c in repeated_calls(st.children):
+        if isinstance(c, list):
+            _group_lines(c, depth, out, width, locations, seen, style)
+        else:
+            _lines(c, depth, out, width, locations, seen, style)
+
+
 def _lines(st: Step, depth: int, out: list, width: int, locations: bool, seen: set, style=_plain):
     """One step and its children; a note is printed the first time it bears (`seen`)."""
     pad = _IND * depth
@@ -167,8 +216,7 @@ def _lines(st: Step, depth: int, out: list, width: int, locations: bool, seen: s
         head = f"{st.title} ({st.rule})" if st.step == "call" else f"Example of {st.title} ({st.rule})"
         out.append(f"{pad}{style(head, 'bold')}: {st.text}{where}")
         _note_lines(st, pad, out, width, seen)
-        for c in st.children:
-            _lines(c, depth + 1, out, width, locations, seen, style)
+        _children_lines(st, depth + 1, out, width, locations, seen, style)
         if st.has_value and st.step == "call":
             out.append(f"{pad}{_IND}=> {st.detail.get('name', '')} gives {show(st.value)}")
         elif st.has_value:
@@ -199,12 +247,18 @@ def _lines(st: Step, depth: int, out: list, width: int, locations: bool, seen: s
         line = f"require {st.detail['condition']}: {'holds' if st.value else 'FAILS: ' + st.detail['message']}"
     elif st.step == "result":
         line = f"{st.text} = {show(st.value)}" if st.has_value else st.text
+    elif st.step == "filter":
+        kept, items = st.detail.get("kept", []), st.detail.get("items", [])
+        read = st.detail.get("read") or {}
+        why = f" with {', '.join(f'{k} = {v}' for k, v in read.items())}" if read else ""
+        which = ", ".join(kept) if kept else "none"
+        line = (f"{st.detail['source']} [{', '.join(items)}]: {len(kept)} of {len(items)} pass "
+                f"{st.detail['condition']}{why}: {which}")
     else:
         line = st.text
     out.append(pad + line + where)
     _note_lines(st, pad, out, width, seen)
-    for c in st.children:
-        _lines(c, depth + 1, out, width, locations, seen, style)
+    _children_lines(st, depth + 1, out, width, locations, seen, style)
 
 
 # ------------------------------------------------------------------ tracing
@@ -339,6 +393,39 @@ class TracingCompiler(ExprCompiler):
                 st.detail["arm"] = "then" if holds else "else"
                 st.detail["chained"] = chained[0] if holds else chained[1]
                 return st.set(t(env, ctx) if holds else o(env, ctx))
+            finally:
+                tr.close()
+        return f
+
+    def visit_Comprehension(self, e, scope):
+        """A filter (`d for d in dice if d >= aim`) as a step: the items, and which pass."""
+        if e.cond is None:
+            return super().visit_Comprehension(e, scope)
+        src = self.compile(e.source, scope)
+        inner = scope | {e.var}
+        elem, cond = self.compile(e.elem, inner), self.compile(e.cond, inner)
+        var, sp = e.var, e.span
+        text = {"var": var, "source": expr_text(e.source), "condition": expr_text(e.cond)}
+        read = list(dict.fromkeys(x.name for x in n.iter_nodes(e.cond)
+                                  if isinstance(x, n.Name) and x.name in scope and x.name != var))
+        rule, title, loc = self.rule, self.title, self.where.loc(e.span)
+        from .compiler.expressions import _iterable
+
+        def f(env, ctx):
+            tr = ctx.tracer
+            st = tr.open(Step("filter", rule, title, loc, f"{var} in {text['source']} if {text['condition']}",
+                              detail=dict(text, read={k: show(env[k]) for k in read if k in env})))
+            try:
+                out, local, items, kept = [], dict(env), _iterable(sp, src(env, ctx)), []
+                ctx.spend(len(items))
+                for x in items:
+                    local[var] = x
+                    if cond(local, ctx):
+                        kept.append(show(x))
+                        out.append(elem(local, ctx))
+                st.detail["items"] = [show(x) for x in items][:MAX_ITEMS_SHOWN]
+                st.detail["kept"] = kept[:MAX_ITEMS_SHOWN]
+                return st.set(out)
             finally:
                 tr.close()
         return f

@@ -267,7 +267,22 @@ class Check:
     claim: Expr
 
 
-Decl = Union[Const, Enum, Mechanic, Table, Check]
+@dataclass(frozen=True)
+class Priced:
+    """`priced NAME "title" { for x in xs [where c]: COST per EFFECT }`: a design view.
+    For each case, what it costs (a number: points, gc) per what its dice give on
+    average: EFFECT's exact mean (or, for a condition, its chance), computed by the
+    odds engine.  Nothing is claimed: the view shows the numbers (design.py)."""
+    span: Span
+    name: str
+    doc: str
+    bindings: tuple        # of Binding
+    where: Optional[Expr]
+    cost: Expr
+    effect: Expr
+
+
+Decl = Union[Const, Enum, Mechanic, Table, Check, Priced]
 
 
 # ----------------------------------------------------------- prose and rules

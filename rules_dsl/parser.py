@@ -766,6 +766,13 @@ class _Builder:
             return None
         return "".join(reversed(parts))
 
+    def d_priced(self, t):
+        name, doc, *rest = t.children
+        where, cost, effect = rest[-3], rest[-2], rest[-1]
+        binds = [n.Binding(self.span(b), str(b.children[0]), self.expr(b.children[1])) for b in rest[:-3]]
+        return n.Priced(self.span(t), str(name), self.doc(doc), tuple(binds),
+                        self.expr(where) if where is not None else None, self.expr(cost), self.expr(effect))
+
     # ------------------------------------------------------------------ types
     def type(self, t) -> n.Type:
         if t.data == "type":

@@ -126,14 +126,18 @@ def scoped_parts(d):
             else:
                 yield "expr", s.cond, scope
         yield "expr", d.result, scope
-    elif isinstance(d, n.Check):
+    elif isinstance(d, (n.Check, n.Priced)):
         scope = frozenset()
         for b in d.bindings:
             yield "expr", b.source, scope
             scope = scope | {b.name}
         if d.where is not None:
             yield "expr", d.where, scope
-        yield "expr", d.claim, scope
+        if isinstance(d, n.Check):
+            yield "expr", d.claim, scope
+        else:
+            yield "expr", d.cost, scope
+            yield "expr", d.effect, scope
 
 
 def resolve_book(book, syms) -> dict:
