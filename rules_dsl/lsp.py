@@ -32,7 +32,7 @@ SEVERITY = {"error": t.DiagnosticSeverity.Error, "warning": t.DiagnosticSeverity
             "information": t.DiagnosticSeverity.Information}
 SYMBOL_KIND = {"section": t.SymbolKind.Namespace, "rule": t.SymbolKind.Class, "mechanic": t.SymbolKind.Function,
                "table": t.SymbolKind.Struct, "enum": t.SymbolKind.Enum, "const": t.SymbolKind.Constant,
-               "check": t.SymbolKind.Event}
+               "check": t.SymbolKind.Event, "priced": t.SymbolKind.Operator}
 COMPLETION_KIND = {"rule": t.CompletionItemKind.Reference, "section": t.CompletionItemKind.Module,
                    "book": t.CompletionItemKind.Folder, "mechanic": t.CompletionItemKind.Function,
                    "table": t.CompletionItemKind.Struct, "enum": t.CompletionItemKind.Enum,

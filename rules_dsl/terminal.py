@@ -509,6 +509,14 @@ def rule_lines(book, rv, record: dict, out: Out, title_of=None) -> list:
                                   W, out, "  ", "    ")
                     + wrap_segments([(f"for {binds}{where}: {expr_text(d.claim)}", ("dim",))], out.width, out,
                                     "    ", "      "))
+        elif isinstance(d, n.Priced):
+            binds = ", ".join(f"{b.name} in {expr_text(b.source)}" for b in d.bindings)
+            where = f" where {expr_text(d.where)}" if d.where is not None else ""
+            section(wrap_segments([("cost view ", ("dim",)), (d.name, ("name",)),
+                                   (f" {out.dash} {d.doc}" if d.doc else "", ())], W, out, "  ", "    ")
+                    + wrap_segments([(f"for {binds}{where}: {expr_text(d.cost)} per {expr_text(d.effect)}", ("dim",))],
+                                    out.width, out, "    ", "      ")
+                    + wrap_segments([(f"rules cost {rv.book}:{d.name}", ("dim",))], out.width, out, "    ", "      "))
     for f in record.get("findings", []):
         section([f"  {out.style('Finding: the book disagrees with itself', 'warn')}"]
                 + wrap_segments([(f, ())], W, out, "    "))

@@ -26,6 +26,7 @@ from .errors import Diagnostic, RulebookError
 KEYWORDS = ("book", "title", "edition", "source", "units", "dice", "die", "section", "rule", "aliases",
             "keywords", "uses", "odds", "findings", "flavour", "note", "example", "const", "enum", "mechanic", "table", "check",
             "let", "roll", "require", "return", "chain", "of", "on", "then", "reroll", "explode", "up", "to", "grid", "for", "in", "where",
+            "priced", "per",
             "if", "else", "and", "or", "not", "true", "false", "absent", "list", "int", "bool", "text", "number")
 
 _HEADER = re.compile(r"^\s*book\s+([a-z][a-z0-9]*(?:-[a-z0-9]+)*)", re.M)
@@ -370,7 +371,7 @@ class Workspace:
     def _enclosing_decl(self, st, path, line):
         for p in self._walk(st):
             d = p.node
-            if isinstance(d, (n.Mechanic, n.Check, n.Table)) and d.span.file == path \
+            if isinstance(d, (n.Mechanic, n.Check, n.Table, n.Priced)) and d.span.file == path \
                     and d.span.line <= line <= (d.span.end_line or d.span.line):
                 return d
         return None
@@ -387,7 +388,7 @@ class Workspace:
             for s in d.body:
                 if isinstance(s, (n.Let, n.Roll)) and s.name == name:
                     return name_loc(text, path, s.span, name)
-        elif isinstance(d, n.Check):
+        elif isinstance(d, (n.Check, n.Priced)):
             for b in d.bindings:
                 if b.name == name:
                     return name_loc(text, path, b.span, name)
@@ -678,7 +679,7 @@ class Workspace:
                 s = Symbol(node.id, "rule", node.title, _span_loc(node.span), name_loc(text, path, node.span, node.id))
                 s.children = [c for c in (sym(x) for x in node.decls) if c is not None]
                 return s
-            if isinstance(node, (n.Mechanic, n.Table, n.Enum, n.Const, n.Check)):
+            if isinstance(node, (n.Mechanic, n.Table, n.Enum, n.Const, n.Check, n.Priced)):
                 kind = type(node).__name__.lower()
                 return Symbol(node.name, kind, _short_detail(kind, node), _span_loc(node.span),
                               name_loc(text, path, node.span, node.name))
@@ -739,8 +740,8 @@ def _short_detail(kind, node) -> str:
         return f"= {expr_text(node.value)}"
     if kind == "die":
         return "die"
-    if kind == "check":
-        return node.doc or "check"
+    if kind in ("check", "priced"):
+        return node.doc or kind
     return ""
 
 
