@@ -98,5 +98,5 @@ def test_the_issue_s_sentences_now_read_well():
     titles = _titles()
     for (b, rid), words in cases.items():
         rule = rules_dsl.load(b).rule(rid)
-        text = plain_text(parse_prose(rule.text), lambda bk, r: titles.get((bk or b, r)))
+        text = plain_text(parse_prose(rule.text), lambda bk, r, b=b: titles.get((bk or b, r)))
         assert words in text, (b, rid, text[:300])

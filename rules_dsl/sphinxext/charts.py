@@ -29,7 +29,7 @@ def bar_chart(key: str, title: str, rows: list, summary: str = "", caption: str 
     height = ROW * len(rows) + 8
     inner = WIDTH - LABEL - VALUE
     desc = summary or describe(rows)
-    parts = [f'<figure class="rules-chart">',
+    parts = ['<figure class="rules-chart">',
              f'<svg class="rules-chart-svg" role="img" viewBox="0 0 {WIDTH} {height}" '
              f'preserveAspectRatio="xMinYMin meet" aria-labelledby="{ident}-t {ident}-d" '
              f'xmlns="http://www.w3.org/2000/svg">',
