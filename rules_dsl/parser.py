@@ -204,7 +204,8 @@ def _error_place(e, text):
     from lark.exceptions import UnexpectedToken
 
     if isinstance(e, UnexpectedToken) and e.token.type == "$END" or getattr(e, "line", None) in (None, -1):
-        return _end_pos(text)
+        lines = text.split("\n")           # as the parser counts lines: "\n" only
+        return len(lines), len(lines[-1]) + 1
     return e.line, e.column
 
 
@@ -321,15 +322,19 @@ def _missing_open_brace(e, text: str, path: str):
     table_rows = kind == "table" and tok.type in ("VBAR", "DASHES") and on_own_line
     if not (("LBRACE" in expected and tok.type in _BODY_TOKENS) or table_rows):
         return None
+    decl_line = head[: last.start()].count("\n") + 1
+    what = f"{kind} '{name}'" if kind != "book" else "the book header"
+    if decl_line == e.line:      # on the declaration's own line: the '{' goes right before the token
+        fix = Fix(f"Insert '{{' to open {what}", e.line, e.column, e.line, e.column, "{ ")
+        return Diagnostic(path, e.line, e.column, f"a '{{' is missing here: the body of {what} opens with '{{'",
+                          _BODY_WORDS.get(kind, "a block opens with '{'"), line_of(text, e.line), fixes=(fix,))
     at = e.line - 1              # the '{' goes at the end of the last line of code before the body
     if table_rows:               # the header row was read as part of the type: the '{' goes before it
-        decl_line = head[: last.start()].count("\n") + 1
         at = next((i - 1 for i in range(decl_line + 1, e.line + 1) if lines[i - 1].strip().startswith("|")), at)
-    while at > 1 and (not lines[at - 1].strip() or lines[at - 1].strip().startswith("#")):
+    while at > decl_line and (not lines[at - 1].strip() or lines[at - 1].strip().startswith("#")):
         at -= 1
     code = lines[at - 1] if '"' in lines[at - 1] else lines[at - 1].split("#", 1)[0]
     col = len(code.rstrip()) + 1
-    what = f"{kind} '{name}'" if kind != "book" else "the book header"
     fix = Fix(f"Insert '{{' to open {what}", at, col, at, col, " {")
     return Diagnostic(path, at, col, f"a '{{' is missing here: the body of {what} opens with '{{'",
                       _BODY_WORDS.get(kind, "a block opens with '{'"), line_of(text, at), fixes=(fix,))

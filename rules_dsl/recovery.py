@@ -212,6 +212,7 @@ def item_region(lines, line: int, starts_item: bool = False):
     """(first, last) lines of the smallest item holding `line`, or None (the header,
     or text outside any item).  `starts_item`: the error is on the line's first word,
     which then starts an item of its own (a misspelt keyword: `mechanc f(...)`)."""
+    line = min(line, len(lines))       # positions count "\n" only; a past-the-end line is the last
     info = lines[line - 1] if 0 < line <= len(lines) else None
     if starts_item and info is not None and info.code and info.word and info.word not in ("}", "{", "book"):
         return line, _item_end(lines, line)

@@ -209,7 +209,8 @@ class Workspace:
         try:
             sf = parse_text(text, path, partial=True)
             out = (sf, list(sf.diagnostics))
-            self._good[path] = sf
+            if not sf.recovered:     # a tree mended after syntax errors lacks the item being edited
+                self._good[path] = sf
         except RulebookError as e:
             out = (None, list(e.diagnostics))
         except Exception as e:   # a bug of ours must not take the editor's server down
@@ -240,7 +241,9 @@ class Workspace:
             else:
                 trees[f] = sf
                 early.extend(diags)
-        state = BookState(book_id, lib.books_dir, files, texts, trees)
+        # outline and names: a file mended after syntax errors shows its last whole version (if any)
+        shown = {f: (self._good[f] if t.recovered and f in self._good else t) for f, t in trees.items()}
+        state = BookState(book_id, lib.books_dir, files, texts, shown)
         found = []
         if syntax or not check:
             found = syntax + early

@@ -380,3 +380,10 @@ def test_an_edit_that_keeps_size_and_mtime_is_not_served_stale(demo_books):
     assert path.stat().st_size == st.st_size and path.stat().st_mtime_ns == st.st_mtime_ns
     assert rules_dsl.load("t").f() == 2
     assert ensure_index().lookup("gamma")[0]["rule"] == "r"
+
+
+def test_recovery_counts_lines_as_the_parser_does(demo_books):
+    """Form feeds and other line breaks Python's splitlines knows but the parser does not:
+    a syntax error at the end of such a file is a diagnostic, never an IndexError."""
+    kind, diags = compile_or_diagnose(demo_books, _header('rule r "R" {\x0c\x0c\x1c\u2028\n mechanic f(x\n'))
+    assert kind == "diagnostics" and diags[0].line >= 1
