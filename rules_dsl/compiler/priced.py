@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from .. import nodes as n
 from ..dice import GivenRoller
 from ..errors import EvaluationError
+from .checks import compile_bindings
 from .context import MAX_CHECK_CASES, MAX_STEPS, Ctx
 from .expressions import _iterable, compile_expr
 
@@ -29,11 +30,7 @@ class PricedFn:
     def __init__(self, book: "CompiledBook", node: n.Priced, rule_id: str):
         self.book, self.node, self.rule_id = book, node, rule_id
         self.name = node.name
-        scope = frozenset()
-        self.sources = []
-        for b in node.bindings:
-            self.sources.append((b.name, compile_expr(book, b.source, scope), b.span))
-            scope = scope | {b.name}
+        self.sources, scope = compile_bindings(book, node.bindings)
         self.scope = scope
         self.where = compile_expr(book, node.where, scope) if node.where is not None else None
         self.cost = compile_expr(book, node.cost, scope)

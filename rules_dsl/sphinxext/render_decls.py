@@ -41,17 +41,22 @@ def decl_nodes(ctx, d, book) -> list:
     if kind == "priced":
         return [priced_node(d, book)]
     if kind == "check":
-        cont = nodes.container(classes=["rules-check"])
-        p = nodes.paragraph()
-        p += nodes.strong("Check: ", "Check: ")
-        p += nodes.Text(d["doc"] or d["name"])
-        p += nodes.Text(" (")
-        p += literal(d["name"])
-        p += nodes.Text(")")
-        cont += p
-        cont += nodes.literal_block(d["formula"], d["formula"], language="none", classes=["rules-formula"])
-        return [cont]
+        return [titled_formula("Check: ", d, "rules-check")]
     return []
+
+
+def titled_formula(label, d, cls):
+    """A check or a cost view: "Label: its title (name)", then its formula."""
+    cont = nodes.container(classes=[cls])
+    p = nodes.paragraph()
+    p += nodes.strong(label, label)
+    p += nodes.Text(d["doc"] or d["name"])
+    p += nodes.Text(" (")
+    p += literal(d["name"])
+    p += nodes.Text(")")
+    cont += p
+    cont += nodes.literal_block(d["formula"], d["formula"], language="none", classes=["rules-formula"])
+    return cont
 
 
 def mechanic_node(ctx, d, book):
@@ -276,15 +281,7 @@ def sweep_nodes(sw, key) -> list:
 
 def priced_node(d, book):
     """A cost view: its title, formula, a table of cases and a bar chart of cost per result."""
-    cont = nodes.container(classes=["rules-priced"])
-    p = nodes.paragraph()
-    p += nodes.strong("Cost view: ", "Cost view: ")
-    p += nodes.Text(d["doc"] or d["name"])
-    p += nodes.Text(" (")
-    p += literal(d["name"])
-    p += nodes.Text(")")
-    cont += p
-    cont += nodes.literal_block(d["formula"], d["formula"], language="none", classes=["rules-formula"])
+    cont = titled_formula("Cost view: ", d, "rules-priced")
     if d.get("error"):
         cont += text_para(f"Not computed: {d['error']}", ["rules-odds-error"])
         return cont
