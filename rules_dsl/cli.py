@@ -56,9 +56,15 @@ def build_parser():
         else:
             s.add_argument("--explain", action="store_true",
                            help="name the branch of the mechanic's result each outcome comes from")
-            s.add_argument("--vs", nargs="+", metavar="NAME=VALUE",
-                           help="a second distribution beside the first: the same inputs with these changed "
-                                "(e.g. --vs fusion=true)")
+            s.add_argument("--vs", nargs="+", action="append", metavar="NAME=VALUE",
+                           help="a variant beside the first distribution: the same inputs with these changed "
+                                "(e.g. --vs fusion=true); repeat it for several variants")
+            s.add_argument("--sweep", metavar="NAME=LOW..HIGH",
+                           help="one input over its range: a row per value and a chart (NAME alone: its whole "
+                                "declared range; NAME=a,b,c: those values)")
+            s.add_argument("--exact", action="store_true",
+                           help="every row and the exact fractions (by default the tail under 0.1%% is folded "
+                                "and the mean is a decimal)")
         s.add_argument("--json", action="store_true")
     s = sub.add_parser("explain", parents=[colour],
                        help="call a mechanic and show its working, citing rules, lines and notes: BOOK:MECHANIC NAME=VALUE ...")
@@ -68,6 +74,11 @@ def build_parser():
     s.add_argument("--json", action="store_true")
     s.add_argument("--no-locations", dest="locations", action="store_false",
                    help="leave out each step's file:line")
+    s = sub.add_parser("cost", parents=[colour],
+                       help="a book's cost views: what each priced case costs per what its dice give: BOOK[:NAME]")
+    s.add_argument("ref", metavar="BOOK[:NAME]")
+    s.add_argument("--exact", action="store_true", help="the exact fractions beside the decimals")
+    s.add_argument("--json", action="store_true")
     s = sub.add_parser("check", parents=[colour], help="compile books, run every example and check")
     s.add_argument("book", nargs="?")
     s.add_argument("--json", action="store_true")
@@ -130,7 +141,7 @@ def main(argv=None):
 def _run(args):
     command = {"books": cmd_books, "lookup": cmd_lookup, "show": cmd_show, "call": cmd_call,
                "odds": cmd_odds, "check": cmd_check, "explain": cmd_explain, "export": cmd_export,
-               "js": cmd_js, "lsp": cmd_lsp, "preview": cmd_preview}[args.cmd]
+               "js": cmd_js, "lsp": cmd_lsp, "preview": cmd_preview, "cost": cmd_cost}[args.cmd]
     try:
         return command(args) or 0
     except Exception as e:
@@ -460,25 +471,105 @@ def cmd_odds(args):
     if not mech.has_dice:
         _die(f"{book.id}:{mech.name} rolls no dice; use `rules call` for its value", 2)
     from .odds import distribution
-    if args.explain and args.vs:
-        _die("--explain and --vs do not combine: ask for each on its own", 2)
+    modes = [m for m, on in (("--explain", args.explain), ("--vs", args.vs), ("--sweep", args.sweep)) if on]
+    if len(modes) > 1:
+        _die(f"{' and '.join(modes)} do not combine: ask for each on its own", 2)
     if args.explain:
         return _odds_explained(args, book, mech)
     words = book.display
-    dist = distribution(mech, **words.read_inputs(mech.name, _assignments(args.assignments)))
+    if args.sweep:
+        return _odds_sweep(args, book, mech)
+    from . import odds_text
+    said = _odds_words(book, mech)
     if args.vs:
-        other = distribution(mech, **words.read_inputs(mech.name, {**_assignments(args.assignments),
-                                                                   **_assignments(args.vs)}))
+        from .design import variants
+        base = words.read_inputs(mech.name, _assignments(args.assignments))
+        dists = variants(mech, base, [words.read_inputs(mech.name, {**_assignments(args.assignments), **_assignments(v)})
+                                      for v in args.vs])
         if args.json:
-            _json({"a": dist.as_json(), "b": other.as_json()})
+            _json({chr(ord("a") + i): d.as_json() for i, d in enumerate(dists)})
             return 0
-        from .odds import side_by_side
-        _out(_fit(side_by_side(dist, other, label=lambda k: words.param(mech.name, k), **_odds_words(book, mech)), args))
+        for line in odds_text.variants_lines(dists, exact=args.exact, label=lambda k: words.param(mech.name, k), **said):
+            _out(line)
         return 0
+    dist = distribution(mech, **words.read_inputs(mech.name, _assignments(args.assignments)))
     if args.json:
         _json(dist.as_json())
         return 0
-    _out(_fit(dist.table(**_odds_words(book, mech)), args))
+    for line in _fit("\n".join(odds_text.distribution_lines(dist, exact=args.exact, **said)), args).split("\n"):
+        _out(line)
+    return 0
+
+
+def _sweep_spec(text: str):
+    """NAME, NAME=LOW..HIGH or NAME=a,b,c -> (name, None | (low, high) | [values])."""
+    import re
+    name, eq, rest = text.partition("=")
+    name = name.strip()
+    if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
+        _die(f"--sweep takes NAME=LOW..HIGH (e.g. --sweep target=2..6), got {_short(text)!r}")
+    if not eq:
+        return name, None
+    m = re.fullmatch(r"\s*([+-]?[0-9]+)\s*\.\.\s*([+-]?[0-9]+)\s*", rest)
+    if m:
+        return name, (int(m.group(1)), int(m.group(2)))
+    value = _parse_value(rest)
+    return name, value if isinstance(value, list) else [value]
+
+
+def _odds_sweep(args, book, mech):
+    """`rules odds BOOK:M --sweep NAME=LOW..HIGH`: a distribution per value of one input."""
+    from . import odds_text
+    from .design import sweep
+    from .values import to_json
+    name, spec = _sweep_spec(args.sweep)
+    words = book.display
+    inputs = words.read_inputs(mech.name, _assignments(args.assignments))
+    if name in inputs:
+        _die(f"--sweep {name} and {name}={_short(str(inputs[name]))} both set '{name}': sweep it or fix it")
+    sw = sweep(mech, name, spec, **inputs)
+    if args.json:
+        _json({"mechanic": f"{mech.book_id}:{mech.name}", "inputs": {k: to_json(v) for k, v in inputs.items()},
+               "sweep": {"name": name, "values": [to_json(v) for v, _, _ in sw.rows]},
+               "rows": [{"value": to_json(v), "distribution": d.as_json() if d is not None else None, "error": err}
+                        for v, d, err in sw.rows]})
+        return 0
+    said = _odds_words(book, mech)
+    for line in odds_text.sweep_lines(sw, exact=args.exact, width=_output(args).width, show=said["show"],
+                                      heading=said["title"](sw), label=lambda k: words.param(mech.name, k),
+                                      result=words.result(mech.name)):
+        _out(line)
+    return 0
+
+
+def cmd_cost(args):
+    """`rules cost BOOK[:NAME]`: the book's `priced` views (design.py), as tables and bars."""
+    from . import odds_text
+    from .design import price
+    from .values import to_json
+    book_id, _, name = args.ref.partition(":")
+    book = _load(book_id)
+    if not book.compiled.priced:
+        _die(f"{book.id} prices nothing: it has no `priced` view (see docs/language.md, \"Design views\")", 1)
+    views = price(book, name or None)
+
+    def frac(x):
+        return None if x is None else f"{x.numerator}/{x.denominator}"
+    if args.json:
+        _json({"book": book.id, "views": [
+            {"name": v.name, "title": v.title, "rule": v.rule, "cost": v.cost_text, "per": v.effect_text,
+             "chance": v.chance, "names": v.names,
+             "rows": [{"case": {k: to_json(x) for k, x in r.bindings.items()}, "cost": to_json(r.cost),
+                       "expected": frac(r.expected), "expected_float": None if r.expected is None else float(r.expected),
+                       "ratio": frac(r.ratio), "ratio_float": None if r.ratio is None else float(r.ratio),
+                       "note": r.note} for r in v.rows]} for v in views]})
+        return 0
+    width = _output(args).width
+    for i, v in enumerate(views):
+        if i:
+            _out()
+        for line in odds_text.cost_lines(v, exact=args.exact, width=width, book_title=book.title):
+            _out(line)
     return 0
 
 

@@ -14,6 +14,7 @@ import random
 from dataclasses import dataclass
 from fractions import Fraction
 
+from . import rollpaths
 from .errors import EvaluationError
 from .symbolic import Symbolic
 from .values import Sym
@@ -279,32 +280,47 @@ class ForcedRoller:
 
     def __init__(self, inner, forced: dict):
         self.inner, self.forced = inner, forced
+        self.asked = {}         # every roll made through this roller (name -> True), in order
 
     def __getattr__(self, item):
         return getattr(self.inner, item)
 
+    def _given(self, name):
+        self.asked[name] = True
+        return name in self.forced
+
+    def check_used(self, mechanic: str, prefix: str = ""):
+        """After the call: a roll given by name (or path) that no roll took is a mistake
+        in the caller (a misspelt path, a call the branch taken never made)."""
+        unused = [k for k in self.forced if k not in self.asked]
+        if unused:
+            made = [k[len(prefix):] for k in self.asked if k.startswith(prefix)]
+            shown = ", ".join(rollpaths.shown_names(dict.fromkeys(made))) or "none"
+            raise EvaluationError(f"{mechanic}() was given the roll '{unused[0][len(prefix):]}', but made no roll "
+                                  f"of that name (rolls made: {shown})")
+
     def one(self, name, die):
-        if name in self.forced:
+        if self._given(name):
             return GivenRoller({name: self.forced[name]}).one(name, die)
         return self.inner.one(name, die)
 
     def pool(self, name, die, count):
-        if name in self.forced:
+        if self._given(name):
             return GivenRoller({name: self.forced[name]}).pool(name, die, count)
         return self.inner.pool(name, die, count)
 
     def chain(self, name, die, count, on, then):
-        if name in self.forced:
+        if self._given(name):
             return GivenRoller({name: self.forced[name]}).chain(name, die, count, on, then)
         return self.inner.chain(name, die, count, on, then)
 
     def reroll(self, name, die, count, faces):
-        if name in self.forced:
+        if self._given(name):
             return GivenRoller({name: self.forced[name]}).reroll(name, die, count, faces)
         return self.inner.reroll(name, die, count, faces)
 
     def explode(self, name, die, count, on, cap):
-        if name in self.forced:
+        if self._given(name):
             return GivenRoller({name: self.forced[name]}).explode(name, die, count, on, cap)
         return self.inner.explode(name, die, count, on, cap)
 

@@ -55,6 +55,30 @@ class Related:
         return cls(span.file, span.line, span.column, message)
 
 
+class Fix:
+    """A change that would correct a diagnostic (an editor offers it as a quick fix):
+    replace the text from (line, column) to (end_line, end_column), 1-based and the
+    end exclusive, by `text`.  An insertion has its end at its start."""
+
+    __slots__ = ("title", "line", "column", "end_line", "end_column", "text")
+
+    def __init__(self, title: str, line: int, column: int, end_line: int, end_column: int, text: str):
+        self.title, self.line, self.column = title, line, column
+        self.end_line, self.end_column, self.text = end_line, end_column, text
+
+    def __repr__(self):
+        return f"Fix({self.title!r} at {self.line}:{self.column}-{self.end_line}:{self.end_column}: {self.text!r})"
+
+    def __eq__(self, other):
+        return isinstance(other, Fix) and all(getattr(self, k) == getattr(other, k) for k in self.__slots__)
+
+    def __reduce__(self):
+        return (Fix, tuple(getattr(self, k) for k in self.__slots__))
+
+    def as_json(self) -> dict:
+        return {k: getattr(self, k) for k in self.__slots__}
+
+
 SEVERITIES = ("error", "warning")
 
 
@@ -62,13 +86,13 @@ class Diagnostic:
     """One problem in a source: where, what, how to fix it, how bad, and the other
     places that explain it.  Errors stop a book from compiling; warnings do not."""
 
-    __slots__ = ("file", "line", "column", "message", "hint", "source_line", "severity", "related")
+    __slots__ = ("file", "line", "column", "message", "hint", "source_line", "severity", "related", "fixes")
 
     def __init__(self, file: str, line: int, column: int, message: str, hint: str = "", source_line: str = "",
-                 severity: str = "error", related: tuple = ()):
+                 severity: str = "error", related: tuple = (), fixes: tuple = ()):
         self.file, self.line, self.column = file, line, column
         self.message, self.hint, self.source_line = message, hint, source_line
-        self.severity, self.related = severity, tuple(related)
+        self.severity, self.related, self.fixes = severity, tuple(related), tuple(fixes)
 
     def __repr__(self):
         return (f"Diagnostic({self.severity} {self.file}:{self.line}:{self.column}: {self.message!r}, "
@@ -84,7 +108,8 @@ class Diagnostic:
         return {"file": self.file, "line": self.line, "column": self.column, "severity": self.severity,
                 "message": self.message, "hint": self.hint,
                 "related": [{"file": r.file, "line": r.line, "column": r.column, "message": r.message}
-                            for r in self.related]}
+                            for r in self.related],
+                **({"fixes": [f.as_json() for f in self.fixes]} if self.fixes else {})}
 
     def render(self) -> str:
         out = [f"{self.file}:{self.line}:{self.column}: {self.severity}: {self.message}"]

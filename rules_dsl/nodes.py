@@ -290,7 +290,22 @@ class Check:
     finding: Optional[Phrase] = None   # a failing case in words: `finding "printed {left} gc; ..."`
 
 
-Decl = Union[Const, Enum, Mechanic, Table, Check]
+@dataclass(frozen=True)
+class Priced:
+    """`priced NAME "title" { for x in xs [where c]: COST per EFFECT }`: a design view.
+    For each case, what it costs (a number: points, gc) per what its dice give on
+    average: EFFECT's exact mean (or, for a condition, its chance), computed by the
+    odds engine.  Nothing is claimed: the view shows the numbers (design.py)."""
+    span: Span
+    name: str
+    doc: str
+    bindings: tuple        # of Binding
+    where: Optional[Expr]
+    cost: Expr
+    effect: Expr
+
+
+Decl = Union[Const, Enum, Mechanic, Table, Check, Priced]
 
 
 # ----------------------------------------------------------- prose and rules
@@ -334,6 +349,17 @@ class ExpectedError:
 
 
 @dataclass(frozen=True)
+class Approx:
+    """An expected value as a book prints it, rounded: `about 82.6%`, `about 1.33`.
+    The value got must round to `value` at `places` decimal places (as a percentage
+    when `percent`)."""
+    span: Span
+    value: object          # Fraction: the number written
+    places: int
+    percent: bool
+
+
+@dataclass(frozen=True)
 class ExampleCase:
     """One `>>> expression` of a worked example and what it must give.
 
@@ -346,6 +372,7 @@ class ExampleCase:
     expected_text: str
     expected: Optional[Expr] = None
     error: Optional[ExpectedError] = None
+    approx: Optional[Approx] = None    # `about 82.6%`
 
 
 @dataclass(frozen=True)
@@ -442,6 +469,8 @@ class SourceFile:
     header: Optional[Header]
     items: tuple
     diagnostics: tuple = ()
+    skipped: tuple = ()        # names and ids declared in items left out after a syntax error (recovery.py)
+    recovered: bool = False    # syntax errors were found: `items` is what parsed once they were left out
 
 
 def iter_nodes(node):

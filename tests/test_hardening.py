@@ -122,12 +122,30 @@ def test_nesting_limit_points_inside_the_expression(demo_books):
 
 
 def test_evaluation_limits_are_clear_errors(demo_books):
-    for name in ("1000000 of d6", "a mechanic calling itself", "two mechanics in a cycle",
-                 "calls that double 40 times", "a list of a billion items"):
+    for name in ("calls that double 40 times", "a list of a billion items"):
         kind, book = compile_or_diagnose(demo_books, _header(HOSTILE_SOURCES[name]))
         assert kind == "compiled", name
         (res,) = book.run_examples()
         assert res.passed, (name, res.report)   # each example expects exactly that error
+
+
+def test_limits_the_declared_ranges_prove_are_errors_before_anything_runs(demo_books):
+    """A count of dice above the limit and a cycle of calls are caught by `rules check`
+    without an example (checks_ranges.py, checks_calls.py), located and named."""
+    expected = {"1000000 of d6": "roll 'x' takes 1000000 dice: a roll takes at most 1000",
+                "a mechanic calling itself": "mechanic 'f' calls itself: an evaluation of it never ends",
+                "two mechanics in a cycle": "mechanic 'f' calls itself through f -> g -> f: an evaluation of it "
+                                            "never ends"}
+    for name, message in expected.items():
+        kind, diags = compile_or_diagnose(demo_books, _header(HOSTILE_SOURCES[name]))
+        assert kind == "diagnostics", name
+        assert [d.message for d in diags] == [message], name
+
+
+def test_a_cycle_through_a_mechanic_held_in_a_value_is_found_too(demo_books):
+    src = _header('rule r "R" { mechanic f(x: int) -> int {\n let g = f\n return g(x) }\n }\n')
+    kind, diags = compile_or_diagnose(demo_books, src)
+    assert kind == "diagnostics" and diags[0].message == "mechanic 'f' calls itself: an evaluation of it never ends"
 
 
 def test_a_check_over_a_huge_domain_is_a_check_error_finding(demo_books):
@@ -362,3 +380,10 @@ def test_an_edit_that_keeps_size_and_mtime_is_not_served_stale(demo_books):
     assert path.stat().st_size == st.st_size and path.stat().st_mtime_ns == st.st_mtime_ns
     assert rules_dsl.load("t").f() == 2
     assert ensure_index().lookup("gamma")[0]["rule"] == "r"
+
+
+def test_recovery_counts_lines_as_the_parser_does(demo_books):
+    """Form feeds and other line breaks Python's splitlines knows but the parser does not:
+    a syntax error at the end of such a file is a diagnostic, never an IndexError."""
+    kind, diags = compile_or_diagnose(demo_books, _header('rule r "R" {\x0c\x0c\x1c\u2028\n mechanic f(x\n'))
+    assert kind == "diagnostics" and diags[0].line >= 1

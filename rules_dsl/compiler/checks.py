@@ -24,11 +24,7 @@ class CheckFn:
     def __init__(self, book: CompiledBook, node: n.Check, rule_id: str):
         self.book, self.node, self.rule_id = book, node, rule_id
         self.name = node.name
-        scope = frozenset()
-        self.sources = []
-        for b in node.bindings:
-            self.sources.append((b.name, compile_expr(book, b.source, scope), b.span))
-            scope = scope | {b.name}
+        self.sources, scope = compile_bindings(book, node.bindings)
         self.where = compile_expr(book, node.where, scope) if node.where is not None else None
         # `where` filters as soon as the bindings it mentions are bound, so it can guard later ones
         names = [b.name for b in node.bindings]
@@ -72,6 +68,16 @@ class CheckFn:
 
         rec(0, {})
         return total, failures
+
+
+def compile_bindings(book, bindings) -> tuple:
+    """A check's (or a design view's) `for x in xs, y in ys`: ([(name, source closure, span)],
+    the names in scope after them); each source sees the names bound before it."""
+    scope, sources = frozenset(), []
+    for b in bindings:
+        sources.append((b.name, compile_expr(book, b.source, scope), b.span))
+        scope = scope | {b.name}
+    return sources, scope
 
 
 def _names_in(e) -> set:

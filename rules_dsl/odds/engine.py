@@ -4,8 +4,11 @@ and takes each statement's branches from the aggregate fast path or from a repla
 from __future__ import annotations
 
 from fractions import Fraction
+import dataclasses
 import math
 import time
+
+from .. import nodes as n
 
 from ..compiler import Ctx, MechanicFn
 from ..dice import GivenRoller
@@ -160,9 +163,8 @@ class _Engine:
             return self.branch(pos, env, st, [[(v,), w, d, tw] for v, w, d, tw in fast])
         while True:
             rep = _Replay(self)
-            ctx = Ctx(rep)
-            try:
-                return self.branch(pos, env, st, rep.run(lambda: fn(env, ctx)))
+            try:     # a fresh context per evaluation: the calls it makes are numbered alike each time
+                return self.branch(pos, env, st, rep.run(lambda: fn(env, Ctx(rep))))
             except _Refine as r:
                 if rep in r.tokens:
                     continue
@@ -222,9 +224,8 @@ class _Engine:
             return self.outcomes(fast)
         while True:
             rep = _Replay(self)
-            ctx = Ctx(rep)
             try:
-                return self.outcomes(rep.run(lambda: fn(env, ctx)))
+                return self.outcomes(rep.run(lambda: fn(env, Ctx(rep))))
             except _Refine as r:
                 if rep in r.tokens:
                     continue
@@ -288,6 +289,7 @@ def distribution(mechanic, *args, _deadline=None, _max_evals=MAX_EVALUATIONS, **
     params = {p.name for p in mechanic.params}
     rolls = kwargs.pop("rolls", None) if "rolls" not in params else None
     given = mechanic.given_rolls(kwargs, rolls)
+    _check_repeated_given(mechanic, given)
     bound = mechanic.bind(list(args), kwargs)
     if not mechanic.has_dice:
         raise NoDice(f"{mechanic.book_id}:{mechanic.name} rolls no dice, so it has no odds; "
@@ -322,3 +324,32 @@ def distribution(mechanic, *args, _deadline=None, _max_evals=MAX_EVALUATIONS, **
     dist.evaluations = evaluations   # the work it took (page_odds budgets in this unit)
     dist.explode_caps = dict(sorted(eng.explode_caps.items()))
     return dist
+
+
+def _check_repeated_given(mechanic, given):
+    """A roll given by a path through a repeated call (`attack[1].hit_dice`) names that
+    call by its order in one evaluation.  The engine evaluates the mechanic's statements
+    one at a time, each numbering its own calls; so a path through the k-th call of a
+    mechanic that several statements call cannot be followed: refused, not guessed."""
+    from .. import rollpaths
+    from ..callgraph import call_sites
+    for k in given:
+        parsed = rollpaths.parse(k)
+        if parsed is None or not parsed[0] or parsed[0][0][1] == 0:
+            continue
+        callee = parsed[0][0][0]
+        node = mechanic.node
+        parts = [s.value if isinstance(s, n.Let) else s.cond if isinstance(s, n.Require) else s.dice
+                 for s in node.body] + [node.result]
+        holders = 0
+        for part in parts:
+            sub = dataclasses.replace(node, body=(), result=part) if isinstance(part, n.Expr) else None
+            if sub is not None and any(site.callee == callee for site in call_sites(sub, mechanic.book.syms)):
+                holders += 1
+            elif sub is None and any(isinstance(x, n.Call) and isinstance(x.func, n.Name) and x.func.name == callee
+                                     for x in n.iter_nodes(part)):
+                holders += 1
+        if holders > 1:
+            raise EvaluationError(f"the exact odds cannot fix the roll '{k}': {mechanic.name} calls {callee} in "
+                                  f"{holders} of its statements, which the odds engine numbers apart; give it to "
+                                  f"`rules call` or `rules explain` instead")

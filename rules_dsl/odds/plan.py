@@ -87,14 +87,16 @@ class _OrderAnalysis:
         self.busy = set()
         self.sensitive = set()          # (mechanic name, roll name)
 
-    def summary(self, name):
-        """(params whose order it reads, markers its result carries) or None in a cycle."""
+    def summary(self, name, node=None):
+        """(params whose order it reads, markers its result carries) or None in a cycle.
+        `node`: the mechanic's AST when it is not one of the book's (an example's
+        `chance(...)`, see example_odds.py)."""
         if name in self.summaries:
             return self.summaries[name]
         if name in self.busy:
             return None
         self.busy.add(name)
-        node = self.book.mechanics[name].node
+        node = node if node is not None else self.book.mechanics[name].node
         taint = {p.name: {("param", p.name)} for p in node.params}
         sinks = set()
         for st in node.body:
@@ -228,7 +230,7 @@ class _OrderAnalysis:
 
 def _ordered_rolls(mech) -> frozenset:
     a = _OrderAnalysis(mech.book)
-    a.summary(mech.name)
+    a.summary(mech.name, mech.node)
     return frozenset(a.sensitive)
 
 

@@ -157,7 +157,7 @@ class _Replay:
         if part is None:
             part = self.eng.parts[key] = _Partition(die)
             prefix, _, roll = name.rpartition(".")
-            owner = prefix.rpartition(".")[2] if prefix else self.eng.mech.name
+            owner = prefix.rpartition(".")[2].partition("[")[0] if prefix else self.eng.mech.name
             part.ordered = (owner, roll) in self.eng.plan.ordered
         return part
 

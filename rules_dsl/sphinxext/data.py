@@ -247,6 +247,9 @@ def _decl_model(book, d, odds):
             model["odds"] = [fold_odds(b) for b in odds[0][d.name]]
         if odds is not None and d.name in odds[1]:
             model["odds_error"] = odds[1][d.name]
+        if odds is not None:         # the `odds` lines that sweep an input (design views)
+            from .design_models import sweep_models
+            model["sweeps"] = sweep_models(book, m)
         return model
     if isinstance(d, n.Table):
         rt = d.returns
@@ -293,6 +296,10 @@ def _decl_model(book, d, odds):
         return {"kind": "enum", "name": d.name, "members": list(d.members),
                 "words": {"name": capitalised(names.enum(d.name)),
                           "members": [names.member(d.name, m) for m in d.members]}}
+    if isinstance(d, n.Priced):
+        from .design_models import priced_model
+        return priced_model(book, d) if odds is not None else {"kind": "priced", "name": d.name, "doc": d.doc,
+                                                               "error": "odds are not computed in this build"}
     if isinstance(d, n.Check):
         binds = ", ".join(f"{b.name} in {expr_text(b.source)}" for b in d.bindings)
         where = f" where {expr_text(d.where)}" if d.where is not None else ""
