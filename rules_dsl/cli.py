@@ -187,6 +187,8 @@ def cmd_books(args):
 
 
 def cmd_lookup(args):
+    if args.book is not None:
+        _book_id(args.book)
     from .index import ensure_index
     idx = ensure_index()
     query = " ".join(args.query)
@@ -283,8 +285,20 @@ def _terminal_prose(text: str, width: int = 100):
 
 def _split_ref(ref: str):
     if ":" not in ref:
-        _die(f"expected BOOK:NAME, got {ref!r} (e.g. null-strike:opposed-stat-rolls)")
-    return ref.split(":", 1)
+        _die(f"expected BOOK:NAME, got {_short(ref)!r} (e.g. null-strike:opposed-stat-rolls)")
+    book_id, name = ref.split(":", 1)
+    return _book_id(book_id), name
+
+
+def _book_id(book_id: str) -> str:
+    """A book id typed on the command line, checked as every entry checks one
+    (`paths.check_book_id`: a name, never a path) before anything reads a file."""
+    from .paths import check_book_id
+
+    def known():
+        from .loader import book_ids
+        return book_ids()
+    return check_book_id(book_id, known)
 
 
 def cmd_show(args):
@@ -523,7 +537,7 @@ def _odds_explained(args, book, mech):
 def cmd_check(args):
     from .errors import RulebookError
     from .loader import book_ids, load
-    ids = [args.book] if args.book else book_ids()
+    ids = [_book_id(args.book)] if args.book is not None else book_ids()
     if not ids:
         _require_books()
     if args.book and args.book not in book_ids():
@@ -586,6 +600,8 @@ def cmd_export(args):
     from .loader import book_ids, load
     if not book_ids():
         _require_books()
+    if args.book is not None:
+        _book_id(args.book)
     if args.out == "-":
         if not args.book:
             _die("--out - prints one book's JSON: name the book, e.g. rules export null-strike --out -")
@@ -623,6 +639,7 @@ def cmd_js(args):
     if not ids:
         _require_books()
     for bid in ids:
+        _book_id(bid)
         if bid not in known:
             from .errors import NotFound
             raise NotFound("book", bid, known)
