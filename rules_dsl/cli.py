@@ -24,6 +24,27 @@ def _json(obj):
     _out(json.dumps(obj, indent=2, ensure_ascii=False))
 
 
+#: `--limit` above this is read as this: more results than any library's rules is "all of them"
+MAX_LIMIT = 10_000
+
+
+def _whole(low: int, high: int, clamp: bool = False):
+    """An argparse type: a whole number in low..high (above `high`: `high`, with `clamp`),
+    else argparse's one-line usage error; never Python's OverflowError from deeper down."""
+    def read(text: str) -> int:
+        import argparse
+        t = text.strip()
+        if not t.lstrip("+-").isdigit() or len(t) > 40:
+            raise argparse.ArgumentTypeError(f"expected a whole number, got {_short(text, 30)!r}")
+        v = int(t)
+        if v > high and clamp:
+            return high
+        if not low <= v <= high:
+            raise argparse.ArgumentTypeError(f"expected a whole number in {low}..{high}, got {v}")
+        return v
+    return read
+
+
 def build_parser():
     import argparse
 
@@ -41,7 +62,8 @@ def build_parser():
     s = sub.add_parser("lookup", parents=[colour], help="find rules by title, alias or text, across every book")
     s.add_argument("query", nargs="+")
     s.add_argument("--book")
-    s.add_argument("--limit", type=int, default=5)
+    s.add_argument("--limit", type=_whole(1, MAX_LIMIT, clamp=True), default=5,
+                   help=f"at most this many results (default 5; above {MAX_LIMIT:,} it is read as {MAX_LIMIT:,})")
     s.add_argument("--json", action="store_true")
     s = sub.add_parser("show", parents=[colour], help="show one rule whole: BOOK:RULE (or the rule of BOOK:MECHANIC or BOOK:TABLE)")
     s.add_argument("ref")
@@ -82,7 +104,7 @@ def build_parser():
     s.add_argument("--json", action="store_true", help="report what was written as JSON")
     s = sub.add_parser("preview", help="serve the website and rebuild it on every save of a book or docs page")
     s.add_argument("--project", metavar="DIR", help="the folder with conf.py and docs/ (default: here)")
-    s.add_argument("--port", type=int, default=8000, help="port to serve on (default 8000; 0 picks a free one)")
+    s.add_argument("--port", type=_whole(0, 65535), default=8000, help="port to serve on (default 8000; 0 picks a free one)")
     s.add_argument("--host", default="127.0.0.1", help="address to serve on (default 127.0.0.1)")
     s.add_argument("--open", action="store_true", help="open the site in a browser after the first build")
     s = sub.add_parser("js", parents=[colour],
@@ -197,8 +219,6 @@ def cmd_lookup(args):
     if args.book and args.book not in [b["id"] for b in idx.books()]:
         from .errors import NotFound
         raise NotFound("book", args.book, [b["id"] for b in idx.books()])
-    if args.limit < 1:
-        _die("--limit must be at least 1")
     results = idx.lookup(query, book=args.book, limit=args.limit)
     if not results:
         _require_books()
@@ -349,24 +369,86 @@ def _kinds_of(book, name) -> list:
 
 
 def _parse_value(raw: str):
-    """NAME=VALUE values: numbers, true/false, lists (1,2,3 or [1,2,3]), names."""
-    from fractions import Fraction
+    """One VALUE of NAME=VALUE, as people type it (docs/cli.md, "Inputs"): a whole number
+    (`3`, `-1`), a fraction or decimal (`7/2`, `2.5`), `true`/`false`, a list (`1,6`,
+    `[1,6]`, `[]`; a trailing comma is allowed, so `2,` is the list [2]), a list of lists
+    (`[[1,2],[3]]`), text in double quotes (`"a, b"`), or a name (an enum member, a die
+    face, text).  Whether a name is a member of the parameter's type is the type check's
+    to say; `_inputs` then makes a lone value a one-item list where a list is wanted.
+    Raises `_BadInput` with the reason."""
+    from .values import number
     s = raw.strip()
-    if s.startswith("[") and s.endswith("]"):
-        s = s[1:-1]
-        return [_parse_value(x) for x in s.split(",") if x.strip()] if s.strip() else []
-    if "," in s:
-        return [_parse_value(x) for x in s.split(",")]
+    if not s:
+        raise _BadInput("gives no value (an empty list is [])")
+    if len(s) >= 2 and s[0] == s[-1] == '"':
+        return s[1:-1].replace('\\"', '"')
+    parts = _split_items(s)
+    if len(parts) == 1 and s[0] == "[" and s[-1] == "]":
+        inner = s[1:-1]
+        return [] if not inner.strip() else _items(_split_items(inner))
+    if len(parts) > 1:
+        return _items(parts)
     if s in ("true", "false"):
         return s == "true"
-    try:
-        return int(s)
-    except ValueError:
-        pass
-    try:
-        return Fraction(s)
-    except (ValueError, ZeroDivisionError):
-        return s
+    import re
+    if re.fullmatch(r"[+-]?[0-9]+", s):
+        try:
+            return int(s)
+        except ValueError:           # more digits than Python reads as a number
+            raise _BadInput(f"is a number of {len(s)} digits; no rule needs one that long") from None
+    m = re.fullmatch(r"([+-]?[0-9]+)/([0-9]+)|[+-]?[0-9]*\.[0-9]+", s)
+    if m and len(s) <= 200:
+        from fractions import Fraction
+        if m.group(2) is not None and int(m.group(2)) == 0:
+            raise _BadInput(f"is {s}, a fraction over 0")
+        return number(Fraction(s))
+    if s[0] in "[]" or s[-1] in "[]":
+        raise _BadInput(f"has unbalanced brackets: {_short(s, 40)}")
+    return s
+
+
+class _BadInput(Exception):
+    """A VALUE that cannot be read (the reason; `_inputs` names the input)."""
+
+
+def _split_items(s: str) -> list:
+    """`s` split at its top-level commas (not inside brackets or double quotes)."""
+    parts, depth, quoted, cur = [], 0, False, []
+    for ch in s:
+        if ch == '"':
+            quoted = not quoted
+        elif not quoted and ch == "[":
+            depth += 1
+        elif not quoted and ch == "]":
+            depth -= 1
+            if depth < 0:
+                raise _BadInput(f"has a ']' with no '[' before it: {_short(s, 40)}")
+        elif not quoted and depth == 0 and ch == ",":
+            parts.append("".join(cur))
+            cur = []
+            continue
+        cur.append(ch)
+    if depth or quoted:
+        raise _BadInput(f"has an unclosed {'quote' if quoted else chr(39) + '[' + chr(39)}: {_short(s, 40)}")
+    parts.append("".join(cur))
+    return parts
+
+
+def _items(parts: list) -> list:
+    if len(parts) > 1 and not parts[-1].strip():
+        parts = parts[:-1]               # one trailing comma: `2,` is [2]
+    if any(not p.strip() for p in parts):
+        raise _BadInput("has an empty item in its list (two commas in a row?)")
+    return [_parse_value(p) for p in parts]
+
+
+def _wants_list(t) -> bool:
+    """Whether a declared type takes a list (and nothing else): a lone value given
+    for it is a one-item list."""
+    from . import nodes as n
+    if isinstance(t, n.UnionType):
+        return all(_wants_list(o) for o in t.options)
+    return isinstance(t, n.ListType)
 
 
 def _resolve(ref, allow_tables: bool):
@@ -400,29 +482,42 @@ def _resolve(ref, allow_tables: bool):
     raise NotFound(wanted, name, candidates, where=book_id, note=note)
 
 
-def _assignments(items):
-    out = {}
+def _inputs(fn, items, given=None) -> dict:
+    """The NAME=VALUE inputs of a mechanic or table `fn`, read as people type them: the
+    one place the command line turns text into arguments (`rules call`, `explain`,
+    `odds` and its `--vs`).  Each value is read by `_parse_value`; a lone value for a
+    parameter that takes a list is a one-item list (`opposing=2`); a name given twice
+    (`n=3 n=4`) is refused; names are checked by the mechanic or table itself, which
+    lists the valid ones.  `given` (inputs read before, for `--vs`) may be overridden."""
+    params = {p.name: p.type for p in (fn.params if hasattr(fn, "params") else fn.keys)}
+    out, seen = {}, {}
     for a in items:
-        if "=" not in a:
-            _die(f"expected NAME=VALUE, got {a!r}")
-        k, v = a.split("=", 1)
-        if not k:
-            _die(f"expected NAME=VALUE, got {a!r}")
-        out[k.strip()] = _parse_value(v)
-    return out
+        name, eq, raw = a.partition("=")
+        name = name.strip()
+        if not eq or not name:
+            _die(f"expected NAME=VALUE, got {_short(a)!r} (e.g. n=3)")
+        if name in seen:
+            _die(f"{name} is given twice ({_short(seen[name], 30)} and {_short(a, 30)}); give it once")
+        seen[name] = a
+        try:
+            value = _parse_value(raw)
+        except _BadInput as e:
+            _die(f"{name}={_short(raw, 40)} {e}")
+        if name in params and not isinstance(value, list) and _wants_list(params[name]):
+            value = [value]
+        out[name] = value
+    return {**(given or {}), **out}
 
 
 def _callable_and_inputs(args):
     """The mechanic or table `rules call` and `rules explain` name, with its inputs;
     a table's keys are checked by name, and `--seed` refused for it (it rolls nothing)."""
     book, kind, fn = _resolve(args.ref, allow_tables=True)
-    kwargs = _assignments(args.assignments)
+    kwargs = _inputs(fn, args.assignments)
     if kind == "table":
-        names = [p.name for p in fn.keys]
         for k in kwargs:
-            if k not in names:
-                from .errors import NotFound
-                raise NotFound("key", k, names, where=f"table {book.id}:{fn.name} (keys: {', '.join(names)})")
+            if k not in [p.name for p in fn.keys]:
+                raise fn.unknown_input(k)
         if args.seed is not None:
             _die(f"{book.id}:{fn.name} is a table; it rolls no dice, so --seed has no use")
     return book, kind, fn, kwargs
@@ -471,11 +566,12 @@ def cmd_odds(args):
     from .odds import distribution
     if args.explain and args.vs:
         _die("--explain and --vs do not combine: ask for each on its own", 2)
+    inputs = _inputs(mech, args.assignments)
     if args.explain:
-        return _odds_explained(args, book, mech)
-    dist = distribution(mech, **_assignments(args.assignments))
+        return _odds_explained(args, book, mech, inputs)
+    dist = distribution(mech, **inputs)
     if args.vs:
-        other = distribution(mech, **{**_assignments(args.assignments), **_assignments(args.vs)})
+        other = distribution(mech, **_inputs(mech, args.vs, given=inputs))
         if args.json:
             _json({"a": dist.as_json(), "b": other.as_json()})
             return 0
@@ -489,15 +585,15 @@ def cmd_odds(args):
     return 0
 
 
-def _odds_explained(args, book, mech):
+def _odds_explained(args, book, mech, inputs):
     """`rules odds --explain`: the distribution, and for each outcome the branches of
     the mechanic's result (a chain of `if`s) it comes from, with their probabilities."""
     from .explain import odds_by_branch
     from .values import percent_text, show
-    found = odds_by_branch(mech, **_assignments(args.assignments))
+    found = odds_by_branch(mech, **inputs)
     if found is None:
         from .odds import distribution
-        dist = distribution(mech, **_assignments(args.assignments))
+        dist = distribution(mech, **inputs)
         note = (f"{book.id}:{mech.name}'s result is not a chain of branches (if ... then ... else ...), "
                 "so --explain has no branch to name; `rules explain` shows one evaluation's working")
         if args.json:
@@ -602,6 +698,8 @@ def cmd_export(args):
         _require_books()
     if args.book is not None:
         _book_id(args.book)
+    if args.out is not None and not args.out.strip():
+        _die("--out needs a folder (or - to print one book's JSON); leave it out for ./rules-data")
     if args.out == "-":
         if not args.book:
             _die("--out - prints one book's JSON: name the book, e.g. rules export null-strike --out -")
@@ -632,6 +730,8 @@ def cmd_js(args):
     import gzip
     import os
 
+    if not args.out.strip():
+        _die("--out needs a folder; leave it out for _build/js")
     from .jsgen import write
     from .loader import book_ids, load
     known = book_ids()

@@ -130,11 +130,25 @@ class RulebookError(RulesError):
 
 
 class InputError(RulesError, ValueError):
-    """A mechanic argument is outside its declared range or enumeration."""
+    """A mechanic argument is outside its declared range or enumeration.  The value is
+    shown as the book writes values (`values.literal`: `7/2`, `true`, `"text"`, never a
+    Python repr); None stands for a value that was not given."""
 
     def __init__(self, mechanic: str, param: str, value: object, allowed: str):
         self.mechanic, self.param, self.value, self.allowed = mechanic, param, value, allowed
-        super().__init__(f"{mechanic}: parameter '{param}' got {value!r}; allowed: {allowed}")
+        if value is None:
+            if allowed.startswith("a value is required"):
+                said = "needs a value " + allowed[len("a value is required"):].strip()
+            else:
+                said = f"got nothing; allowed: {allowed}"
+            super().__init__(f"{mechanic}: parameter '{param}' {said.strip()}")
+            return
+        from .values import literal
+        try:
+            shown = literal(value)
+        except Exception:       # a Python caller's own object: what it says it is
+            shown = repr(value)
+        super().__init__(f"{mechanic}: parameter '{param}' got {shown}; allowed: {allowed}")
 
 
 class EvaluationError(RulesError):
