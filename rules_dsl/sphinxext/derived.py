@@ -85,6 +85,15 @@ def compute_derived(book, code: str = "") -> dict:
     for name, chk in book.compiled.checks.items():
         key = "check:" + closures.key(chk.node)
         findings.extend(store.get(key, lambda: _run_check(book, name, chk)))
+    if hasattr(book, "coverage_findings") and book.compiled.checks:
+        # tables the checks sweep with printed entries no check reads: a property of all the
+        # checks together, so cached under all their keys (each reaches the tables it reads)
+        import hashlib
+        keys = "\n".join(sorted(closures.key(chk.node) for chk in book.compiled.checks.values()))
+        key = "coverage:" + hashlib.sha256(keys.encode()).hexdigest()
+        findings.extend(store.get(key, lambda: [
+            {"rule": f.rule, "kind": f.kind, "check": f.check, "message": f.message, "cases": list(f.cases),
+             "printed": f.printed, "line": _line_of(f.location)} for f in book.coverage_findings()]))
     for f in (book.name_findings() if hasattr(book, "name_findings") else ()):   # cheap: not cached
         findings.append({"rule": f.rule, "kind": f.kind, "check": "", "message": f.message, "cases": [],
                          "printed": f.printed, "line": _line_of(f.location)})
