@@ -45,6 +45,18 @@ def _whole(low: int, high: int, clamp: bool = False):
     return read
 
 
+def _seconds(text: str) -> float:
+    """An argparse type: a positive number of seconds (at most a day)."""
+    import argparse
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {_short(text, 30)!r}") from None
+    if not 0 < v <= 86400:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds in (0, 86400], got {_short(text, 30)}")
+    return v
+
+
 def build_parser():
     import argparse
 
@@ -81,6 +93,8 @@ def build_parser():
             s.add_argument("--vs", nargs="+", metavar="NAME=VALUE",
                            help="a second distribution beside the first: the same inputs with these changed "
                                 "(e.g. --vs fusion=true)")
+            s.add_argument("--time-limit", type=_seconds, default=None, metavar="SECONDS",
+                           help="give up after this many seconds (default 5; --vs and --explain share it)")
         s.add_argument("--json", action="store_true")
     s = sub.add_parser("explain", parents=[colour],
                        help="call a mechanic and show its working, citing rules, lines and notes: BOOK:MECHANIC NAME=VALUE ...")
@@ -129,7 +143,7 @@ def main(argv=None):
         return _run(args)
     except RulesError as e:
         first = e.first_line() if hasattr(e, "first_line") else str(e).splitlines()[0]
-        _die(_short(first, 300), 2)
+        _die(_short(first, 400), 2)
     except KeyboardInterrupt:  # pragma: no cover
         _die("interrupted", 130)
     except BrokenPipeError:
@@ -563,15 +577,30 @@ def cmd_odds(args):
     book, _kind, mech = _resolve(args.ref, allow_tables=False)
     if not mech.has_dice:
         _die(f"{book.id}:{mech.name} rolls no dice; use `rules call` for its value", 2)
-    from .odds import distribution
+    from .odds import TooLarge
     if args.explain and args.vs:
         _die("--explain and --vs do not combine: ask for each on its own", 2)
+    try:
+        return _odds(args, book, mech)
+    except TooLarge as e:      # say how to allow more time, the command line's way
+        if e.kind != "time":
+            raise
+        longer = max(60, int((args.time_limit or 5) * 10))
+        raise e.about(e.subject, [h for h in e.hints if h != "more time"]
+                      + [f"more time (--time-limit {longer})"]) from None
+
+
+def _odds(args, book, mech):
+    from .odds import distribution
+    from .odds.budget import Budget
+    # one budget for the whole command: the first distribution, the --vs one, the --explain twin
+    meter = (Budget(seconds=args.time_limit) if args.time_limit else Budget()).meter()
     inputs = _inputs(mech, args.assignments)
     if args.explain:
-        return _odds_explained(args, book, mech, inputs)
-    dist = distribution(mech, **inputs)
+        return _odds_explained(args, book, mech, dict(inputs, _meter=meter))
+    dist = distribution(mech, _meter=meter, **inputs)
     if args.vs:
-        other = distribution(mech, **_inputs(mech, args.vs, given=inputs))
+        other = distribution(mech, _meter=meter, **_inputs(mech, args.vs, given=inputs))
         if args.json:
             _json({"a": dist.as_json(), "b": other.as_json()})
             return 0
@@ -593,7 +622,7 @@ def _odds_explained(args, book, mech, inputs):
     found = odds_by_branch(mech, **inputs)
     if found is None:
         from .odds import distribution
-        dist = distribution(mech, **inputs)
+        dist = distribution(mech, **inputs)     # inputs hold the command's `_meter`
         note = (f"{book.id}:{mech.name}'s result is not a chain of branches (if ... then ... else ...), "
                 "so --explain has no branch to name; `rules explain` shows one evaluation's working")
         if args.json:

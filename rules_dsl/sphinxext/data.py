@@ -126,11 +126,14 @@ def odds_available():
 
 
 def compute_odds_one(mech):
-    """(rows, None) for a dice mechanic's page, or (None, error text)."""
+    """(rows, None, skipped) for a dice mechanic's page, or (None, error text, []):
+    `skipped`, the refusals of the designer's `odds` lines too large to compute (their
+    tables are left out; the build logs them)."""
     page_odds = odds_available()
+    skipped = []
     try:
         rows = []
-        for inputs, dist in page_odds(mech):
+        for inputs, dist in page_odds(mech, skipped=skipped):
             outcomes = []
             cum = dist.cumulative() if hasattr(dist, "cumulative") else None
             for i, (value, p) in enumerate(dist.outcomes):
@@ -153,9 +156,9 @@ def compute_odds_one(mech):
             rows.append({"inputs": inputs_text, "inputs_shown": shown_inputs, "outcomes": outcomes, "mean": mean_text,
                          "exact": bool(getattr(dist, "exact", True)),
                          "limits": explode_lines(getattr(dist, "explode_caps", {}))})
-        return rows, None
+        return rows, None, skipped
     except Exception as e:  # the odds engine is another module: show why, do not break the site
-        return None, f"{type(e).__name__}: {e}"
+        return None, f"{type(e).__name__}: {e}", []
 
 
 #: an odds block (one set of inputs) longer than this is folded: its likeliest outcomes,

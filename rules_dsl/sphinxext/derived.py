@@ -110,7 +110,7 @@ def compute_derived(book, code: str = "") -> dict:
         report = store.get(key, run)
         if report is not None:
             failures.append({"rule": rule_id, "index": index, "title": ex.title, "report": report})
-    odds, odds_errors = None, {}
+    odds, odds_errors, odds_skipped = None, {}, {}
     if odds_available() is not None:
         odds = {}
         for name, mech in book.mechanics.items():
@@ -125,10 +125,13 @@ def compute_derived(book, code: str = "") -> dict:
                 from ..values import show
                 key += ":" + repr([([show(a) for a in args], sorted((k, show(v)) for k, v in kw.items()))
                                    for args, kw in chosen])
-            rows, err = store.get(key, lambda mech=mech: compute_odds_one(mech))
+            rows, err, *rest = store.get(key, lambda mech=mech: compute_odds_one(mech))
             if err is not None:
                 odds_errors[name] = err
             else:
                 odds[name] = rows
+            if rest and rest[0]:
+                odds_skipped[name] = list(rest[0])
     store.save()
-    return {"findings": findings, "failures": failures, "odds": odds, "odds_errors": odds_errors}
+    return {"findings": findings, "failures": failures, "odds": odds, "odds_errors": odds_errors,
+            "odds_skipped": odds_skipped}
