@@ -63,7 +63,7 @@ def make_readable(path: Path, writable: bool = False):
     writable by anyone too with `writable`, else by no one but root."""
     path = Path(path)
     dmode, fmode = (0o777, 0o666) if writable else (0o555, 0o444)
-    for root, dirs, files in os.walk(path):
+    for root, _dirs, files in os.walk(path):
         for f in files:
             os.chmod(os.path.join(root, f), fmode)
         os.chmod(root, dmode)
