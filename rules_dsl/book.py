@@ -221,7 +221,6 @@ class Book:
             if not missed:
                 continue
             labels = [self._printed_label(t.printed(i)) for i in missed]
-            lines = sorted({t.spans[i].line for i in missed})
             shown = ", ".join(f"{label} (line {t.spans[i].line})" for label, i in zip(labels[:8], missed))
             more = f" and {len(missed) - 8} more" if len(missed) > 8 else ""
             which = ", ".join(sorted(checks))
@@ -231,7 +230,6 @@ class Book:
             out.append(Finding(self.id, self.rule_of(table) or "", "unchecked-rows", ", ".join(sorted(checks)), msg,
                                str(first), tuple(labels), labels[0],
                                str(self.compiled.checks[sorted(checks)[0]].node.span)))
-            del lines
         return out
 
     def name_findings(self) -> list:
