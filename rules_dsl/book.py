@@ -147,7 +147,10 @@ class Book:
         return [(r.id, ex) for r in self.rules for ex in r.examples]
 
     def odds(self, mechanic: str, **kwargs):
-        """The exact distribution of a dice mechanic's result (see rules_dsl.odds)."""
+        """The exact distribution of a dice mechanic's result (see rules_dsl.odds), within
+        a budget: `_budget=rules_dsl.odds.Budget(seconds=60)` allows more than the default
+        few seconds; past it, `rules_dsl.odds.TooLarge` says what was too large and what
+        to try."""
         from .odds import distribution
         return distribution(self.mechanic(mechanic), **kwargs)
 
