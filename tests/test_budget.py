@@ -216,7 +216,7 @@ def test_a_too_large_odds_line_is_skipped_and_reported(tmp_path, monkeypatch):
     start = time.monotonic()
     rows, err, skipped = compute_odds_one(book.mechanics["one"])
     assert time.monotonic() - start < 10
-    assert err is None and [r["inputs"] for r in rows] == ["n=1"]
+    assert err is None and [r["inputs_shown"] for r in rows] == [{"n": "1"}]
     (msg,) = skipped
     assert "big:one(n=2) is too large for exact odds" in msg and "sum of 2 d1000" in msg
 
