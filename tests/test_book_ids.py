@@ -102,9 +102,9 @@ def test_the_issue_s_attack_reads_nothing_outside(walled):
     assert p.stderr == ("rules: '../outside/secret' is not a book id: a book id is a name, such as "
                         "null-strike, never a path\n")
     # and a real call still works
-    p = _cli("call", "t:x", "n=1", "die=2", env={"RULES_DSL_BOOKS": "books",
-                                                 "RULES_DSL_CACHE": str(walled / "cache")}, cwd=walled)
-    assert p.returncode == 0 and p.stdout.strip().startswith("3"), p.stderr
+    p = _cli("call", "t:x", "n=1", "die=2", "--json", env={"RULES_DSL_BOOKS": "books",
+                                                           "RULES_DSL_CACHE": str(walled / "cache")}, cwd=walled)
+    assert p.returncode == 0 and '"result": 3' in p.stdout, p.stderr
 
 
 @pytest.mark.parametrize("book_id", ["../outside/secret", ".", "..", "", "T"])
