@@ -95,6 +95,7 @@ def check_book(book: BookAST, texts: dict, other_ids: Callable[[str], Optional[s
     if not report.diags:   # ranges are followed through names that resolve and kinds that fit
         check_ranges(book, syms, report)
     check_unused_locals(book, report)
+    check_aliases_against_uses(book, report)
     if report.diags:
         raise RulebookError(sorted(report.diags, key=lambda d: (d.file, d.line, d.column)))
     syms.warnings = sorted(report.warnings, key=lambda d: (d.file, d.line, d.column))
@@ -117,6 +118,42 @@ def check_unused_locals(book: BookAST, report: Reporter):
                 kind = "let" if isinstance(s, n.Let) else "roll"
                 report(s.span, f"'{s.name}' ({kind}) is never used in {d.name}",
                        "use it, or remove the line", severity="warning")
+
+
+def check_aliases_against_uses(book: BookAST, report: Reporter):
+    """Warnings: a rule that `uses` a name it defines itself (its title or an alias).
+    `uses "Sniper Rifle"` says the rule relies on a term defined elsewhere; `aliases
+    "Sniper Rifle"` says this rule is where it is defined.  Both cannot hold, and the
+    alias wins silently: the undefined-name finding passes and `rules lookup "Sniper
+    Rifle"` lands on this rule, so a gap of the source is hidden (a term the source
+    never defines belongs among the rule's keywords, with an `absent` note).  A
+    warning, not a finding: the mistake is in the encoding (ours to fix), not a fact
+    about the source, and the checks find it before anything runs.  It is located at
+    the `uses` entry; names are compared by `name_key`, as everywhere."""
+    for p in walk(book.items):
+        r = p.node
+        if not isinstance(r, n.Rule) or not r.uses:
+            continue
+        own = {name_key(a): ("alias", a) for a in r.aliases}
+        own[name_key(r.title)] = ("title", r.title)
+        for use in r.uses:
+            hit = own.get(name_key(use.name))
+            if hit is None:
+                continue
+            kind, name = hit
+            related = [Related.at(r.span, f"rule '{r.id}' is here")]
+            if kind == "title":
+                report(use.span, f"'{use.name}' is the title of the rule that uses it ('{r.id}'): a rule's "
+                       "title defines its name, so `uses` points nowhere else",
+                       "remove it from `uses`; if the source leaves part of the term undefined, say so in an "
+                       "`absent` note", severity="warning", related=related)
+            else:
+                report(use.span, f"'{use.name}' is both used by rule '{r.id}' and one of its aliases ('{name}'): "
+                       "the alias defines the very term the rule says it takes from elsewhere, so the gap "
+                       "is hidden from the undefined-name check and a lookup of it lands here",
+                       "if the book does not define the term, move the alias to `keywords` (the "
+                       "undefined-name finding then says so); if this rule does define it, remove it from `uses`",
+                       severity="warning", related=related)
 
 
 # ------------------------------------------------------------------------ ids

@@ -70,8 +70,10 @@ def sweep_values(mechanic, name: str, spec) -> list:
     return out
 
 
-def _dist(mechanic, inputs: dict, deadline=None):
+def _dist(mechanic, inputs: dict, deadline=None, meter=None):
     from .odds import distribution
+    if meter is not None:       # a budget shared by the whole command (rules odds --vs, --time-limit)
+        return distribution(mechanic, _meter=meter, **inputs)
     return distribution(mechanic, _deadline=deadline or time.monotonic() + SECONDS, _max_evals=EVALUATIONS, **inputs)
 
 
@@ -87,9 +89,10 @@ def sweep(mechanic, name: str, spec=None, **inputs) -> Sweep:
     return Sweep(mechanic, name, dict(inputs), rows)
 
 
-def variants(mechanic, inputs: dict, changes: list) -> list:
-    """[Distribution] for the base inputs, then for each dict of `changes` applied to them."""
-    return [_dist(mechanic, dict(inputs))] + [_dist(mechanic, {**inputs, **c}) for c in changes]
+def variants(mechanic, inputs: dict, changes: list, meter=None) -> list:
+    """[Distribution] for the base inputs, then for each dict of `changes` applied to them
+    (all within one `meter`'s budget when one is given)."""
+    return [_dist(mechanic, dict(inputs), meter=meter)] + [_dist(mechanic, {**inputs, **c}, meter=meter) for c in changes]
 
 
 # ------------------------------------------------------------------ cost views

@@ -17,7 +17,7 @@ from fractions import Fraction
 from . import rollpaths
 from .errors import EvaluationError
 from .symbolic import Symbolic
-from .values import Sym
+from .values import Sym, literal
 
 MAX_DICE = 1000        # a pool larger than this is surely a mistake in the inputs
 MAX_CHAIN = 10_000     # a random chain is cut here (probability is negligible)
@@ -50,7 +50,7 @@ class DieInfo:
                 return Sym(str(value), self.name)
         elif isinstance(value, int) and not isinstance(value, bool) and value in self.faces:
             return value
-        raise EvaluationError(f"roll '{roll_name}': {value!r} is not a face of {self.describe()}")
+        raise EvaluationError(f"roll '{roll_name}': {literal(value)} is not a face of {self.describe()}")
 
 
 def roll_faces(die: DieInfo, faces, roll_name: str, what: str) -> frozenset:
@@ -58,10 +58,11 @@ def roll_faces(die: DieInfo, faces, roll_name: str, what: str) -> frozenset:
     is made (the checks catch literal ones earlier): each must be a face of the die."""
     out = set()
     for f in faces:
+        shown = literal(f)
         if die.custom and isinstance(f, Sym):
             f = str(f)
         if f not in die.faces or isinstance(f, bool):
-            raise EvaluationError(f"roll '{roll_name}': {f!r} is not a face of {die.describe()}, so it cannot be {what}")
+            raise EvaluationError(f"roll '{roll_name}': {shown} is not a face of {die.describe()}, so it cannot be {what}")
         out.add(f)
     return frozenset(out)
 
@@ -206,7 +207,7 @@ class GivenRoller:
                     if not hit and i != len(faces) - 1:
                         raise EvaluationError(f"roll '{name}': a chain stops at its first miss ({f} at position {i + 1})")
                     if hit and i == len(faces) - 1:
-                        raise EvaluationError(f"roll '{name}': the chain {list(seq)} ends on a success; roll until a miss")
+                        raise EvaluationError(f"roll '{name}': the chain {literal(list(seq))} ends on a success; roll until a miss")
                     total += hit
             self.made[name] = total
             return total

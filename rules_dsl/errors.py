@@ -6,7 +6,8 @@
 * `InputError` -- a mechanic was called with a value outside its declared type.
 * `EvaluationError` -- a mechanic could not produce a value (missing table row,
   a `require` that failed, an absent value used in arithmetic).
-* `NotFound` -- an unknown book, rule or mechanic, with suggestions.
+* `NotFound` -- an unknown book, rule or mechanic, with suggestions; `BadBookId`,
+  one of them, a book id that is not a name at all (a path, `..`, nothing).
 """
 from __future__ import annotations
 
@@ -154,11 +155,25 @@ class RulebookError(RulesError):
 
 
 class InputError(RulesError, ValueError):
-    """A mechanic argument is outside its declared range or enumeration."""
+    """A mechanic argument is outside its declared range or enumeration.  The value is
+    shown as the book writes values (`values.literal`: `7/2`, `true`, `"text"`, never a
+    Python repr); None stands for a value that was not given."""
 
     def __init__(self, mechanic: str, param: str, value: object, allowed: str):
         self.mechanic, self.param, self.value, self.allowed = mechanic, param, value, allowed
-        super().__init__(f"{mechanic}: parameter '{param}' got {value!r}; allowed: {allowed}")
+        if value is None:
+            if allowed.startswith("a value is required"):
+                said = "needs a value " + allowed[len("a value is required"):].strip()
+            else:
+                said = f"got nothing; allowed: {allowed}"
+            super().__init__(f"{mechanic}: parameter '{param}' {said.strip()}")
+            return
+        from .values import literal
+        try:
+            shown = literal(value)
+        except Exception:       # a Python caller's own object: what it says it is
+            shown = repr(value)
+        super().__init__(f"{mechanic}: parameter '{param}' got {shown}; allowed: {allowed}")
 
 
 class EvaluationError(RulesError):
@@ -176,3 +191,25 @@ class NotFound(RulesError, LookupError):
         place = f" in {where}" if where else ""
         self.kind, self.name = kind, name
         super().__init__(f"unknown {kind} '{name}'{place}" + (f"; {hint}" if hint else ""))
+
+
+class BadBookId(NotFound):
+    """A book id that is not a name (`paths.check_book_id`): empty, `.` or `..`, a
+    path, or anything else that is not a book header's id.  Never looked up."""
+
+    def __init__(self, book_id: str, reason: str, candidates: Iterable[str] = ()):
+        shown = book_id if len(book_id) <= 60 else book_id[:59] + "…"
+        candidates, plain = list(candidates), _plain_id(book_id)
+        hint = f"did you mean '{plain}'?" if plain in candidates else did_you_mean(plain, candidates) if plain else ""
+        self.kind, self.name, self.reason = "book", book_id, reason
+        RulesError.__init__(self, (f"{shown!r} is not a book id: {reason}" if book_id else reason)
+                            + (f"; {hint}" if hint else ""))
+
+
+def _plain_id(book_id: str) -> str:
+    """What a mistyped book id most likely meant: a path's last part without `.rules`,
+    in lower case with hyphens (`rulebooks/Null_Strike.rules` -> `null-strike`)."""
+    last = book_id.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1]
+    if last.endswith(".rules"):
+        last = last[: -len(".rules")]
+    return last.strip().lower().replace("_", "-").replace(" ", "-")

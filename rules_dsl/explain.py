@@ -721,7 +721,8 @@ class _AnyResult:
 def odds_by_branch(mechanic, **kwargs):
     """The exact joint law of (branch taken, result) of a mechanic whose result is a
     chain of branches: the odds engine run on a twin of the mechanic whose result is
-    `[arm number, arm value]`.  Returns (arms, rows): arms as `branch_chain` gives
+    `[arm number, arm value]`, both computations within one budget (`_budget` or
+    `_meter`, as `distribution` takes them).  Returns (arms, rows): arms as `branch_chain` gives
     them, rows [(value, probability, [(arm label, probability)])] in the plain
     distribution's order; None when the result is not a chain of branches."""
     import dataclasses
@@ -746,6 +747,9 @@ def odds_by_branch(mechanic, **kwargs):
         result = n.IfElse(cond_node.span, cond_node.cond, lit, result)
     twin = MechanicFn(mechanic.book, dataclasses.replace(node, result=result))
     twin.returns = _AnyResult()
+    if kwargs.get("_meter") is None:      # both computations share one budget
+        from .odds.budget import Budget
+        kwargs["_meter"] = (kwargs.pop("_budget", None) or Budget()).meter()
     joint = distribution(twin, **kwargs)
     plain = distribution(mechanic, **kwargs)
     rows = []

@@ -32,7 +32,7 @@ def test_out_of_range_input_names_parameter_value_and_range(demo):
     assert "parameter 'yours' got 11; allowed: 1..10" in str(e.value)
     with pytest.raises(InputError, match="opposed"):
         demo.needed(3, True)
-    with pytest.raises(InputError, match="required"):
+    with pytest.raises(InputError, match="needs a value"):
         demo.needed(3)
 
 

@@ -460,7 +460,7 @@ def test_require_and_inputs(ob, demo):
     with pytest.raises(InputError) as e:
         distribution(demo.mechanics["sustained"], n=31)
     assert e.value.param == "n"
-    with pytest.raises(InputError, match="required"):
+    with pytest.raises(InputError, match="needs a value"):
         distribution(demo.mechanics["sustained"])
     with pytest.raises(NotFound, match="unknown parameter 'nonsense'"):
         distribution(demo.mechanics["sustained"], n=2, nonsense=3)

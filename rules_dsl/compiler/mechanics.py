@@ -219,7 +219,7 @@ class MechanicFn:
         bound = dict(zip(names, args))
         for k, v in kwargs.items():
             if k not in names:
-                raise NotFound("parameter", k, names, where=f"{self.book_id}:{self.name}")
+                raise self.unknown_input(k)
             bound[k] = v
         for p in self.params:
             if p.name not in bound:
@@ -231,6 +231,18 @@ class MechanicFn:
             except ValueError:
                 raise InputError(self.name, p.name, bound[p.name], self.checks[p.name].describe) from None
         return bound
+
+    def unknown_input(self, name: str) -> NotFound:
+        """The error for an input no parameter or roll of this mechanic has: the near
+        names, then every valid one (its parameters, and its rolls, which can be given)."""
+        from ..errors import did_you_mean
+        params, rolls = [p.name for p in self.params], [r.name for r in self.rolls]
+        hint = did_you_mean(name, params + rolls)
+        valid = f"its parameters: {', '.join(params)}" if params else "it takes no parameters"
+        if rolls:
+            valid += f"; its rolls, which can be given by name: {', '.join(rolls)}"
+        return NotFound("parameter", name, where=f"{self.book_id}:{self.name}",
+                        note=f"{hint} ({valid})" if hint else valid)
 
     def invoke(self, bound: dict, ctx: Ctx):
         env = dict(bound)

@@ -202,6 +202,15 @@ class TableFn:
                 self.entries.append(((rk, ck), self._cell(c, self.value_checks[0], diags)))
                 self.spans.append(c.span)
 
+    def unknown_input(self, name: str):
+        """The error for a key this table does not have: the near names, then its keys."""
+        from ..errors import NotFound, did_you_mean
+        names = [p.name for p in self.keys]
+        hint = did_you_mean(name, names)
+        keys = f"its keys: {', '.join(names)}"
+        return NotFound("key", name, where=f"table {self.book.book_id}:{self.name}",
+                        note=f"{hint} ({keys})" if hint else keys)
+
     def lookup(self, *args, **kwargs):
         names = [p.name for p in self.keys]
         if len(args) > len(names):
@@ -209,8 +218,7 @@ class TableFn:
         bound = dict(zip(names, args))
         for k, v in kwargs.items():
             if k not in names:
-                from ..errors import NotFound
-                raise NotFound("key", k, names, where=f"{self.book.book_id}:{self.name}")
+                raise self.unknown_input(k)
             bound[k] = v
         keys = []
         for p, check in zip(self.keys, self.key_checks):
@@ -240,8 +248,7 @@ class TableFn:
         bound = dict(zip(names, args))
         for k, v in kwargs.items():
             if k not in names:
-                from ..errors import NotFound
-                raise NotFound("key", k, names, where=f"{self.book.book_id}:{self.name}")
+                raise self.unknown_input(k)
             bound[k] = v
         keys = tuple(ch.convert(bound[p.name]) for p, ch in zip(self.keys, self.key_checks))
         if self._exact_at:

@@ -77,7 +77,7 @@ export class Die {
     } else if (typeof value === "bigint" && this.faces.some((f) => f === value)) {
       return value;
     }
-    throw new RulesError("Error", `roll '${rollName}': ${pyRepr(value)} is not a face of ${this.describe}`);
+    throw new RulesError("Error", `roll '${rollName}': ${literal(value)} is not a face of ${this.describe}`);
   }
 }
 
@@ -97,8 +97,12 @@ export class RulesError extends Error {
 function fail(span, msg) { throw new RulesError("Error", `${span}: ${msg}`); }
 
 export function inputError(mechanic, param, value, allowed) {
-  return new RulesError("InputError", `${mechanic}: parameter '${param}' got ${value === undefined ? "None" : pyRepr(value)}; allowed: ${allowed}`,
-    { mechanic, param });
+  // errors.InputError's words: the value as the book writes values (values.literal)
+  const req = "a value is required";
+  const said = value !== undefined && value !== null ? `got ${literal(value)}; allowed: ${allowed}`
+    : allowed.startsWith(req) ? ("needs a value " + allowed.slice(req.length).trim()).trim()
+      : `got nothing; allowed: ${allowed}`;
+  return new RulesError("InputError", `${mechanic}: parameter '${param}' ${said}`, { mechanic, param });
 }
 
 function notFound(what, name, where) {
@@ -280,6 +284,14 @@ export function show(v) {     // values.show: how a value is printed to a person
 
 function cpCompare(a, b) { return a < b ? -1 : a > b ? 1 : 0; }
 
+export function literal(v) {  // values.literal: a value as the rules language writes it (what messages show)
+  if (typeof v === "string") return '"' + v.replaceAll("\\", "\\\\").replaceAll('"', '\\"') + '"';
+  if (Array.isArray(v)) return "[" + v.map(literal).join(", ") + "]";
+  if (v instanceof PySet) return "{" + v.items.map(literal).sort(cpCompare).join(", ") + "}";
+  if (v instanceof Record) return "(" + [...v.fields].map(([k, x]) => `${k}: ${literal(x)}`).join(", ") + ")";
+  return show(v);
+}
+
 // ------------------------------------------------------------------ expressions
 export function contains(span, container, item) {
   if (container === ABSENT) fail(span, "'in': the collection is absent in the source rulebook");
@@ -352,7 +364,7 @@ function bfail(msg) { throw new BuiltinError(msg); }
 
 function bnum(x, fn) {
   if (x === ABSENT) bfail(`${fn}: the value is absent in the source rulebook`);
-  if (!isNum(x)) bfail(`${fn}: expected a number, got ${pyRepr(x)}`);
+  if (!isNum(x)) bfail(`${fn}: expected a number, got ${literal(x)}`);
   return x;
 }
 
@@ -361,7 +373,7 @@ function items(xs, fn) {
   if (Array.isArray(xs)) return xs;
   if (xs instanceof Range) return xs.toArray();
   if (xs instanceof PySet) return xs.items;
-  bfail(`${fn}: expected a list, got ${pyRepr(xs)}`);
+  bfail(`${fn}: expected a list, got ${literal(xs)}`);
 }
 
 function pyInt(k) {
@@ -416,7 +428,7 @@ const BUILTINS = {
   is_absent: (x) => x === ABSENT,
   or_else: (x, d) => (x === ABSENT ? d : x),
   field: (rec, name) => {
-    if (!(rec instanceof Record)) bfail(`field: expected a record, got ${pyRepr(rec)}`);
+    if (!(rec instanceof Record)) bfail(`field: expected a record, got ${literal(rec)}`);
     if (!rec.fields.has(String(name))) bfail(`field: the record has no field ${pyRepr(name)}`);
     return rec.fields.get(String(name));
   },
@@ -565,7 +577,7 @@ export class GivenRoller {
         faces.forEach((f, i) => {
           const hit = (i === 0 ? on : then).has(f);
           if (!hit && i !== faces.length - 1) throw new RulesError("Error", `roll '${name}': a chain stops at its first miss (${show(f)} at position ${i + 1})`);
-          if (hit && i === faces.length - 1) throw new RulesError("Error", `roll '${name}': the chain ${pyRepr(seq)} ends on a success; roll until a miss`);
+          if (hit && i === faces.length - 1) throw new RulesError("Error", `roll '${name}': the chain ${literal(Array.isArray(seq) ? seq : [seq])} ends on a success; roll until a miss`);
           if (hit) total += 1n;
         });
       }
@@ -737,10 +749,11 @@ function rollFaces(span, die, faces, name, what) {   // dice.roll_faces: each mu
   const out = [];
   for (let f of iterable(span, faces)) {
     let face = null;
+    const shown = literal(f);
     if (die.custom) {
       if (typeof f === "string" || f instanceof Sym) { f = String(f); face = die.faces.find((x) => x.name === f) || null; }
     } else if (typeof f === "bigint") face = die.faces.find((x) => x === f) ?? null;
-    if (face === null) fail(span, `roll '${name}': ${pyRepr(f)} is not a face of ${die.describe}, so it cannot be ${what}`);
+    if (face === null) fail(span, `roll '${name}': ${shown} is not a face of ${die.describe}, so it cannot be ${what}`);
     out.push(face);
   }
   return new PySet(out);

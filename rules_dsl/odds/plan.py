@@ -26,6 +26,51 @@ def _calls_dice(node, book) -> bool:
     return any(name in book.mechanics and book.mechanics[name].has_dice for name in _names(node))
 
 
+def count_params(mech, seen=None) -> set:
+    """The parameters that (through lets and calls) decide how many dice a roll throws."""
+    seen = set() if seen is None else seen
+    if mech.name in seen:
+        return set()
+    seen.add(mech.name)
+    params = {p.name for p in mech.params}
+    feeds = {}                                   # local name -> names its value is computed from
+    sizes = set()                                # names read by a roll's count
+    book = mech.book
+
+    def calls(e):
+        return [x for x in n.iter_nodes(e)
+                if isinstance(x, n.Call) and isinstance(x.func, n.Name) and x.func.name in book.mechanics]
+
+    def through_calls(e):
+        for c in calls(e):
+            callee = book.mechanics[c.func.name]
+            inner = count_params(callee, seen)
+            names = [p.name for p in callee.params]
+            for name, a in list(zip(names, c.args)) + [(k, a) for k, a in c.kwargs]:
+                if name in inner:
+                    sizes.update(_names(a))
+
+    for st in mech.node.body:
+        if isinstance(st, n.Let):
+            feeds[st.name] = _names(st.value)
+            through_calls(st.value)
+        elif isinstance(st, n.Roll):
+            if st.dice.count is not None:
+                sizes.update(_names(st.dice.count))
+                through_calls(st.dice.count)
+        else:
+            through_calls(st.cond)
+    through_calls(mech.node.result)
+    todo, done = list(sizes), set()
+    while todo:
+        x = todo.pop()
+        if x in done:
+            continue
+        done.add(x)
+        todo.extend(feeds.get(x, ()))
+    return done & params
+
+
 class RunsCompiler(_compiler.ExprCompiler):
     """The engine's own copy of a mechanic's statements: a dice-free comprehension
     (its element and condition call no rolling mechanic) evaluates its body once per

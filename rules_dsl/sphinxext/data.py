@@ -132,17 +132,20 @@ def odds_available():
 
 
 def compute_odds_one(mech):
-    """(rows, None) for a dice mechanic's page, or (None, error text).  Results and inputs
-    are in words (display.py: the words are part of the mechanic's closure key, so a
-    renamed member computes its odds' rows again); `inputs_shown` keeps the values as the
-    page's form matches them (values.show)."""
+    """(rows, None, skipped) for a dice mechanic's page, or (None, error text, []):
+    `skipped`, the refusals of the designer's `odds` lines too large to compute (their
+    tables are left out; the build logs them).  Results and inputs are in words
+    (display.py: the words are part of the mechanic's closure key, so a renamed member
+    computes its odds' rows again); `inputs_shown` keeps the values as the page's form
+    matches them (values.show)."""
     from ..display import names_of
     from ..wording import inputs_phrase
     names = names_of(mech.book)
     page_odds = odds_available()
+    skipped = []
     try:
         rows = []
-        for inputs, dist in page_odds(mech):
+        for inputs, dist in page_odds(mech, skipped=skipped):
             outcomes = []
             cum = dist.cumulative() if hasattr(dist, "cumulative") else None
             for i, (value, p) in enumerate(dist.outcomes):
@@ -165,9 +168,9 @@ def compute_odds_one(mech):
             rows.append({"inputs": inputs_text, "inputs_shown": shown_inputs, "outcomes": outcomes, "mean": mean_text,
                          "exact": bool(getattr(dist, "exact", True)),
                          "limits": explode_lines(getattr(dist, "explode_caps", {}))})
-        return rows, None
+        return rows, None, skipped
     except Exception as e:  # the odds engine is another module: show why, do not break the site
-        return None, f"{type(e).__name__}: {e}"
+        return None, f"{type(e).__name__}: {e}", []
 
 
 def _value_words(names, value) -> str:

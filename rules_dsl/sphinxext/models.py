@@ -265,4 +265,7 @@ def _entry_problems(bid, entry):
         out.append(("example", bid, where, f"example of {bid}:{f['rule']}{title} failed:\n{f['report'].rstrip()}"))
     for name, err in (derived.get("odds_errors") or {}).items():
         out.append(("odds", bid, None, f"exact odds of {bid}:{name} could not be computed: {err}"))
+    for name, refusals in (derived.get("odds_skipped") or {}).items():
+        out.extend(("odds", bid, None, f"{r} (an `odds` line of {bid}:{name}: the page leaves that table out)")
+                   for r in refusals)
     return out

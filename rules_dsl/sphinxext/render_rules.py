@@ -179,6 +179,7 @@ FINDING_TITLES = {
     "check-summary": "Finding: the book disagrees with itself",
     "undefined-name": "Finding: a name used but never defined",
     "check-error": "Finding: a check could not run",
+    "unchecked-rows": "Finding: printed entries no check reads",
 }
 
 
