@@ -129,8 +129,8 @@ def _cap_navigation(app, pagename, templatename, context, doctree):
 
 
 def setup(app):
-    from . import (directives, domain, finish, furo_nav, gcpause, jsmodules, keys, navigation, opendata, previews,
-                   search_index, site, smallbuild, tocparents)
+    from . import (directives, domain, finish, firstpaint, frontdoor, furo_nav, gcpause, jsmodules, keys, navigation,
+                   opendata, previews, search_index, site, smallbuild, tocparents)
     app.add_config_value("rules_books_dir", "docs/books", "env", types=[str])
     app.add_config_value("rules_fail_on_error", True, "", types=[bool])
     app.add_config_value("rules_nav_maxdepth", 4, "html", types=[int])
@@ -142,6 +142,8 @@ def setup(app):
     app.add_config_value("rules_page_budget", PAGE_BUDGET, "env", types=[int])
     from .crossbook import LINKS_PER_PAGE
     app.add_config_value("rules_links_per_page", LINKS_PER_PAGE, "env", types=[int])
+    from .crossbook import GAMES_PER_PAGE
+    app.add_config_value("rules_games_per_page", GAMES_PER_PAGE, "env", types=[int])
     app.add_config_value("rules_serial_below", smallbuild.SERIAL_BELOW, "", types=[int])
     from .render_rules import (depart_working_html, depart_working_other, visit_working_html, visit_working_other,
                                working)
@@ -151,6 +153,10 @@ def setup(app):
                  texinfo=other)
     app.add_node(fold, html=(visit_fold_html, depart_fold_html), latex=other, text=other, man=other,
                  texinfo=other)
+    from .firstpaint import copy_link, print_button, visit_copy_link_html, visit_copy_link_other, visit_print_button_html
+    quiet = (visit_copy_link_other, None)
+    app.add_node(copy_link, html=(visit_copy_link_html, None), latex=quiet, text=quiet, man=quiet, texinfo=quiet)
+    app.add_node(print_button, html=(visit_print_button_html, None), latex=quiet, text=quiet, man=quiet, texinfo=quiet)
     skip = (visit_try_form_other, None)
     app.add_node(try_form, html=(visit_try_form_html, None), latex=skip, text=skip, man=skip, texinfo=skip)
     app.add_domain(domain.RulesDomain)
@@ -158,6 +164,7 @@ def setup(app):
     app.add_directive_to_domain("rules", "section", directives.SectionDirective)
     app.add_directive_to_domain("rules", "rule", directives.RuleDirective)
     app.add_directive_to_domain("rules", "books", directives.BooksDirective)
+    app.add_directive_to_domain("rules", "games", directives.GamesDirective)
     app.add_directive_to_domain("rules", "glossary", directives.GlossaryDirective)
     app.add_directive_to_domain("rules", "crossindex", directives.CrossIndexDirective)
     app.add_directive_to_domain("rules", "cli", directives.CliDirective)
@@ -193,10 +200,13 @@ def setup(app):
     app.connect("html-page-context", furo_nav.page_context, priority=400)
     app.connect("html-page-context", site.one_page_index)
     app.connect("html-page-context", site.page_head, priority=900)      # after the theme's own
+    app.connect("html-page-context", firstpaint.page_context)
+    app.connect("html-page-context", frontdoor.page_context)
     app.add_css_file("rules_dsl.css")
     app.add_js_file("rules_dsl.js", loading_method="defer")
     app.add_css_file("rules_search.css")
     app.add_js_file("rules_search_ui.js", loading_method="defer")
+    app.add_css_file("rules_print.css", media="print")          # a clean printout (frontdoor.py)
     return {
         "version": keys.MODEL_VERSION,
         "env_version": keys.MODEL_VERSION,
