@@ -228,7 +228,7 @@ def test_follow_a_cross_reference_with_preview(site, browser):
     target = None
     for p in pages:
         text = p.read_text(encoding="utf-8")
-        if 'class="rules-ref reference internal" href="' in text and "#" in text:
+        if 'class="rules-ref rules-ref-rule reference internal" href="' in text and "#" in text:
             rel = p.relative_to(site).as_posix()
             browser.goto(url(site, rel))
             target = browser.js("""(() => {

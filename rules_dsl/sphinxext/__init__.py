@@ -38,6 +38,11 @@ Add ``"rules_dsl.sphinxext"`` to ``extensions`` in conf.py.  It provides:
 * every mechanic runnable on its page: each book compiled to JavaScript
   (``_static/js/<book>.mjs``, see :mod:`rules_dsl.sphinxext.jsmodules`) and a small
   form under each mechanic (``static/rules_try.mjs``, loaded only when used).
+* a player's front door: the home page's game picker (``rules:games``: a card per book,
+  what it is, its dice, where to start), a quick reference opening each book's page,
+  fronts of the glossary and the cross index that say what their terms mean (see
+  :mod:`rules_dsl.sphinxext.front` and :mod:`rules_dsl.sphinxext.render_front`), and a
+  print stylesheet that prints a book's page as its quick reference.
 
 Config values: ``rules_books_dir`` (generated pages folder, relative to the
 source folder), ``rules_fail_on_error`` (default True: a failing example or a
@@ -54,7 +59,10 @@ navigation, each page's sidebar lists every book but only its own book's section
 gets several pages), ``rules_links_per_page`` (default 600: rule links on one page of the
 glossary or the cross index; a keyword or term with more is cut by books onto numbered pages),
 ``rules_serial_below`` (default 24: a rebuild that reads, or writes, fewer pages than this does
-it in one process even with ``-j``; see :mod:`rules_dsl.sphinxext.smallbuild`).
+it in one process even with ``-j``; see :mod:`rules_dsl.sphinxext.smallbuild`),
+``rules_games_per_page`` (default 30: the home page shows every book's card up to this many
+books; beyond, the game picker is split into pages by the titles' first letters, none with
+more).
 Warnings have the type
 ``rules`` and subtypes ``compile``, ``example``, ``odds``, ``directive`` and
 ``duplicate`` (for ``suppress_warnings``).
@@ -69,7 +77,9 @@ nodes), ``render_rules``, ``render_decls``, ``render_pages`` (model -> nodes),
 ``jsmodules`` the books' JavaScript; ``navigation`` renders the theme's sidebar tree and
 ``furo_nav`` does the theme's pass over it once per folder;
 ``finish`` skips Sphinx's end-of-build general index and search index work when their
-inputs did not change.
+inputs did not change; ``front`` (a book's front door as plain data), ``render_front``,
+``frontdoor`` (which pages load the front door's stylesheet) and ``firstpaint`` (what a page
+shows before its scripts run).
 """
 from __future__ import annotations
 

@@ -168,6 +168,7 @@ class GlossaryDirective(_RulesDirective):
                                     self.arguments[0].strip() if self.arguments else None)
         self.depend({("global", "glossary", "")})
         if not self.arguments:
+            self.depend({("global", "glossary-front", "")})
             docs = [site.docname_glossary(s) for s in site.page_slugs[0]]
             return render_front.glossary_front_nodes(site.glossary_front, site.docname_glossary) + [
                 render_pages.hidden_toc(self.env.docname, docs)]
@@ -193,6 +194,7 @@ class CrossIndexDirective(_RulesDirective):
         bar = render_pages.jump_bar(crossbook.jump_targets(site.page_slugs[1]), site.docname_xindex,
                                     self.arguments[0].strip() if self.arguments else None)
         if not self.arguments:
+            self.depend({("global", "xindex-front", "")})
             docs = [site.docname_xindex(s) for s in site.page_slugs[1]]
             return render_front.xindex_front_nodes(site.xindex_front, site.docname_xindex) + [
                 render_pages.hidden_toc(self.env.docname, docs)]

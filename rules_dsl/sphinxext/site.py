@@ -264,15 +264,18 @@ class Site:
             out.update(mine)
         if remade:
             self._store.put("unit_books", self.units_key, books)
-        out[("global", "books", "")] = keys.digest((self.books, code))
+        out[("global", "books", "")] = keys.digest(([{k: b[k] for k in ("id", "title", "edition", "counts")}
+                                                      for b in self.books], code))
         # the game picker on the home page: every card, or (many books) its pages' first and last titles
         out[("global", "games", "")] = keys.digest((
             [(slug, len(bs), bs[0]["title"], bs[-1]["title"]) for slug, bs in self.games_pages.items()]
             if self.games_pages else self.books, code))
         for slug, bs in self.games_pages.items():
             out[("global", "games", slug)] = keys.digest((bs, code))
-        out[("global", "glossary", "")] = keys.digest((list(self.glossary_pages), self.glossary_front, code))
-        out[("global", "xindex", "")] = keys.digest((list(self.xindex_pages), self.xindex_front, code))
+        out[("global", "glossary", "")] = keys.digest((list(self.glossary_pages), code))       # the jump bars
+        out[("global", "xindex", "")] = keys.digest((list(self.xindex_pages), code))
+        out[("global", "glossary-front", "")] = keys.digest((self.glossary_front, code))      # the front pages
+        out[("global", "xindex-front", "")] = keys.digest((self.xindex_front, code))
         for slug, entries in self.glossary_pages.items():
             books = sorted({b for e in entries for b, _, _ in e["rules"]})
             out[("global", "glossary", slug)] = keys.digest((entries, {b: titles[b] for b in books}, code))
