@@ -204,16 +204,11 @@ def toctree_node(docname, docs, css, maxdepth=1, caption=None, titlesonly=True):
 
 
 def hidden_toc(docname, docs):
-    """The pages in the site's navigation, without showing their list here (the page shows
-    them its own way)."""
+    """Generated pages (the glossary's and cross index's letters, the game picker's pages) in
+    the site's navigation, without a bare list of them here: the page shows them its own way."""
     wrapper = toctree_node(docname, docs, "rules-letters")
     wrapper[0]["hidden"] = True
     return wrapper
-
-
-def pages_toc(docname, docs):
-    """A visible toctree of generated pages (the glossary's and the cross index's letters)."""
-    return [toctree_node(docname, docs, "rules-letters")]
 
 
 def doc_link(docname, text, classes=()):
