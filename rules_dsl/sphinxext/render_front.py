@@ -20,9 +20,11 @@ from .rendering import Ctx, text_para
 QUICKREF_ID = "quick-reference"
 
 
-def _book_link(book: str, title: str):
-    x = addnodes.pending_xref("", refdomain="rules", reftype="book", reftarget=book, refexplicit=False, refwarn=True)
-    x += nodes.inline(title, title)
+def _book_link(book: str, text: str, explicit: bool = False):
+    """A link to the book's page, showing its title (or, `explicit`, `text` as written)."""
+    x = addnodes.pending_xref("", refdomain="rules", reftype="book", reftarget=book, refexplicit=explicit,
+                              refwarn=True)
+    x += nodes.inline(text, text)
     return x
 
 
@@ -63,15 +65,9 @@ def game_card(book: dict):
         p += nodes.strong("Start with: ", "Start with: ")
         p += xref(bid, f"{bid}:{start['id']}", start["title"])
         p += nodes.inline(" · ", " · ", classes=["rules-meta-sep"])
-    p += _book_link_labelled(bid, "Quick reference and contents")
+    p += _book_link(bid, "Quick reference and contents", explicit=True)
     item += p
     return item
-
-
-def _book_link_labelled(book: str, label: str):
-    x = addnodes.pending_xref("", refdomain="rules", reftype="book", reftarget=book, refexplicit=True, refwarn=True)
-    x += nodes.inline(label, label)
-    return x
 
 
 def games_nodes(books: list) -> list:
