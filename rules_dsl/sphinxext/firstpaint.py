@@ -10,7 +10,7 @@ the HTML the build writes, and the scripts only wire them up:
   a form to the search page (so it searches even when its script is missing), whose book
   filter the script fills;
 * the copy-link button (`copy_link`, a node) opens each rule's reference line; until the
-  script has wired it up (`html.rules-js`) it keeps its place but is not shown.
+  script has wired it up (`data-ready`) it keeps its place but is not shown.
 
 Pages without a body (the general index's letters, the search page) still get the box
 from the script.

@@ -14,7 +14,7 @@
  * 3. A copy-link button on every rule (its stable book:rule-id anchor), with a
  *    select-the-text fallback where the clipboard is refused; a quick reference's
  *    "Print" button.  Both are in the page's HTML, hidden (their place kept) until
- *    this script has wired them up (html.rules-js).
+ *    this script has wired them up (data-ready).
  * 4. Boxes that scroll (code, tables) join the tab order, for keyboard users.
  * 5. Mechanic forms ("Try it", div.rules-try): their script (rules_try.mjs, a module,
  *    with the book's JavaScript) loads only when a mechanics fold opens or a form's
@@ -196,10 +196,20 @@
      with the keyboard, to scroll it with the arrow keys: it joins the tab order while
      it overflows (checked again when a fold opens or the window is resized). */
   function markScrollables() {
-    var boxes = document.querySelectorAll("div.highlight > pre, pre.literal-block, div.table-wrapper");
+    var all = document.querySelectorAll("div.highlight > pre, pre.literal-block, div.table-wrapper"), boxes = [];
+    /* only boxes on show: measuring one in a closed fold makes the browser lay that fold out
+       (a rule page has a hundred boxes, most of them folded: that was half a second on a
+       phone); a fold is measured when it opens ("toggle").  Every size is read first, then
+       every change made: a read after a change lays the page out again. */
+    for (var j = 0; j < all.length; j++) if (!all[j].closest("details:not([open])")) boxes.push(all[j]);
+    var overs = [];
+    for (var k = 0; k < boxes.length; k++) {
+      var x = boxes[k];
+      overs.push(x.scrollWidth > x.clientWidth + 1 || x.scrollHeight > x.clientHeight + 1);
+    }
     for (var i = 0; i < boxes.length; i++) {
       var b = boxes[i];
-      var over = b.scrollWidth > b.clientWidth + 1 || b.scrollHeight > b.clientHeight + 1;
+      var over = overs[i];
       if (over && !b.hasAttribute("tabindex")) {
         b.setAttribute("tabindex", "0");
         b.setAttribute("data-rules-scroll", "");
@@ -211,7 +221,8 @@
   }
 
   function initScrollables() {
-    markScrollables();
+    /* after the page is shown, in a task of its own: reading every box's size lays the page out */
+    (window.requestIdleCallback || function (f) { return setTimeout(f, 1); })(markScrollables);
     document.addEventListener("toggle", markScrollables, true);
     var pending = null;
     window.addEventListener("resize", function () {
@@ -328,10 +339,14 @@
         meta.insertBefore(b, meta.firstChild);
       }
       b.addEventListener("click", function () { copyLink(this); });
+      b.setAttribute("data-ready", "");        /* it works: show it (an attribute of its own, not a
+                                                  class on <html>, which would restyle the whole page) */
     }
     var prints = document.querySelectorAll("button.rules-print");     /* a quick reference's */
-    for (var j = 0; j < prints.length; j++) prints[j].addEventListener("click", function () { window.print(); });
-    document.documentElement.classList.add("rules-js");    /* the buttons work: show them */
+    for (var j = 0; j < prints.length; j++) {
+      prints[j].addEventListener("click", function () { window.print(); });
+      prints[j].setAttribute("data-ready", "");
+    }
   }
 
   if (document.readyState === "loading") {

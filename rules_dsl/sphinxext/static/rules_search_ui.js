@@ -242,7 +242,6 @@
       main.insertBefore(box, main.firstChild);
     }
     box.setAttribute("data-wired", "");
-    document.documentElement.classList.add("rules-search-ready");
 
     var results = [], active = -1, booksFilled = false, seq = 0;
 
