@@ -137,9 +137,14 @@ def front_model(book, rules: dict, sections: dict, top_sections: list, first_sen
 
 
 def card_of(model) -> dict:
-    """What the home page's game picker shows of a book (kept in its summary)."""
+    """What the home page's game picker shows of a book (kept in its summary): its dice in
+    one sentence (the quick reference on its page says the rest)."""
+    from ..prose import parse_prose, plain_text
+    from .data import first_sentence
     f = model["front"]
-    return {k: f[k] for k in ("about", "about_given", "dice", "dice_given", "start")}
+    dice = plain_text(parse_prose(f["dice"])) if f["dice_given"] else f["dice"]
+    return {**{k: f[k] for k in ("about", "about_given", "start")},
+            "dice": first_sentence(dice, min_words=3), "dice_given": False}
 
 
 def units_of(model) -> set:
