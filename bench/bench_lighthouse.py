@@ -26,6 +26,7 @@ import argparse
 import functools
 import gzip
 import http.server
+import io
 import json
 import os
 import shutil
@@ -35,6 +36,7 @@ import sys
 import tempfile
 import threading
 from pathlib import Path
+from typing import ClassVar
 
 TEXT = {".html", ".css", ".js", ".mjs", ".json", ".svg", ".txt", ".inv"}
 RULE_ANCHOR = 'id="dust-tactics:suppression"'
@@ -46,9 +48,9 @@ AUDITS = [("cumulative-layout-shift", "CLS", "{:.3f}"), ("largest-contentful-pai
 class GzipHandler(http.server.SimpleHTTPRequestHandler):
     """Static files; a text file gzipped (level 6, as nginx's default) for a client that
     accepts it, as any static host serves a site."""
-    extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map, ".mjs": "text/javascript",
-                      ".js": "text/javascript", ".svg": "image/svg+xml"}
-    _gz: dict = {}
+    extensions_map: ClassVar[dict] = {**http.server.SimpleHTTPRequestHandler.extensions_map,
+                                      ".mjs": "text/javascript", ".js": "text/javascript", ".svg": "image/svg+xml"}
+    _gz: ClassVar[dict] = {}        # (path, mtime, size) -> gzipped bytes
 
     def log_message(self, *args):
         pass
@@ -72,7 +74,6 @@ class GzipHandler(http.server.SimpleHTTPRequestHandler):
         self.send_header("Content-Length", str(len(body)))
         self.send_header("Vary", "Accept-Encoding")
         self.end_headers()
-        import io
         return io.BytesIO(body)
 
 
@@ -123,8 +124,9 @@ def pages_to_measure(site: Path, given: list, heaviest: int) -> list:
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("site", type=Path, help="the built site (the html output folder)")
-    ap.add_argument("--page", action="append", default=[], help="a page, relative to the site (repeatable)")
-    ap.add_argument("--heaviest", type=int, default=0, help="also the N biggest book pages")
+    ap.add_argument("--page", action="append", default=[],
+                    help="a page, relative to the site (repeatable; instead of the default pages)")
+    ap.add_argument("--heaviest", type=int, default=0, help="with the default page: also the N biggest book pages")
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--lighthouse", help="the lighthouse executable")
     ap.add_argument("--json", type=Path, help="write every run's figures there")

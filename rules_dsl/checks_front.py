@@ -30,26 +30,29 @@ def check_front(book: BookAST, syms, report) -> None:
     q = h.quick
     if q is None:
         return
-    seen = set()
-    for item in q.rules:
-        if item.name in seen:
-            report(item.span, f"'{item.name}' is listed twice in the quick reference's rules", "list it once",
-                   severity="warning")
-        seen.add(item.name)
-        if item.name not in ids:
-            what = declared.get(item.name.replace("-", "_"))
-            hint = (f"'{item.name}' is a {what}: list the rule that declares it" if what else
-                    did_you_mean(item.name, ids) or "write rule or section ids (kebab-case)")
-            report(item.span, f"unknown rule '{item.name}' in the quick reference", hint)
-    seen = set()
-    for item in q.tables:
-        if item.name in seen:
-            report(item.span, f"table '{item.name}' is listed twice in the quick reference", "list it once",
-                   severity="warning")
-        seen.add(item.name)
-        if item.name not in syms.tables:
-            what = declared.get(item.name) or ids.get(item.name)
-            hint = (f"'{item.name}' is a {what}, not a table" + (": list it under `rules`" if what in ("rule", "section")
-                                                                  else "") if what else
-                    did_you_mean(item.name, syms.tables) or "write the names of tables the book declares")
-            report(item.span, f"unknown table '{item.name}' in the quick reference", hint)
+    def listed(items, known, what: str, hint_of):
+        """Each name of a `rules` or `tables` line: known, and listed once."""
+        seen = set()
+        for item in items:
+            if item.name in seen:
+                report(item.span, f"{what} '{item.name}' is listed twice in the quick reference", "list it once",
+                       severity="warning")
+            seen.add(item.name)
+            if item.name not in known:
+                report(item.span, f"unknown {what} '{item.name}' in the quick reference", hint_of(item.name))
+
+    def rule_hint(name):
+        what = declared.get(name.replace("-", "_"))
+        return (f"'{name}' is a {what}: list the rule that declares it" if what else
+                did_you_mean(name, ids) or "write rule or section ids (kebab-case)")
+
+    def table_hint(name):
+        what = declared.get(name) or ids.get(name)
+        if what in ("rule", "section"):
+            return f"'{name}' is a {what}, not a table: list it under `rules`"
+        if what:
+            return f"'{name}' is a {what}, not a table"
+        return did_you_mean(name, syms.tables) or "write the names of tables the book declares"
+
+    listed(q.rules, ids, "rule", rule_hint)
+    listed(q.tables, syms.tables, "table", table_hint)

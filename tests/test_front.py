@@ -113,7 +113,7 @@ def test_what_the_front_door_names_is_checked(demo_books, front, message, hint):
 def test_a_name_listed_twice_is_a_warning(demo_books):
     book = compile_front(demo_books, "quick reference { rules dice, move, dice\n tables scores, scores }")
     warnings = [d.message for d in book.warnings]
-    assert any("'dice' is listed twice" in w for w in warnings), warnings
+    assert any("rule 'dice' is listed twice" in w for w in warnings), warnings
     assert any("table 'scores' is listed twice" in w for w in warnings), warnings
 
 
