@@ -649,7 +649,7 @@ def cmd_lsp(args):
     try:
         from .lsp import main as serve   # pygls is imported by this command only
     except ImportError as e:
-        _die(f"rules lsp needs pygls ({e}); install it with: pip install pygls==1.3.1 lsprotocol==2023.0.1", 2)
+        _die(f"rules lsp needs pygls ({e}); install it with: pip install 'pygls>=1.3,<3'", 2)
     return serve()
 
 

@@ -152,9 +152,11 @@ def _next_error(text: str, after_line: int):
     """Parse the text from the first rule/section line after `after_line`; return its first error."""
     from lark.exceptions import UnexpectedInput, UnexpectedToken
 
-    starts = [m.start() for m in _RULE_LINE.finditer(text)]
-    offsets = [text.count("\n", 0, s) + 1 for s in starts]
-    for start, line in zip(starts, offsets):   # noqa: B007 (both are used after the loop)
+    line, counted = 1, 0      # line numbers counted as the matches go: linear in the text's size
+    for m in _RULE_LINE.finditer(text):
+        start = m.start()
+        line += text.count("\n", counted, start)
+        counted = start
         if line > after_line:
             break
     else:
