@@ -221,8 +221,7 @@
   }
 
   function initScrollables() {
-    /* after the page is shown, in a task of its own: reading every box's size lays the page out */
-    (window.requestIdleCallback || function (f) { return setTimeout(f, 1); })(markScrollables);
+    markScrollables();
     document.addEventListener("toggle", markScrollables, true);
     var pending = null;
     window.addEventListener("resize", function () {
