@@ -378,7 +378,7 @@ class _Builder:
 
     def header(self, t) -> n.Header:
         fields = {"title": "", "edition": "", "source": "", "units": "", "findings": "report"}
-        dice, prose, front = [], [], {}
+        dice, prose, vocabulary, front = [], [], [], {}
         for f in t.children[1:]:
             d = f.data
             if d in ("h_title", "h_edition", "h_source"):
@@ -402,16 +402,23 @@ class _Builder:
                         continue
                     dice.append(n.Die(self.span(tok), str(tok), tuple(range(1, int(m.group(1)) + 1)), False))
             elif d == "h_custom_die":
-                faces = []
+                faces, shown = [], []
                 for face in f.children[1:]:
-                    count = self.int(face.children[1])
+                    name, called, count_tok = face.children
+                    count = self.int(count_tok)
                     if count > MAX_FACE_COUNT:
-                        self.error(face.children[1], f"a custom die has at most {MAX_FACE_COUNT} faces of one symbol")
+                        self.error(count_tok, f"a custom die has at most {MAX_FACE_COUNT} faces of one symbol")
                         count = 1
-                    faces.extend([str(face.children[0])] * count)
-                dice.append(n.Die(self.span(f), str(f.children[0]), tuple(faces), True))
+                    faces.extend([str(name)] * count)
+                    if called is not None:
+                        shown.append((str(name), self.called(called)))
+                dice.append(n.Die(self.span(f), str(f.children[0]), tuple(faces), True, tuple(shown)))
             elif d == "h_prose":
                 prose.append(self.prose(f.children[0]))
+            elif d == "h_vocabulary":
+                group = self.vocabulary_group(f, len(vocabulary))
+                if group is not None:
+                    vocabulary.append(group)
             elif d in ("h_about", "h_start", "h_quick"):
                 key = d[2:]
                 if key in front:
@@ -425,7 +432,39 @@ class _Builder:
                     front["start"] = n.Named(self.span(f.children[0]), str(f.children[0]))
                 else:
                     front["quick"] = self.quick_reference(f)
-        return n.Header(self.span(t), str(t.children[0]), dice=tuple(dice), prose=tuple(prose), **fields, **front)
+        return n.Header(self.span(t), str(t.children[0]), dice=tuple(dice), prose=tuple(prose),
+                        vocabulary=tuple(vocabulary), **fields, **front)
+
+    def vocabulary_group(self, f, count: int):
+        """`vocabulary "a", "b" -> "c"`: a group of search phrases (textsearch.py), within
+        the limits a book from a stranger must keep (`textsearch.MAX_*`)."""
+        from . import textsearch as ts
+        same = [tok for tok in f.children if getattr(tok, "type", None) == "STRING"]
+        wide = next((ch for ch in f.children if getattr(ch, "data", None) == "vocabulary_broader"), None)
+        broader = list(wide.children) if wide is not None else []
+        if count >= ts.MAX_GROUPS:
+            self.error(f.children[0], f"a book declares at most {ts.MAX_GROUPS} vocabulary groups",
+                       "merge groups of phrases that mean the same thing")
+            return None
+        if len(same) + len(broader) > ts.MAX_PHRASES:
+            self.error(f.children[0], f"a vocabulary group holds at most {ts.MAX_PHRASES} phrases",
+                       "split it into groups of phrases that mean the same thing")
+            return None
+        phrases = []
+        for tok in same + broader:
+            text = self.string(tok)
+            words = ts.words(text)
+            if len(words) > ts.MAX_PHRASE_WORDS or len(text) > 80:
+                self.error(tok, f"a vocabulary phrase has at most {ts.MAX_PHRASE_WORDS} words",
+                           "a phrase is what a player types for one thing: \"ranged attack\", \"LOS\"")
+                return None
+            if not any(p not in ts.stopwords() for w in words for p in w.split("-")):
+                self.error(tok, f"{text!r} has no word search would look for",
+                           "search drops stop words such as \"can\", \"the\" and \"how\" "
+                           "(rules_dsl/searchdata/stopwords.txt): give a phrase with a word of its own")
+                return None
+            phrases.append(text)
+        return n.VocabularyGroup(self.span(f), tuple(phrases[:len(same)]), tuple(phrases[len(same):]))
 
     def quick_reference(self, t) -> n.QuickReference:
         """`quick reference { dice ... turn ... tables ... rules ... }`: each part once."""
@@ -509,22 +548,34 @@ class _Builder:
     def decl(self, t):
         return getattr(self, "d_" + t.data)(t)
 
+    def called(self, t):
+        """`called "words"` (or `question`, `answer`, `finding` "words") -> a located Phrase;
+        None when the clause is absent.  The words are checked in checks_display.py."""
+        if t is None:
+            return None
+        tok = t.children[0]
+        return n.Phrase(self.span(tok), self.string(tok))
+
     def d_const(self, t):
-        name, value, doc = t.children
-        return n.Const(self.span(t), str(name), self.expr(value), self.string(doc) if doc else "")
+        name, called, value, doc = t.children
+        return n.Const(self.span(t), str(name), self.expr(value), self.string(doc) if doc else "",
+                       self.called(called))
 
     def d_enum(self, t):
-        members = [m.children for m in t.children[1:]]
-        return n.Enum(self.span(t), str(t.children[0]), tuple(str(name) for name, _ in members),
-                      tuple((str(name), self.string(text)) for name, text in members if text is not None))
+        members = [m.children for m in t.children[2:]]
+        return n.Enum(self.span(t), str(t.children[0]), tuple(str(name) for name, _, _ in members),
+                      tuple((str(name), self.string(text)) for name, _, text in members if text is not None),
+                      tuple((str(name), self.called(called)) for name, called, _ in members if called is not None),
+                      self.called(t.children[1]))
 
     def params(self, t):
         if t is None:
             return ()
         out = []
         for p in t.children:
-            name, typ, default = p.children
-            out.append(n.Param(self.span(p), str(name), self.type(typ), self.expr(default) if default is not None else None))
+            name, called, typ, default = p.children
+            out.append(n.Param(self.span(p), str(name), self.type(typ), self.expr(default) if default is not None else None,
+                               self.called(called)))
         return tuple(out)
 
     def doc(self, t):
@@ -533,7 +584,7 @@ class _Builder:
         return self.text_or_string(t.children[0])
 
     def d_mechanic(self, t):
-        name, params, ret, doc, body = t.children
+        name, called, params, ret, ret_called, doc, question, answer, body = t.children
         stmts = []
         if body.data == "expr_body":
             result = self.expr(body.children[0])
@@ -542,7 +593,8 @@ class _Builder:
                 stmts.append(self.stmt(s))
             result = self.expr(body.children[-1])
         return n.Mechanic(self.span(t), str(name), self.params(params), self.type(ret), self.doc(doc),
-                          tuple(stmts), result)
+                          tuple(stmts), result, self.called(called), self.called(ret_called),
+                          self.called(question), self.called(answer))
 
     def stmt(self, s):
         sp = self.span(s)
@@ -550,8 +602,8 @@ class _Builder:
             return n.Let(sp, str(s.children[0]), self.expr(s.children[1]))
         if s.data == "require":
             return n.Require(sp, self.expr(s.children[0]), self.string(s.children[1]))
-        name, dice = s.children
-        return n.Roll(sp, str(name), self.dice(dice))
+        name, called, dice = s.children
+        return n.Roll(sp, str(name), self.dice(dice), self.called(called))
 
     def dice(self, d) -> n.DiceSpec:
         sp = self.span(d)
@@ -575,7 +627,7 @@ class _Builder:
                           self.expr(on), self.expr(then) if then is not None else None)
 
     def d_table(self, t):
-        name, params, ret, doc, grid, *rows = t.children
+        name, called, params, ret, doc, grid, *rows = t.children
         keys = self.params(params)
         rtype = self.type(ret)
         header, body = None, []
@@ -588,7 +640,7 @@ class _Builder:
             else:
                 body.append(tuple(cells))
         return n.Table(self.span(t), str(name), keys, rtype, self.doc(doc), grid is not None,
-                       header or (), tuple(body))
+                       header or (), tuple(body), self.called(called))
 
     def cell(self, c) -> n.Cell:
         sp = self.span(c)
@@ -621,11 +673,11 @@ class _Builder:
         return self.int(s.children[0])
 
     def d_check(self, t):
-        name, doc, *rest = t.children
+        name, doc, finding, *rest = t.children
         where, claim = rest[-2], rest[-1]
         binds = [n.Binding(self.span(b), str(b.children[0]), self.expr(b.children[1])) for b in rest[:-2]]
         return n.Check(self.span(t), str(name), self.doc(doc), tuple(binds),
-                       self.expr(where) if where is not None else None, self.expr(claim))
+                       self.expr(where) if where is not None else None, self.expr(claim), self.called(finding))
 
     # ------------------------------------------------------------------ types
     def type(self, t) -> n.Type:
@@ -642,7 +694,9 @@ class _Builder:
         if t.data == "list_type":
             return n.ListType(self.span(t), self.type(t.children[0]))
         if t.data == "record_type":
-            return n.RecordType(self.span(t), tuple((str(f.children[0]), self.type(f.children[1])) for f in t.children))
+            return n.RecordType(self.span(t), tuple((str(f.children[0]), self.type(f.children[2])) for f in t.children),
+                                tuple((str(f.children[0]), self.called(f.children[1])) for f in t.children
+                                      if f.children[1] is not None))
         raise AssertionError(t.data)  # pragma: no cover
 
     # ------------------------------------------------------------ expressions

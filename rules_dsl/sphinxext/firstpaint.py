@@ -64,6 +64,7 @@ def search_box(search_href: str) -> str:
             '<select class="rules-search-book" aria-label="Only this book"><option value="">All books</option></select>'
             '</form>'
             '<div class="rules-search-panel" hidden>'
+            '<p class="rules-search-note" aria-live="polite" hidden></p>'
             '<ul id="rules-search-results" class="rules-search-results" role="listbox" aria-label="Rules found"></ul>'
             f'<p class="rules-search-foot"><span class="rules-search-status" aria-live="polite"></span>'
             f'<a href="{h}">search all text</a></p></div></div>\n')
