@@ -124,12 +124,15 @@ def test_a_name_listed_twice_is_a_warning(demo_books):
     ("die dust { army: 2, target: 2, shield: 2 }", "Dust dice: six faces, two each of army, target and shield"),
     ("die fate { plus: 2, blank: 2, minus: 2 }", "Fate dice: six faces, two each of plus, blank and minus"),
     ("die odd_one { hit_face: 1, blank: 5 }", "Odd one dice: six faces (hit face ×1, blank ×5)"),
+    ('die dust { army called "army symbol": 2, target: 2, shield called "shield": 2 }',
+     "Dust dice: six faces, two each of army symbol, target and shield"),      # the faces' own words
 ])
 def test_dice_in_a_players_words(demo_books, header, said):
     from rules_dsl.loader import Library
     from rules_dsl.sphinxext.front import dice_words
     write_book(demo_books, "d", 'rule r "R" { """x""" }\n', header=f'book d {{\n  title "D"\n  {header}\n}}\n')
-    assert dice_words(Library(demo_books, cache=demo_books.parent / "cache").load("d").dice) == said
+    book = Library(demo_books, cache=demo_books.parent / "cache").load("d")
+    assert dice_words(book.dice, book.display.member) == said
 
 
 REAL = ["dust-tactics", "null-strike", "void", "warhammer-40k", "xenotactics"]

@@ -44,8 +44,10 @@ def _and(items: list) -> str:
     return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
 
 
-def dice_words(dice) -> str:
-    """The book's declared dice, as a player would say them (`dice` of a `Book`: name -> Die)."""
+def dice_words(dice, face_words=None) -> str:
+    """The book's declared dice, as a player would say them (`dice` of a `Book`: name -> Die;
+    `face_words(die, face)`: a face's display form, `Book.display.member`)."""
+    face_words = face_words or (lambda die, face: _words(face))
     out = []
     for name, die in dice.items():
         if not die.custom:
@@ -63,9 +65,10 @@ def dice_words(dice) -> str:
         if len(set(counts.values())) == 1:
             each = next(iter(counts.values()))
             out.append(f"{label} dice: {size} faces, {_COUNTS.get(each, str(each))} each of "
-                       f"{_and([_words(k) for k in counts])}")
+                       f"{_and([face_words(name, k) for k in counts])}")
         else:
-            out.append(f"{label} dice: {size} faces (" + ", ".join(f"{_words(k)} ×{v}" for k, v in counts.items()) + ")")
+            out.append(f"{label} dice: {size} faces ("
+                       + ", ".join(f"{face_words(name, k)} ×{v}" for k, v in counts.items()) + ")")
     text = "; ".join(out)
     return text[:1].upper() + text[1:] if text else ""
 
@@ -105,7 +108,7 @@ def front_model(book, rules: dict, sections: dict, top_sections: list, first_sen
     h = book.ast.header
     q = h.quick or n.QuickReference(h.span)
     about = h.about.text if h.about is not None else first_sentence([p.text for p in h.prose])
-    dice = q.dice.text if q.dice is not None else dice_words(book.dice)
+    dice = q.dice.text if q.dice is not None else dice_words(book.dice, book.display.member)
     start = _target(h.start.name, rules, sections) if h.start is not None else (
         _target(top_sections[0], rules, sections) if top_sections else None)
     turn_link = None
