@@ -29,6 +29,7 @@ from .checks_design import check_design_views
 from .checks_display import check_display
 from .checks_examples import check_examples
 from .checks_ranges import check_ranges
+from .checks_front import check_front
 from .checks_types import check_types_of_expressions
 from .model import BookAST, decls_of, walk
 from .resolve import resolve, resolve_book, resolve_callee, scoped_parts
@@ -86,6 +87,7 @@ def check_book(book: BookAST, texts: dict, other_ids: Callable[[str], Optional[s
     check_types(book, syms, report)
     check_reserved_names(book, report)
     check_references(book, report, other_ids)
+    check_front(book, syms, report)
     check_expressions(book, syms, report)
     if not report.diags:   # kinds are inferred over names that resolve
         check_types_of_expressions(book, syms, report)
@@ -339,6 +341,7 @@ def check_references(book: BookAST, report: Reporter, other_ids):
             elif isinstance(node, n.Section):
                 yield from node.prose
         yield from book.header.prose
+        yield from book.header.front_texts()
         yield from (it for it in book.items if isinstance(it, n.Prose))
 
     for prose in proses():

@@ -444,6 +444,24 @@ class VocabularyGroup:
 
 
 @dataclass(frozen=True)
+class Named:
+    """A name written in a list (`rules a, b`, `tables t`), with where it is written."""
+    span: Span
+    name: str
+
+
+@dataclass(frozen=True)
+class QuickReference:
+    """`quick reference { ... }` in a book header: what the book's front page shows a
+    player at a glance (docs/language.md, "The front door"); each part optional."""
+    span: Span
+    dice: Optional[Prose] = None     # how the game's dice read, in a player's words
+    turn: Optional[Prose] = None     # the turn sequence (its bullet items are its steps, in order)
+    tables: tuple = ()               # of Named: the key tables, shown whole
+    rules: tuple = ()                # of Named: the most looked-up rules (or sections)
+
+
+@dataclass(frozen=True)
 class Header:
     span: Span
     id: str
@@ -455,6 +473,14 @@ class Header:
     dice: tuple = ()       # of Die
     prose: tuple = ()
     vocabulary: tuple = ()  # of VocabularyGroup
+    about: Optional[Prose] = None            # what the game is, for a player choosing one
+    start: Optional[Named] = None            # the rule or section a new player reads first
+    quick: Optional[QuickReference] = None   # the front page's quick reference
+
+    def front_texts(self) -> tuple:
+        """The prose of the front door (about, dice, turn): checked for references as any prose."""
+        q = self.quick
+        return tuple(p for p in (self.about, q and q.dice, q and q.turn) if p is not None)
 
 
 @dataclass(frozen=True)

@@ -524,7 +524,7 @@ class _Builder:
 
     def header(self, t) -> n.Header:
         fields = {"title": "", "edition": "", "source": "", "units": "", "findings": "report"}
-        dice, prose, vocabulary = [], [], []
+        dice, prose, vocabulary, front = [], [], [], {}
         for f in t.children[1:]:
             d = f.data
             if d in ("h_title", "h_edition", "h_source"):
@@ -565,8 +565,21 @@ class _Builder:
                 group = self.vocabulary_group(f, len(vocabulary))
                 if group is not None:
                     vocabulary.append(group)
+            elif d in ("h_about", "h_start", "h_quick"):
+                key = d[2:]
+                if key in front:
+                    word = "quick reference" if key == "quick" else key
+                    self.error(f.children[0] if f.children else f, f"the book header has a second `{word}`",
+                               "write it once")
+                    continue
+                if key == "about":
+                    front["about"] = self.prose(f.children[0])
+                elif key == "start":
+                    front["start"] = n.Named(self.span(f.children[0]), str(f.children[0]))
+                else:
+                    front["quick"] = self.quick_reference(f)
         return n.Header(self.span(t), str(t.children[0]), dice=tuple(dice), prose=tuple(prose),
-                        vocabulary=tuple(vocabulary), **fields)
+                        vocabulary=tuple(vocabulary), **fields, **front)
 
     def vocabulary_group(self, f, count: int):
         """`vocabulary "a", "b" -> "c"`: a group of search phrases (textsearch.py), within
@@ -598,6 +611,21 @@ class _Builder:
                 return None
             phrases.append(text)
         return n.VocabularyGroup(self.span(f), tuple(phrases[:len(same)]), tuple(phrases[len(same):]))
+
+    def quick_reference(self, t) -> n.QuickReference:
+        """`quick reference { dice ... turn ... tables ... rules ... }`: each part once."""
+        parts = {}
+        for item in t.children:
+            key = item.data[2:]
+            if key in parts:
+                self.error(item.children[0], f"the quick reference has a second `{key}`",
+                           "write it once" + (" (list every name on that one line)" if key in ("tables", "rules") else ""))
+                continue
+            if key in ("dice", "turn"):
+                parts[key] = self.prose(item.children[0])
+            else:
+                parts[key] = tuple(n.Named(self.span(tok), str(tok)) for tok in item.children)
+        return n.QuickReference(self.span(t), **parts)
 
     def item(self, t):
         d = getattr(t, "data", None)

@@ -409,12 +409,15 @@ def build_model(book, derived: dict) -> dict:
             files.append(str(Path(f).resolve().relative_to(books_dir)))
         except ValueError:
             files.append(Path(f).name)
+    top_sections = [sid for kind, sid in items if kind == "section"]
+    from .front import front_model
     return {"id": book.id, "title": h.title or book.id, "edition": h.edition, "source": h.source,
             "units": h.units, "dice": dice, "prose": [p.text for p in h.prose], "files": files,
             "items": items, "sections": sections, "rules": rules,
-            "top_sections": [sid for kind, sid in items if kind == "section"],
+            "top_sections": top_sections,
             "counts": counts, "loose_findings": loose,
-            "odds_available": odds is not None}
+            "odds_available": odds is not None,
+            "front": front_model(book, rules, sections, top_sections, lambda ps: definition_of(ps, title_of))}
 
 
 def _books_dir() -> Path:

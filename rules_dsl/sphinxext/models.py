@@ -217,8 +217,9 @@ def summary_of(model) -> dict:
                       "aliases": list(r.get("aliases", ())), "definition": r.get("definition"),
                       "refs": list(r.get("refs", ())),
                       "terms": {st: (sorted(surface), in_title) for st, (surface, in_title) in rule_terms(r).items()}}
+    from .front import card_of
     return {"id": model["id"], "title": model["title"], "edition": model["edition"], "counts": model["counts"],
-            "top_sections": list(model["top_sections"]), "rules": rules}
+            "top_sections": list(model["top_sections"]), "rules": rules, "card": card_of(model)}
 
 
 def summary_digests(summary) -> dict:
@@ -245,7 +246,7 @@ def model_digests(model) -> dict:
         else:
             top.append((kind, value))
     head = {k: model[k] for k in ("title", "edition", "source", "units", "dice", "prose", "files",
-                                  "counts", "loose_findings", "top_sections")}
+                                  "counts", "loose_findings", "top_sections", "front")}
     return {"head": digest((head, top)),
             "sections": {sid: digest(dict(sec)) for sid, sec in model["sections"].items()},
             "rules": {rid: digest(r) for rid, r in model["rules"].items()}}
