@@ -415,14 +415,14 @@ class TracingCompiler(ExprCompiler):
         read = list(dict.fromkeys(x.name for x in n.iter_nodes(e.cond)
                                   if isinstance(x, n.Name) and x.name in scope and x.name != var))
         rule, title, loc = self.rule, self.title, self.where.loc(e.span)
-        from .compiler.expressions import _iterable
+        from .compiler.expressions import iterable
 
         def f(env, ctx):
             tr = ctx.tracer
             st = tr.open(Step("filter", rule, title, loc, f"{var} in {text['source']} if {text['condition']}",
                               detail=dict(text, read={k: show(env[k]) for k in read if k in env})))
             try:
-                out, local, items, kept = [], dict(env), _iterable(sp, src(env, ctx)), []
+                out, local, items, kept = [], dict(env), iterable(sp, src(env, ctx)), []
                 ctx.spend(len(items))
                 for x in items:
                     local[var] = x

@@ -26,7 +26,7 @@ from __future__ import annotations
 from .book import CompiledBook
 from .checks import CheckFn, case_text
 from .context import MAX_CALL_DEPTH, MAX_CHECK_CASES, MAX_RANGE, MAX_STEPS, UNLIMITED, Ctx
-from .expressions import ExprCompiler, _iterable, _Namespace, compile_expr
+from .expressions import ExprCompiler, iterable, EnumNamespace, compile_expr
 from .mechanics import LetStep, MechanicFn, RequireStep, RollStep
 from .priced import PricedFn
 from .tables import Printed, RowRecord, TableFn, origin
@@ -35,7 +35,7 @@ from .typecheck import TypeCheck
 __all__ = ["CompiledBook", "CheckFn", "case_text", "MAX_CALL_DEPTH", "MAX_CHECK_CASES", "MAX_RANGE",
            "MAX_STEPS", "UNLIMITED", "Ctx", "ExprCompiler", "compile_expr", "LetStep", "MechanicFn",
            "RequireStep", "RollStep", "PricedFn", "Printed", "RowRecord", "TableFn", "origin", "TypeCheck",
-           "_iterable", "_Namespace"]
+           "iterable", "EnumNamespace"]
 
 # The public classes present themselves at their public path (docs cross-references,
 # pickles of table rows and findings made before this was a package).

@@ -11,7 +11,7 @@ from ..errors import EvaluationError
 from ..render import expr_text as _expr_text
 from ..values import Record, show
 from .context import MAX_CHECK_CASES, MAX_STEPS, Ctx
-from .expressions import _iterable, compile_expr
+from .expressions import iterable, compile_expr
 from .tables import origin
 
 if TYPE_CHECKING:
@@ -74,7 +74,7 @@ class CheckFn:
                 return
             name, src, sp = self.sources[i]
             ctx.reads = []
-            values = _iterable(sp, src(env, ctx))
+            values = iterable(sp, src(env, ctx))
             seen.update(ctx.reads)
             for v in values:
                 o = origin(v)

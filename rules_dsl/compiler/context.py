@@ -5,7 +5,11 @@ from .. import nodes as n
 from ..errors import EvaluationError
 
 
-def _fail(span: n.Span, msg: str):
+def fail(span: n.Span, msg: str):
+    """Stop an evaluation with an `EvaluationError` that names the place (`file:line:col`).
+
+    Every compiled closure reports a run-time problem through this, so back ends that
+    compile closures of their own (odds, explain) say errors the same way."""
     raise EvaluationError(f"{span}: {msg}")
 
 

@@ -26,12 +26,15 @@ from ..errors import EvaluationError, RulesError
 from ..resolve import resolve, resolve_callee
 from ..symbolic import Symbolic
 from ..values import ABSENT, Record, Sym, number, show
-from .context import MAX_RANGE, Ctx, _fail
+from .context import MAX_RANGE, Ctx, fail
 from .tables import TableFn
 
 
-class _Namespace:
-    """`outcome.pinned` in examples: an enum's members as attributes."""
+class EnumNamespace:
+    """An enum used as a value (`outcome.pinned` in examples): its members as attributes.
+
+    Public because other back ends meet these values at run time (the odds engine
+    recognises one as a fixed value)."""
 
     def __init__(self, name, members):
         self._name, self.__dict__["_members"] = name, dict(members)
@@ -51,9 +54,9 @@ class _Namespace:
 
 def _need_num(span, v, what):
     if v is ABSENT:
-        _fail(span, f"{what}: the value is absent in the source rulebook")
+        fail(span, f"{what}: the value is absent in the source rulebook")
     if isinstance(v, bool) or not isinstance(v, (int, Fraction)):
-        _fail(span, f"{what}: expected a number, got {show(v)}")
+        fail(span, f"{what}: expected a number, got {show(v)}")
     return v
 
 
@@ -61,29 +64,33 @@ def _contains(span, container, item):
     if isinstance(item, Symbolic):      # an exact-odds stand-in: let it see the test (rules_dsl.symbolic, rule 3)
         return item.observe(lambda v: _contains(span, container, v), ("in", container))
     if container is ABSENT:
-        _fail(span, "'in': the collection is absent in the source rulebook")
+        fail(span, "'in': the collection is absent in the source rulebook")
     if isinstance(container, (list, tuple, range, frozenset, set, str)):
         try:
             return item in container
         except TypeError:
             return False
-    if isinstance(container, _Namespace):
+    if isinstance(container, EnumNamespace):
         return item in list(container)
     if isinstance(container, DieInfo):
         return item in container.faces
-    _fail(span, f"'in': cannot look inside {show(container)}")
+    fail(span, f"'in': cannot look inside {show(container)}")
 
 
-def _iterable(span, v):
+def iterable(span, v):
+    """What `for x in v` walks at run time: a list, set (in a stable order), range,
+    enum's members or a table's rows; anything else fails with the place.
+
+    The one rule of iteration, shared by every back end that compiles closures."""
     if v is ABSENT:
-        _fail(span, "cannot iterate: the collection is absent in the source rulebook")
+        fail(span, "cannot iterate: the collection is absent in the source rulebook")
     if isinstance(v, (list, tuple, range, frozenset, set)):
         return sorted(v, key=repr) if isinstance(v, (frozenset, set)) else v
-    if isinstance(v, _Namespace):
+    if isinstance(v, EnumNamespace):
         return list(v)
     if isinstance(v, TableFn):
         return v.rows()
-    _fail(span, f"cannot iterate over {show(v)}")
+    fail(span, f"cannot iterate over {show(v)}")
 
 
 class ExprCompiler:
@@ -126,7 +133,7 @@ class ExprCompiler:
         if kind == "member":
             v = book.members[name]
         elif kind == "enum":
-            v = _Namespace(name, book.enums[name])
+            v = EnumNamespace(name, book.enums[name])
         elif kind == "die":
             v = book.dice[name]
         elif kind == "builtin":
@@ -150,7 +157,7 @@ class ExprCompiler:
             if op == "*":
                 return number(a * b) if isinstance(a, Fraction) or isinstance(b, Fraction) else a * b
             if b == 0:
-                _fail(sp, f"division by zero in '{op}'")
+                fail(sp, f"division by zero in '{op}'")
             if op == "/":
                 return number(Fraction(a) / Fraction(b))
             return number(a % b)
@@ -197,9 +204,9 @@ class ExprCompiler:
         def f(env, ctx):
             a, b = lo(env, ctx), hi(env, ctx)
             if not all(isinstance(x, int) and not isinstance(x, bool) for x in (a, b)):
-                _fail(sp, f"a range needs whole numbers, got {show(a)}..{show(b)}")
+                fail(sp, f"a range needs whole numbers, got {show(a)}..{show(b)}")
             if b - a >= MAX_RANGE:
-                _fail(sp, f"the range {a}..{b} has more than {MAX_RANGE:,} values")
+                fail(sp, f"the range {a}..{b} has more than {MAX_RANGE:,} values")
             return range(a, b + 1)
         return f
 
@@ -228,7 +235,7 @@ class ExprCompiler:
         def f(env, ctx):
             out = []
             local = dict(env)
-            items = _iterable(sp, src(env, ctx))
+            items = iterable(sp, src(env, ctx))
             ctx.spend(len(items))
             for x in items:
                 local[var] = x
@@ -254,8 +261,8 @@ class ExprCompiler:
                 fields = o.as_dict()   # fields only: never a Python attribute of the record object
                 if name in fields:
                     return fields[name]
-                _fail(sp, f"the record has no field '{name}' (fields: {', '.join(fields)})")
-            _fail(sp, f"cannot take '.{name}' of {show(o)}")
+                fail(sp, f"the record has no field '{name}' (fields: {', '.join(fields)})")
+            fail(sp, f"cannot take '.{name}' of {show(o)}")
         return f
 
     def visit_Index(self, e, scope):
@@ -264,9 +271,9 @@ class ExprCompiler:
         def f(env, ctx):
             o, i = of(env, ctx), ix(env, ctx)
             if not isinstance(o, (list, tuple)) or not isinstance(i, int):
-                _fail(sp, f"cannot index {show(o)} with {show(i)}")
+                fail(sp, f"cannot index {show(o)} with {show(i)}")
             if not -len(o) <= i < len(o):
-                _fail(sp, f"index {i} is outside the list of {len(o)} item(s) (the first is 0)")
+                fail(sp, f"index {i} is outside the list of {len(o)} item(s) (the first is 0)")
             return o[i]
         return f
 
@@ -288,7 +295,7 @@ class ExprCompiler:
                     try:
                         return fn(x(env, ctx), mode)
                     except EvaluationError as err:
-                        _fail(sp, str(err))
+                        fail(sp, str(err))
                 return rnd
             if callee == "builtin":
                 fn = book.defined if name == "defined" else BUILTINS[name][0]
@@ -298,12 +305,12 @@ class ExprCompiler:
                     try:
                         return fn(*values)
                     except EvaluationError as err:
-                        _fail(sp, str(err))
+                        fail(sp, str(err))
                     except RulesError:
                         raise
                     except (TypeError, ValueError, ArithmeticError):
                         # e.g. max over values that have no order (absent, booleans and numbers)
-                        _fail(sp, f"{name}() cannot take {', '.join(show(v) for v in values)}")
+                        fail(sp, f"{name}() cannot take {', '.join(show(v) for v in values)}")
                 return builtin
             if callee == "mechanic":
                 given, plain = split_roll_kwargs(book, name, kwargs)
@@ -336,7 +343,7 @@ class ExprCompiler:
                 if ctx.reads is not None:
                     return fn.read(ctx.reads, *[a(env, ctx) for a in args], **{k: a(env, ctx) for k, a in kwargs})
                 return fn.lookup(*[a(env, ctx) for a in args], **{k: a(env, ctx) for k, a in kwargs})
-            _fail(sp, f"{show(fn)} cannot be called")
+            fail(sp, f"{show(fn)} cannot be called")
         return dynamic
 
 

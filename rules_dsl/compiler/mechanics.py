@@ -20,8 +20,8 @@ from ..dice import EXPLODE_CAP, MAX_DICE, GivenRoller, roll_faces
 from ..errors import EvaluationError, InputError, NotFound
 from ..render import dice_text as _dice_text
 from ..values import show
-from .context import Ctx, _fail
-from .expressions import _iterable, compile_expr
+from .context import Ctx, fail
+from .expressions import iterable, compile_expr
 from .typecheck import TypeCheck
 
 if TYPE_CHECKING:
@@ -170,14 +170,14 @@ class MechanicFn:
 
         def _faces(env, ctx, what):
             try:
-                return roll_faces(die, _iterable(sp, on(env, ctx)), name, what)
+                return roll_faces(die, iterable(sp, on(env, ctx)), name, what)
             except EvaluationError as e:
-                _fail(sp, str(e))
+                fail(sp, str(e))
 
         def n_dice(env, ctx):
             k = count(env, ctx)
             if isinstance(k, bool) or not isinstance(k, int) or not 0 <= k <= MAX_DICE:
-                _fail(sp, f"roll '{name}': the number of dice must be 0..{MAX_DICE}, got {show(k)}")
+                fail(sp, f"roll '{name}': the number of dice must be 0..{MAX_DICE}, got {show(k)}")
             return k
 
         if spec.kind == "one":
@@ -195,17 +195,17 @@ class MechanicFn:
                 k = n_dice(env, ctx) if count is not None else 1
                 faces = _faces(env, ctx, "exploding")
                 if faces >= set(die.faces):
-                    _fail(sp, f"roll '{name}': exploding on every face of {die.name} would never stop")
+                    fail(sp, f"roll '{name}': exploding on every face of {die.name} would never stop")
                 most = cap(env, ctx) if cap is not None else EXPLODE_CAP
                 if isinstance(most, bool) or not isinstance(most, int) or not 0 <= most <= MAX_DICE - k:
-                    _fail(sp, f"roll '{name}': 'up to' takes 0..{MAX_DICE - k} extra dice, got {show(most)}")
+                    fail(sp, f"roll '{name}': 'up to' takes 0..{MAX_DICE - k} extra dice, got {show(most)}")
                 return ctx.roller.explode(ctx.prefix + name, die, k, faces, most)
             return explode
 
         def chain(env, ctx):
             k = n_dice(env, ctx) if count is not None else 1
-            first = frozenset(_iterable(sp, on(env, ctx)))
-            later = frozenset(_iterable(sp, then(env, ctx))) if then is not None else first
+            first = frozenset(iterable(sp, on(env, ctx)))
+            later = frozenset(iterable(sp, then(env, ctx))) if then is not None else first
             return ctx.roller.chain(ctx.prefix + name, die, k, first, later)
         return chain
 

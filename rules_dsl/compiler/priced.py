@@ -16,7 +16,7 @@ from ..dice import GivenRoller
 from ..errors import EvaluationError
 from .checks import compile_bindings
 from .context import MAX_CHECK_CASES, MAX_STEPS, Ctx
-from .expressions import _iterable, compile_expr
+from .expressions import iterable, compile_expr
 
 if TYPE_CHECKING:
     from .book import CompiledBook
@@ -55,7 +55,7 @@ class PricedFn:
                 out.append((dict(env), self.cost(env, ctx)))
                 return
             name, src, sp = self.sources[i]
-            for v in _iterable(sp, src(env, ctx)):
+            for v in iterable(sp, src(env, ctx)):
                 rec(i + 1, {**env, name: v})
 
         rec(0, {})

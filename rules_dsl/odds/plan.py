@@ -86,7 +86,7 @@ class RunsCompiler(_compiler.ExprCompiler):
         inner = scope | {e.var}
         elem = self.compile(e.elem, inner)
         cond = self.compile(e.cond, inner) if e.cond is not None else None
-        var, sp, iterable = e.var, e.span, _compiler._iterable
+        var, sp, iterable = e.var, e.span, _compiler.iterable
 
         def f(env, ctx):
             out = []

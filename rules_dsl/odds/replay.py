@@ -7,7 +7,7 @@ from fractions import Fraction
 import math
 import operator
 
-from ..compiler import MechanicFn, _Namespace, TableFn
+from ..compiler import MechanicFn, EnumNamespace, TableFn
 from ..dice import DieInfo, explode_law, explode_more, rerolled_die
 from ..errors import EvaluationError
 from ..values import ABSENT, Rational, Record, Sym
@@ -357,6 +357,6 @@ def _key(v, symbolic):
         return ("T", id(v.origin), v.K, v.a, v.b)
     if t is OrMore:
         return ("or", v.n, v.up)
-    if t is MechanicFn or t is TableFn or t is DieInfo or t is _Namespace:
+    if t is MechanicFn or t is TableFn or t is DieInfo or t is EnumNamespace:
         return ("obj", id(v))
     raise _NoKey
