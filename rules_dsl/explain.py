@@ -30,7 +30,8 @@ from typing import Optional
 
 from . import nodes as n
 from .compiler.context import Ctx
-from .compiler.expressions import ExprCompiler, _mechanic_type, split_roll_kwargs
+from .compiler.context import Invocable
+from .compiler.expressions import ExprCompiler, split_roll_kwargs
 from .compiler.tables import TableFn
 from .dice import ForcedRoller, GivenRoller
 from .errors import EvaluationError, NotFound, RulesError
@@ -474,7 +475,7 @@ class TracingCompiler(ExprCompiler):
 
         def dynamic(env, ctx):
             fn = ff(env, ctx)
-            if isinstance(fn, _mechanic_type()):
+            if isinstance(fn, Invocable):
                 tm = traced(book, where, fn.name)
                 return tm.invoke(fn.bind([a(env, ctx) for a in args], {k: a(env, ctx) for k, a in kwargs}),
                                  ctx.child(fn.name))

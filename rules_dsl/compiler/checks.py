@@ -1,8 +1,6 @@
 """Checks: `CheckFn` evaluates a claim over a whole domain; `case_text` shows a failing case."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import random
 
 from .. import nodes as n
@@ -10,18 +8,15 @@ from ..dice import GivenRoller
 from ..errors import EvaluationError
 from ..render import expr_text as _expr_text
 from ..values import Record, show
-from .context import MAX_CHECK_CASES, MAX_STEPS, Ctx
+from .context import MAX_CHECK_CASES, MAX_STEPS, BookParts, Ctx
 from .expressions import iterable, compile_expr
 from .tables import origin
-
-if TYPE_CHECKING:
-    from .book import CompiledBook
 
 
 class CheckFn:
     """A claim over a whole domain; each case where it is false is reported."""
 
-    def __init__(self, book: CompiledBook, node: n.Check, rule_id: str):
+    def __init__(self, book: BookParts, node: n.Check, rule_id: str):
         self.book, self.node, self.rule_id = book, node, rule_id
         self.name = node.name
         self.sources, scope = compile_bindings(book, node.bindings)

@@ -1,8 +1,10 @@
 """The evaluation context every compiled closure receives, and the limits on one evaluation."""
 from __future__ import annotations
 
+from typing import Protocol
+
 from .. import nodes as n
-from ..errors import EvaluationError
+from ..errors import Diagnostic, EvaluationError
 
 
 def fail(span: n.Span, msg: str):
@@ -11,6 +13,40 @@ def fail(span: n.Span, msg: str):
     Every compiled closure reports a run-time problem through this, so back ends that
     compile closures of their own (odds, explain) say errors the same way."""
     raise EvaluationError(f"{span}: {msg}")
+
+
+class BookParts(Protocol):
+    """What a compiled piece (mechanic, table, check, design view, type check) reads of
+    the book that compiles it.  `compiler.book.CompiledBook` is the one implementation;
+    the protocol sits here, below the pieces, so they name the book's type without
+    importing the module that builds them (which would be an import circle)."""
+    book_id: str
+    syms: object          # the checked book's `symbols.Symbols`
+    texts: dict
+    enums: dict
+    dice: dict
+    members: dict
+    tables: dict
+    mechanics: dict
+    looked_up: set
+
+    def const(self, name: str): ...
+
+    def diag(self, span: n.Span, msg: str, hint: str = "") -> Diagnostic: ...
+
+
+class Invocable:
+    """A compiled mechanic as the expression compiler sees a value it may call: `bind`
+    the call's arguments, then `invoke` with a context.  `mechanics.MechanicFn` is the
+    one subclass; declaring the base here lets `expressions.py` (which `mechanics.py`
+    imports) recognise a mechanic passed as a value without importing it back."""
+    name: str
+
+    def bind(self, args, kwargs) -> dict:
+        raise NotImplementedError
+
+    def invoke(self, bound: dict, ctx: "Ctx"):
+        raise NotImplementedError
 
 
 # Explicit limits on one evaluation, so a hostile or mistaken book ends with a clear

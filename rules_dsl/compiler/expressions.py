@@ -26,7 +26,7 @@ from ..errors import EvaluationError, RulesError
 from ..resolve import resolve, resolve_callee
 from ..symbolic import Symbolic
 from ..values import ABSENT, Record, Sym, number, show
-from .context import MAX_RANGE, Ctx, fail
+from .context import MAX_RANGE, Ctx, Invocable, fail
 from .tables import TableFn
 
 
@@ -337,7 +337,7 @@ class ExprCompiler:
 
         def dynamic(env, ctx):
             fn = ff(env, ctx)
-            if isinstance(fn, _mechanic_type()):
+            if isinstance(fn, Invocable):
                 return fn.invoke(fn.bind([a(env, ctx) for a in args], {k: a(env, ctx) for k, a in kwargs}), ctx.child(fn.name))
             if isinstance(fn, TableFn):
                 if ctx.reads is not None:
@@ -360,8 +360,3 @@ def split_roll_kwargs(book, name: str, kwargs: list):
 def compile_expr(book, e: n.Expr, scope: frozenset):
     """Return a closure f(env, ctx) computing `e` (the plain `ExprCompiler`)."""
     return ExprCompiler(book).compile(e, scope)
-
-
-def _mechanic_type():
-    from .mechanics import MechanicFn     # mechanics compile expressions: imported late
-    return MechanicFn

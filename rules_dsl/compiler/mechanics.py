@@ -7,8 +7,6 @@ them in order; the exact-odds engine (rules_dsl.odds.plan) reads the same steps.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import inspect
 import random
 from dataclasses import dataclass
@@ -20,12 +18,9 @@ from ..dice import EXPLODE_CAP, MAX_DICE, GivenRoller, roll_faces
 from ..errors import EvaluationError, InputError, NotFound
 from ..render import dice_text as _dice_text
 from ..values import show
-from .context import Ctx, fail
+from .context import BookParts, Ctx, Invocable, fail
 from .expressions import iterable, compile_expr
 from .typecheck import TypeCheck
-
-if TYPE_CHECKING:
-    from .book import CompiledBook
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,14 +48,14 @@ class RequireStep:
     binds: ClassVar[bool] = False
 
 
-class MechanicFn:
+class MechanicFn(Invocable):
     """A compiled mechanic: a real callable with a signature and a docstring.
 
     Call it like a Python function; pass a roll's name as a keyword to give that
     roll's value instead of rolling it (`defence_roll(5, die=7)`).
     """
 
-    def __init__(self, book: CompiledBook, node: n.Mechanic):
+    def __init__(self, book: BookParts, node: n.Mechanic):
         self.book, self.node = book, node
         self.name = self.__name__ = node.name
         self.book_id = book.book_id

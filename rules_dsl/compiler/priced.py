@@ -9,17 +9,13 @@ costs and hands EFFECT's node over (`rules_dsl.design` runs the engine on it).
 from __future__ import annotations
 
 import random
-from typing import TYPE_CHECKING
-
 from .. import nodes as n
 from ..dice import GivenRoller
 from ..errors import EvaluationError
 from .checks import compile_bindings
-from .context import MAX_CHECK_CASES, MAX_STEPS, Ctx
+from .context import MAX_CHECK_CASES, MAX_STEPS, BookParts, Ctx
 from .expressions import iterable, compile_expr
 
-if TYPE_CHECKING:
-    from .book import CompiledBook
 
 MAX_PRICED_CASES = 500      # a design view is read by a person: a table, not a data dump
 
@@ -27,7 +23,7 @@ MAX_PRICED_CASES = 500      # a design view is read by a person: a table, not a 
 class PricedFn:
     """One design view of a book: its cases (the bindings) and each case's cost."""
 
-    def __init__(self, book: "CompiledBook", node: n.Priced, rule_id: str):
+    def __init__(self, book: BookParts, node: n.Priced, rule_id: str):
         self.book, self.node, self.rule_id = book, node, rule_id
         self.name = node.name
         self.sources, scope = compile_bindings(book, node.bindings)

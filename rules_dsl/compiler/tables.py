@@ -3,11 +3,10 @@ an entry is printed (the checks' findings point there)."""
 from __future__ import annotations
 
 from itertools import product
-from typing import TYPE_CHECKING
-
 from .. import nodes as n
 from ..errors import EvaluationError, InputError, RulebookError
 from ..values import ABSENT, Record, show
+from .context import BookParts
 from .typecheck import TypeCheck
 
 # the most key combinations a table's coverage check enumerates
@@ -37,10 +36,6 @@ def looked_up_tables(ast, syms) -> set:
                     if r is not None and r.kind == "table":
                         used.add(x)
     return {x.name for x in used - listed}
-
-
-if TYPE_CHECKING:
-    from .book import CompiledBook
 
 
 class Printed(tuple):
@@ -75,7 +70,7 @@ def origin(value):
 class TableFn:
     """A data table: call it with its keys to look a value up; `rows()` lists it."""
 
-    def __init__(self, book: CompiledBook, node: n.Table):
+    def __init__(self, book: BookParts, node: n.Table):
         self.book, self.node = book, node
         self.name = self.__name__ = node.name
         self.keys = node.params

@@ -1,22 +1,18 @@
 """Declared types as run-time checks: `TypeCheck` validates and normalises a value."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from fractions import Fraction
 
 from .. import nodes as n
 from ..errors import EvaluationError
 from ..values import ABSENT, Record, Sym, number
-
-if TYPE_CHECKING:
-    from .book import CompiledBook
+from .context import BookParts
 
 
 class TypeCheck:
     """Validates (and normalises) a value against a declared type."""
 
-    def __init__(self, t: n.Type, book: "CompiledBook"):
+    def __init__(self, t: n.Type, book: BookParts):
         self.t, self.book = t, book
         self.describe = self._describe(t)
 
