@@ -15,9 +15,6 @@ book defines is a fact about the source, reported as a finding (see book.py).
 from __future__ import annotations
 
 import difflib
-import functools
-import re
-from dataclasses import dataclass, field
 from typing import Callable, Optional
 
 from . import callgraph, rollpaths
@@ -33,36 +30,12 @@ from .checks_front import check_front
 from .checks_types import check_types_of_expressions
 from .model import BookAST, decls_of, walk
 from .resolve import resolve, resolve_book, resolve_callee, scoped_parts
+from .symbols import Symbols, defined_names, name_key
 
 BASE_TYPES = ("int", "bool", "text", "number", "absent")
 # Parameters and rolls become Python keyword arguments (book.mechanic(stat=4, die=7)), so
 # they cannot be Python keywords nor the names `run` itself takes.
 RESERVED_ARGS = frozenset(__import__("keyword").kwlist) | {"rolls", "seed", "rng", "self"}
-
-
-@dataclass
-class Symbols:
-    """The book's global names, filled by the declarations pass."""
-    consts: dict = field(default_factory=dict)
-    enums: dict = field(default_factory=dict)
-    members: dict = field(default_factory=dict)     # member name -> [enum or die names]
-    dice: dict = field(default_factory=dict)
-    tables: dict = field(default_factory=dict)
-    mechanics: dict = field(default_factory=dict)
-    checks: dict = field(default_factory=dict)
-    priced: dict = field(default_factory=dict)      # name -> Priced (design views)
-    owner: dict = field(default_factory=dict)       # decl name -> rule id ('' at section level)
-    warnings: list = field(default_factory=list)    # Diagnostics of severity "warning"
-    resolved: dict = field(default_factory=dict)    # Name node -> resolve.Resolved (see resolve.py)
-    skipped: frozenset = frozenset()                # names declared where a syntax error left text out
-
-    @functools.cached_property
-    def _globals(self):
-        return {**self.consts, **self.enums, **self.dice, **self.tables, **self.mechanics}
-
-    def globals(self):
-        """Every global name (read once the declarations pass has filled the symbols)."""
-        return self._globals
 
 
 class Reporter:
@@ -634,29 +607,6 @@ def rename_fixes(span: n.Span, word: str, suggestions) -> tuple:
         return ()
     return tuple(Fix(f"Change to '{s}'", span.line, span.column, span.line, span.column + len(word), s)
                  for s in suggestions)
-
-
-# ------------------------------------------------------------- names used
-def name_key(name: str) -> str:
-    """How a book's names are compared: case-folded; hyphens, underscores and other
-    punctuation are spaces; runs of spaces are one; a word's plural -s is ignored
-    (`Weapons-Skill` = `weapon skill`; a word ending in -ss, or of 1-2 letters, keeps it)."""
-    words = re.findall(r"[^\W_]+", name.casefold())
-    return " ".join(w[:-1] if len(w) > 2 and w.endswith("s") and not w.endswith("ss") else w for w in words)
-
-
-def defined_names(book: BookAST) -> dict:
-    """Every name the book defines -> the id of the first rule defining it: each rule's
-    title and aliases, compared by `name_key`.  Keywords do not define: they are search
-    words, and the audits put an undefined name among the keywords of the very rule
-    whose `absent` note says it is undefined, so that a player typing it lands there."""
-    out = {}
-    for p in walk(book.items):
-        r = p.node
-        if isinstance(r, n.Rule):
-            for name in (r.title, *r.aliases):
-                out.setdefault(name_key(name), r.id)
-    return out
 
 
 def undefined_names(book: BookAST, defined: Optional[dict] = None) -> list:

@@ -310,7 +310,7 @@ class Workspace:
             state.syms = collect_declarations(state.ast, Reporter(state.texts))
             state.resolved = resolve_book(state.ast, state.syms)
         except Exception:
-            from .checks import Symbols
+            from .symbols import Symbols
             state.syms, state.resolved = state.syms or Symbols(), {}
 
     def state_of(self, path) -> BookState:
@@ -346,7 +346,7 @@ class Workspace:
         if _USES_LINE.match(text):   # uses "Weapons Skill": the rule whose title or alias it is
             for m in _STRING.finditer(text):
                 if m.start() < col <= m.end():
-                    from .checks import defined_names, name_key
+                    from .symbols import defined_names, name_key
                     rule = defined_names(st.ast).get(name_key(m.group(1))) if st.ast is not None else None
                     return st, (("ref", None, rule) if rule else None)
         best = None

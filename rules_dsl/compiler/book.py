@@ -4,10 +4,10 @@ from __future__ import annotations
 import functools
 
 from .. import nodes as n
-from ..checks import Symbols, defined_names, name_key
 from ..dice import DieInfo, GivenRoller
 from ..errors import Diagnostic, EvaluationError, RulebookError, line_of
 from ..model import BookAST, decls_of
+from ..symbols import Symbols, defined_names, name_key
 from ..values import Sym, show
 from .checks import CheckFn
 from .context import Ctx
