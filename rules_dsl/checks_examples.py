@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from . import nodes as n
 from .builtins import BUILTINS
-from .example_odds import form_name
+from .resolve import form_name
 from .model import BookAST, walk
 
 def check_examples(book: BookAST, syms, report):
@@ -45,7 +45,7 @@ def _check_odds_form(case, syms, report, ex):
     dice (through the mechanics it calls); a chance's is a condition, a mean's a number."""
     from .callgraph import rolls_in
     from .checks_types import BOOL, NUM, TypePass, describe
-    from .example_odds import form_of
+    from .resolve import form_of
 
     call = case.expr
     name = call.func.name

@@ -29,28 +29,10 @@ from fractions import Fraction
 
 from . import nodes as n
 from .errors import EvaluationError
-from .resolve import resolve
+from .resolve import FORMS, form_name, form_of  # noqa: F401  (the forms are resolution's; re-exported)
 
-FORMS = ("chance", "mean")
 EVALUATIONS = 300_000        # the engine's evaluations for one example line
 SECONDS = 20.0               # and its time, on a loaded machine
-
-
-def form_name(expr, syms):
-    """'chance' or 'mean' when `expr` is written as one of the forms (a call of that name,
-    which the book does not declare), else None."""
-    if isinstance(expr, n.Call) and isinstance(expr.func, n.Name) and expr.func.name in FORMS \
-            and resolve(expr.func.name, (), syms).kind == "unknown":
-        return expr.func.name
-    return None
-
-
-def form_of(expr, syms):
-    """(form, the expression inside) for a well-formed `chance(...)` / `mean(...)`, else None."""
-    name = form_name(expr, syms)
-    if name is None or len(expr.args) != 1 or expr.kwargs or expr.mode:
-        return None
-    return name, expr.args[0]
 
 
 def evaluate(compiled, form: str, inner) -> Fraction:

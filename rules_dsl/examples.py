@@ -109,7 +109,8 @@ class ExampleRunner:
             return CaseResult(where, case.source, case.expected_text, got, passed, hint,
                               case.span.line, case.span.column)
 
-        from .example_odds import evaluate, form_of
+        from .example_odds import evaluate
+        from .resolve import form_of
         odds = form_of(case.expr, self.compiled.syms)
         try:
             if odds is not None:       # chance(...) / mean(...): exact odds, within a budget

@@ -670,7 +670,8 @@ def explain_case(compiled, rule_id: str, case: n.ExampleCase) -> Explanation:
     """The working of one worked example's `>>>` expression, evaluated as the example
     runner does (dice it does not give rolled from seed 0).  An evaluation error is
     kept in `error` with the steps made before it."""
-    from .example_odds import evaluate, form_of
+    from .example_odds import evaluate
+    from .resolve import form_of
     from .examples import _guarded
     where = _traced_store(compiled)["where"]
     comp = TracingCompiler(compiled, where, rule_id)

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from . import nodes as n
 from .builtins import BUILTINS
 
+FORMS = ("chance", "mean")   # worked examples' odds forms (example_odds.py): not names of the language
 KINDS = ("local", "const", "mechanic", "table", "member", "enum", "die", "builtin",
          "ambiguous", "unknown")
 
@@ -140,6 +141,23 @@ def scoped_parts(d):
             yield "expr", d.effect, scope
 
 
+def form_name(expr, syms):
+    """'chance' or 'mean' when `expr` is written as one of the forms (a call of that name,
+    which the book does not declare), else None."""
+    if isinstance(expr, n.Call) and isinstance(expr.func, n.Name) and expr.func.name in FORMS \
+            and resolve(expr.func.name, (), syms).kind == "unknown":
+        return expr.func.name
+    return None
+
+
+def form_of(expr, syms):
+    """(form, the expression inside) for a well-formed `chance(...)` / `mean(...)`, else None."""
+    name = form_name(expr, syms)
+    if name is None or len(expr.args) != 1 or expr.kwargs or expr.mode:
+        return None
+    return name, expr.args[0]
+
+
 def resolve_book(book, syms) -> dict:
     """{Name node: Resolved} for every name in the book's expressions."""
     from .model import decls_of, walk
@@ -152,7 +170,6 @@ def resolve_book(book, syms) -> dict:
             else:
                 for e in part.dice.parts():
                     w.expr(e, scope)
-    from .example_odds import form_of
     for p in walk(book.items):
         if isinstance(p.node, n.Rule):
             for ex in p.node.examples:

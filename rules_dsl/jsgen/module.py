@@ -80,7 +80,7 @@ def examples_module(book, g: Globals, module_file: str) -> tuple:
     ex = Globals(g.compiled, g.span_text)
     ex.syms = g.syms          # the book's symbols; a new one is written inline
     thunks, cases = [], []
-    from ..example_odds import form_name
+    from ..resolve import form_name
     for rule_id, example in book.example_cases():
         for case in example.cases:
             if form_name(case.expr, g.compiled.syms) is not None:
