@@ -2,8 +2,8 @@
 
 The exact-odds engine (`rules_dsl.odds`) does not hand a mechanic one face per
 die.  Where the mechanic cannot tell some faces apart, it hands over one
-*stand-in* for all of them (`rules_dsl.odds.standins`): a `_Face` covering a class
-of faces of a die, or a `_Tail` covering "k or more successes" of a chain.  The
+*stand-in* for all of them (`rules_dsl.odds.standins`): a `Face` covering a class
+of faces of a die, or a `Tail` covering "k or more successes" of a chain.  The
 stand-in watches each use: a use that gives the same answer for every value it
 covers is answered; any other makes the engine split the class and evaluate
 again.  This module is the whole contract between that engine and the code that

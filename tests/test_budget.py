@@ -98,10 +98,10 @@ def test_one_die_of_a_thousand_faces_is_exact(big):
 
 
 def test_multisets_are_made_without_recursion():
-    from rules_dsl.odds.multisets import _pool_alternatives
-    alts, den = _pool_alternatives((1,) * 1500, 1500, 1)       # deeper than Python's recursion limit
+    from rules_dsl.odds.multisets import pool_alternatives
+    alts, den = pool_alternatives((1,) * 1500, 1500, 1)       # deeper than Python's recursion limit
     assert len(alts) == 1500 and den == 1500 and sum(w for _, w in alts) == den
-    alts, den = _pool_alternatives((1,) * 100, 100, 2)
+    alts, den = pool_alternatives((1,) * 100, 100, 2)
     assert len(alts) == 100 * 101 // 2 and sum(w for _, w in alts) == den
 
 

@@ -369,9 +369,9 @@ def test_explode_odds_equal_brute_force(book, name, args):
 
 
 def test_the_aggregate_fast_path_and_the_replay_agree_on_exploding_pools(book):
-    from rules_dsl.odds.plan import _plan
-    assert _plan(book.mechanics["burst_fast"]).fast_result is not None
-    assert _plan(book.mechanics["burst_kept"]).fast_result is None and not any(_plan(book.mechanics["burst_kept"]).fast)
+    from rules_dsl.odds.plan import plan_of
+    assert plan_of(book.mechanics["burst_fast"]).fast_result is not None
+    assert plan_of(book.mechanics["burst_kept"]).fast_result is None and not any(plan_of(book.mechanics["burst_kept"]).fast)
     for args in [(1, 4), (3, 2), (3, 4), (2, 0)]:
         fast = distribution(book.mechanics["burst_fast"], *args)
         slow = distribution(book.mechanics["burst_kept"], *args)

@@ -386,14 +386,14 @@ def test_general_engine_alone_matches_brute_force(ob, attack, fp, their_attack, 
 
 
 def test_which_statements_take_the_fast_path(ob):
-    from rules_dsl.odds.plan import _plan
-    assert _plan(ob.mechanics["opposed"]).fast_result is not None        # across two pools
-    assert _plan(ob.mechanics["helper_default"]).fast_result is not None  # through a helper's default
-    assert _plan(ob.mechanics["first_beats_last"]).fast_result is None    # reads the pool's order
-    assert _plan(ob.mechanics["relay"]).fast_result is None               # c reads b, which reads a
-    assert _plan(ob.mechanics["ties_with_best"]).fast_result is not None  # a test reading its own pool
-    assert _plan(ob.mechanics["per_threshold"]).fast_result is None       # reads an outer loop's variable
-    assert _plan(ob.mechanics["beaten"]).fast_result is None              # an inner count reads the outer die
+    from rules_dsl.odds.plan import plan_of
+    assert plan_of(ob.mechanics["opposed"]).fast_result is not None        # across two pools
+    assert plan_of(ob.mechanics["helper_default"]).fast_result is not None  # through a helper's default
+    assert plan_of(ob.mechanics["first_beats_last"]).fast_result is None    # reads the pool's order
+    assert plan_of(ob.mechanics["relay"]).fast_result is None               # c reads b, which reads a
+    assert plan_of(ob.mechanics["ties_with_best"]).fast_result is not None  # a test reading its own pool
+    assert plan_of(ob.mechanics["per_threshold"]).fast_result is None       # reads an outer loop's variable
+    assert plan_of(ob.mechanics["beaten"]).fast_result is None              # an inner count reads the outer die
 
 
 def test_opposed_three_against_three(ob):
@@ -545,9 +545,9 @@ def test_the_demo_laser_chain(demo):
 @given(on=st.sets(st.integers(1, 6), min_size=1, max_size=5), then=st.sets(st.integers(1, 6), max_size=5),
        m=st.integers(1, 3))
 def test_chain_law_is_the_sum_of_geometric_chains(on, then, m):
-    from rules_dsl.odds.chains import _ChainLaw
+    from rules_dsl.odds.chains import ChainLaw
     p1, p2 = Fraction(len(on), 6), Fraction(len(then), 6)
-    law = _ChainLaw(m, p1, p2, Fraction(1, 10 ** 12))
+    law = ChainLaw(m, p1, p2, Fraction(1, 10 ** 12))
     one = {0: 1 - p1}
     for k in range(1, 40):
         one[k] = p1 * p2 ** (k - 1) * (1 - p2)

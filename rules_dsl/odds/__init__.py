@@ -34,7 +34,7 @@ language (tables, nested mechanics, `require`, enums...) behaves exactly as in a
 * **Face classes.**  A pool is enumerated as a multiset, weighted by multinomial
   coefficients, and not over faces but over *classes* of faces that the mechanic
   cannot tell apart.  A die in a class of several faces is handed over as a stand-in
-  (`_Face`) that carries every face of its class and checks each use: a comparison,
+  (`Face`) that carries every face of its class and checks each use: a comparison,
   membership test (through the compiler's hook, rule 3 of the stand-in protocol in `rules_dsl.symbolic`) or conversion that
   gives the same answer for every face of the class is answered; one that does not
   splits the class.  While the statement that rolled it is being evaluated, the split
@@ -65,7 +65,7 @@ language (tables, nested mechanics, `require`, enums...) behaves exactly as in a
   of them starting (binomial), the rest is negative binomial, so
   P(S=s) = sum_b C(m,b) p1^b (1-p1)^(m-b) C(s-1,b-1) p2^(s-b) (1-p2)^b.
   The values 0..K-1 are alternatives with these exact probabilities and the rest is
-  one stand-in (`_Tail`) for "K or more" carrying the exact tail mass 1 - P(S<K).
+  one stand-in (`Tail`) for "K or more" carrying the exact tail mass 1 - P(S<K).
   Comparisons and affine arithmetic (+, -, * by a number) on it are answered when
   they agree over the whole tail, else K grows (up to 4 K_max + 64, see below).  A
   result that is (an affine image of) the tail itself becomes a final bucket
@@ -111,10 +111,10 @@ The package, one module per part
 ================================
 * `result`     -- `Distribution` (outcomes, mean, `error_bound`, `table()`, `as_json()`),
   `OrMore`, `NoDice`, `TooLarge`, and the order outcomes are shown in;
-* `standins`   -- the stand-ins `_Face`, `_Tail`, `_PoolList` (protocol: `rules_dsl.symbolic`);
-* `multisets`  -- face classes (`_Partition`), pools as weighted multisets, `_Origin`;
+* `standins`   -- the stand-ins `Face`, `Tail`, `PoolList` (protocol: `rules_dsl.symbolic`);
+* `multisets`  -- face classes (`Partition`), pools as weighted multisets, `PoolOrigin`;
 * `chains`     -- the closed-form law of a chain's successes and its tail's origin;
-* `replay`     -- `_Replay`, the enumerating roller, and `_key`, the keys of values;
+* `replay`     -- `Replay`, the enumerating roller, and `value_key`, the keys of values;
 * `plan`       -- `_Plan` (statement order, groups, what is read later), `RunsCompiler`
   (the engine's `ExprCompiler` subclass), `_OrderAnalysis` (pools whose order is read);
 * `engine`     -- `_Engine` and `distribution`;

@@ -6,8 +6,8 @@ is spent so far.  Two things keep a refusal quick and informative:
 
 * **Estimates before the work.**  Where the size of what is about to be enumerated
   is known before it is made -- a pool's distinguishable rolls over its classes of
-  faces (`multisets._pool_alternatives`, the aggregate fast path), a chain's number
-  of terms (`chains._ChainLaw`) -- it is checked against the budget first, and noted
+  faces (`multisets.pool_alternatives`, the aggregate fast path), a chain's number
+  of terms (`chains.ChainLaw`) -- it is checked against the budget first, and noted
   (`Meter.note`): "sum of 2 d1000: about 500,500 distinguishable rolls".  A size
   past `MAX_ROLLS`, or one that would hold more than the budget's cells, is refused
   at once, before anything is built.

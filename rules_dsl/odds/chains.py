@@ -1,13 +1,13 @@
 """Chains (`chain [COUNT] of DIE on A then B`): the closed-form law of their count of
-successes (`_ChainLaw`, see the package docstring) and the origin of a chain's
-"K or more" stand-in (`_ChainOrigin`), which can grow K."""
+successes (`ChainLaw`, see the package docstring) and the origin of a chain's
+"K or more" stand-in (`ChainOrigin`), which can grow K."""
 from __future__ import annotations
 
 import math
 
 from . import budget
 from .result import ZERO
-from .standins import _Refine
+from .standins import Refine
 
 MAX_TERMS = 5_000        # terms of a chain's law (K_max): more is refused before the first
 
@@ -18,7 +18,7 @@ def _chance(p) -> str:
 
 
 # ================================================================== chains
-class _ChainLaw:
+class ChainLaw:
     """The exact law of the total successes S of m chains (first roll succeeds with
     probability p1, later rolls with p2).  `pmf` is extended on demand; `K_max` is the
     first K with P(S >= K) < eps; `cap` is how far comparisons may grow K."""
@@ -78,14 +78,14 @@ class _ChainLaw:
         return (self.mean - sum((s * p for s, p in enumerate(pm)), ZERO)) / t
 
 
-class _ChainState:
+class ChainState:
     __slots__ = ("K", "collapsed")
 
     def __init__(self):
         self.K, self.collapsed = 1, False
 
 
-class _ChainOrigin:
+class ChainOrigin:
     __slots__ = ("token", "state", "law")
 
     def __init__(self, token, state, law):
@@ -96,8 +96,8 @@ class _ChainOrigin:
             self.state.collapsed = True
         else:
             self.state.K = max(self.state.K, K)
-        raise _Refine({self.token})
+        raise Refine({self.token})
 
     def collapse(self):
         self.state.collapsed = True
-        raise _Refine({self.token})
+        raise Refine({self.token})

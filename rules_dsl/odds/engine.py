@@ -15,12 +15,12 @@ from ..compiler import Ctx, MechanicFn
 from ..dice import GivenRoller
 from ..errors import EvaluationError, NotFound
 from ..values import Record, show
-from .chains import _ChainLaw
-from .multisets import _pool_alternatives
-from .plan import GroupStep, _plan
-from .replay import _key, _Replay
-from .result import Distribution, _member_order, NoDice, OrMore, _sort_key, TAIL_EPS, TooLarge, ZERO
-from .standins import _Face, _NoKey, _PoolList, _Refine, _split_key, _Tail
+from .chains import ChainLaw
+from .multisets import pool_alternatives
+from .plan import GroupStep, plan_of
+from .replay import value_key, Replay
+from .result import Distribution, member_order, NoDice, OrMore, sort_key, TAIL_EPS, TooLarge, ZERO
+from .standins import Face, NoKey, PoolList, Refine, split_key, Tail
 from . import aggregates, budget
 
 
@@ -102,7 +102,7 @@ class _Engine:
         self.meter = meter if meter is not None else budget.Meter(budget.Budget(seconds=None))
         self.max_evals = max_evals
         self.eps = eps
-        self.plan = _plan(mech)
+        self.plan = plan_of(mech)
         self.fixed = Ctx(_NoRoller(), budget=None)  # bounded by the engine's own evaluation cap
         self.active = None          # the replay whose statement is being evaluated
         self.step_at = None         # the plan step being enumerated (for the size notes)
@@ -124,7 +124,7 @@ class _Engine:
         key = (m, p1, p2)
         law = self.laws.get(key)
         if law is None:
-            law = self.laws[key] = _ChainLaw(m, p1, p2, self.eps)
+            law = self.laws[key] = ChainLaw(m, p1, p2, self.eps)
         return law
 
     # -- statements
@@ -132,7 +132,7 @@ class _Engine:
         for _ in range(1000):
             try:
                 return self.run(0, dict(bound))
-            except _Refine:       # pragma: no cover - every stand-in's enumeration is on the stack
+            except Refine:       # pragma: no cover - every stand-in's enumeration is on the stack
                 continue
         raise EvaluationError(f"{self.mech.name}: the exact-odds engine did not settle")  # pragma: no cover
 
@@ -142,8 +142,8 @@ class _Engine:
         mk = None
         if final or plan.random[pos]:
             try:
-                mk = (pos, tuple(_key(env[k], False) for k in sorted(plan.live[pos]) if k in env))
-            except _NoKey:
+                mk = (pos, tuple(value_key(env[k], False) for k in sorted(plan.live[pos]) if k in env))
+            except NoKey:
                 mk = None
             if mk is not None:
                 hit = self.memo.get(mk)
@@ -167,10 +167,10 @@ class _Engine:
             return self.branch(pos, env, st, [[(v,), w, d, tw] for v, w, d, tw in fast])
         self.step_at = pos
         while True:
-            rep = _Replay(self)
+            rep = Replay(self)
             try:     # a fresh context per evaluation: the calls it makes are numbered alike each time
                 return self.branch(pos, env, st, rep.run(lambda: fn(env, Ctx(rep))))
-            except _Refine as r:
+            except Refine as r:
                 if rep in r.tokens:
                     continue
                 raise
@@ -195,7 +195,7 @@ class _Engine:
 
     def fast(self, plan, env):
         """The statement's branches from its pools' aggregates (the aggregates module), or None."""
-        res = aggregates.law(plan, env, self.given, self.fixed, _pool_alternatives, _key, self.note_explode)
+        res = aggregates.law(plan, env, self.given, self.fixed, pool_alternatives, value_key, self.note_explode)
         if res is None:
             return None
         branches, work = res
@@ -229,10 +229,10 @@ class _Engine:
             return self.outcomes(fast)
         self.step_at = "result"
         while True:
-            rep = _Replay(self)
+            rep = Replay(self)
             try:
                 return self.outcomes(rep.run(lambda: fn(env, Ctx(rep))))
-            except _Refine as r:
+            except Refine as r:
                 if rep in r.tokens:
                     continue
                 raise
@@ -253,22 +253,22 @@ class _Engine:
             raise EvaluationError(f"{mech.node.span}: {mech.name} produced {show(value)}, "
                                   f"which is not {mech.returns.describe} as declared") from None
         value, tail_mean = self.settle(value)
-        acc.put(_key(value, False), value, w, d, tail_mean, tw)
+        acc.put(value_key(value, False), value, w, d, tail_mean, tw)
 
     def settle(self, value):
         """A final result: no stand-in for several faces may remain (split them); a chain's
         tail becomes an `OrMore` bucket (grown first so that its mass is below 1e-12).
         Returns (value, the bucket's exact conditional mean for an `OrMore`, else None)."""
         t = type(value)
-        if t is _Face:
-            value.origin.split(value.faces, [_split_key((True, v)) for v in value.vals])
-        if t is _Tail:
+        if t is Face:
+            value.origin.split(value.faces, [split_key((True, v)) for v in value.vals])
+        if t is Tail:
             law, K = value.origin.law, value.K
             if K < law.K_max:
                 value.origin.grow(law.K_max)
             b = OrMore(value._low(), value.a > 0)
             return b, value.a * law.cond_mean(K) + value.b
-        if t is list or t is _PoolList or t is tuple:
+        if t is list or t is PoolList or t is tuple:
             items = [self.settle(x)[0] for x in value]
             return (items if t is not tuple else tuple(items)), None
         if t is Record:
@@ -365,8 +365,8 @@ def _distribution(mechanic, bound, given, roll_names, meter, max_evals) -> Distr
         unknown = set(given) - eng.given.used
         if unknown:
             raise NotFound("roll", sorted(unknown)[0], sorted(roll_names), where=f"{mechanic.book_id}:{mechanic.name}")
-    order = _member_order(mechanic.book)
-    items = sorted((e for e in res.entries.values() if e[1]), key=lambda e: _sort_key(e[0], order))
+    order = member_order(mechanic.book)
+    items = sorted((e for e in res.entries.values() if e[1]), key=lambda e: sort_key(e[0], order))
     den = res.den
     outcomes = [(v, Fraction(w, den)) for v, w, _ in items]
     mean = None

@@ -1,17 +1,17 @@
-"""Face classes and multisets: `_Partition` (the classes of a die's faces a roll is
-enumerated over), `_pool_alternatives` (a pool of k dice as multisets of classes,
-weighted by multinomial coefficients) and `_Origin` (which roll a stand-in came
+"""Face classes and multisets: `Partition` (the classes of a die's faces a roll is
+enumerated over), `pool_alternatives` (a pool of k dice as multisets of classes,
+weighted by multinomial coefficients) and `PoolOrigin` (which roll a stand-in came
 from, so a use can split that roll's classes)."""
 from __future__ import annotations
 
 import math
 
 from . import budget
-from .standins import _Refine
+from .standins import Refine
 
 
 # ============================================================ partitions
-class _Partition:
+class Partition:
     """The classes of a roll's faces that the mechanic has not (yet) told apart."""
     __slots__ = ("die", "classes", "weights", "_ordered", "alts", "rank")
 
@@ -34,7 +34,7 @@ class _Partition:
     def alternatives(self, k):
         hit = self.alts.get(k)
         if hit is None:
-            hit = self.alts[k] = _pool_alternatives(self.weights, len(self.die.faces), k)
+            hit = self.alts[k] = pool_alternatives(self.weights, len(self.die.faces), k)
         return hit
 
     def size(self, faces):
@@ -71,7 +71,7 @@ CACHE_CELLS = 2_000_000
 MAX_ALTERNATIVES = budget.MAX_ROLLS     # one roll with more outcomes than this is refused unmade
 
 
-def _pool_alternatives(weights, faces, k, what=None):
+def pool_alternatives(weights, faces, k, what=None):
     """([(counts per class; integer weight)], denominator) for k dice over classes
     of `weights` physical faces each (out of `faces`): every multiset, weighted by its
     multinomial coefficient.
@@ -131,8 +131,8 @@ def _pool_alternatives(weights, faces, k, what=None):
 
 
 # ================================================================= origins
-class _Origin:
-    """One roll's stand-ins within one statement's enumeration (token: its `_Replay`).
+class PoolOrigin:
+    """One roll's stand-ins within one statement's enumeration (token: its `Replay`).
 
     A *local* origin is one roll call on one path (an unordered pool or a single die):
     `counts` holds its classes (which may be finer than the roll's partition) and how
@@ -156,8 +156,8 @@ class _Origin:
             self.token.refine(self, faces, keys)        # raises _Restart
         self.part.refine(faces, keys)
         if restart:
-            raise _Refine({self.token})
+            raise Refine({self.token})
 
     def make_ordered(self):
         self.part.ordered = True
-        raise _Refine({self.token})
+        raise Refine({self.token})

@@ -316,7 +316,7 @@ class _Plan:
         self.ordered = _ordered_rolls(mech)
         # Each roll is made inside the statement that first reads it (a "group" step),
         # so that a class of its dice can be split for one path of that statement's
-        # enumeration only (see _Replay); a roll's value is kept in the environment
+        # enumeration only (see Replay); a roll's value is kept in the environment
         # only if a later statement reads it too.
         params = frozenset(p.name for p in mech.params)
         scope_at = [params | {s.name for s in body[:i] if not isinstance(s, n.Require)} for i in range(len(body) + 1)]
@@ -412,7 +412,7 @@ def _group(rolls, fn, keep):
 _PLANS = weakref.WeakKeyDictionary()
 
 
-def _plan(mech):
+def plan_of(mech):
     plan = _PLANS.get(mech)
     if plan is None:
         plan = _PLANS[mech] = _Plan(mech)

@@ -1,5 +1,5 @@
-"""Replay: the roller that enumerates one statement's rolls (`_Replay`) by re-evaluating
-the statement depth-first along recorded choice paths, and `_key`, the hashable,
+"""Replay: the roller that enumerates one statement's rolls (`Replay`) by re-evaluating
+the statement depth-first along recorded choice paths, and `value_key`, the hashable,
 type-exact key of a value used for memoisation and aggregation."""
 from __future__ import annotations
 
@@ -12,23 +12,23 @@ from ..dice import DieInfo, explode_law, explode_more, rerolled_die
 from ..errors import EvaluationError
 from ..values import ABSENT, Rational, Record, Sym
 from . import budget
-from .chains import _ChainOrigin, _ChainState
-from .multisets import _Origin, _Partition, _pool_alternatives
+from .chains import ChainOrigin, ChainState
+from .multisets import PoolOrigin, Partition, pool_alternatives
 from .result import OrMore, ZERO
-from .standins import _Face, _NoKey, _PoolList, _Refine, _Tail
+from .standins import Face, NoKey, PoolList, Refine, Tail
 
 
 # ============================================================ the replay roller
 class _Restart(BaseException):
     """Internal: a class was split for the current path (a new choice point): evaluate
-    the statement again along the extended path.  A BaseException, like _Refine."""
+    the statement again along the extended path.  A BaseException, like Refine."""
 
     def __init__(self, rep):
         super().__init__()
         self.rep = rep
 
 
-class _Replay:
+class Replay:
     """The roller for one statement: walks the tree of its rolls depth-first by
     re-evaluation, and returns the statement's values with their probabilities.
 
@@ -72,10 +72,10 @@ class _Replay:
         key = ("chain", name)
         state = self.eng.chains.get(key)
         if state is None:
-            state = self.eng.chains[key] = _ChainState()
+            state = self.eng.chains[key] = ChainState()
         origin = self.origins.get(key)
         if origin is None or origin.law is not law:
-            origin = self.origins[key] = _ChainOrigin(self, state, law)
+            origin = self.origins[key] = ChainOrigin(self, state, law)
         if law.finite:
             alts = [(s, p, False) for s, p in enumerate(law.pmf) if p]
         else:
@@ -87,7 +87,7 @@ class _Replay:
             if state.collapsed:
                 alts.append((K, t, True))
             else:
-                alts.append((_Tail(origin, K), t, False))
+                alts.append((Tail(origin, K), t, False))
         den = math.lcm(*(p.denominator for _, p, _ in alts))
         alts = [(v, p.numerator * (den // p.denominator), tainted) for v, p, tainted in alts]
         return self._pick(alts, den)
@@ -126,11 +126,11 @@ class _Replay:
                 sub = f"{name}:{tag}"
                 items.extend(self._roll(sub, d, self._part(sub, d), k))
         rank = part.rank
-        items.sort(key=lambda x: rank[x.faces[0] if type(x) is _Face else x])
-        out = _PoolList(items)
-        out.origin = _Origin(self, part, (name, "explode", at))
+        items.sort(key=lambda x: rank[x.faces[0] if type(x) is Face else x])
+        out = PoolList(items)
+        out.origin = PoolOrigin(self, part, (name, "explode", at))
         out.mixed = True
-        out.shape = (abc,) + tuple(_key(x, True) for x in items)
+        out.shape = (abc,) + tuple(value_key(x, True) for x in items)
         return out
 
     # -- choice points
@@ -156,7 +156,7 @@ class _Replay:
         key = (name, die.name, die.faces)     # a re-roll's kept-face die differs from its die
         part = self.eng.parts.get(key)
         if part is None:
-            part = self.eng.parts[key] = _Partition(die)
+            part = self.eng.parts[key] = Partition(die)
             prefix, _, roll = name.rpartition(".")
             owner = prefix.rpartition(".")[2].partition("[")[0] if prefix else self.eng.mech.name
             part.ordered = (owner, roll) in self.eng.plan.ordered
@@ -200,7 +200,7 @@ class _Replay:
         for q in self.refs.get(p, ()):
             faces, parts, sizes = self.points[q][1:]
             m = classes.pop(faces)
-            alts2, den2 = _pool_alternatives(sizes, sum(sizes), m)
+            alts2, den2 = pool_alternatives(sizes, sum(sizes), m)
             counts, w2 = alts2[self._take(q, len(alts2))]
             self.pre.add(q)
             self.w *= w2
@@ -208,15 +208,15 @@ class _Replay:
             for c, m2 in zip(parts, counts):
                 if m2:
                     classes[c] = m2
-        origin = _Origin(self, part, (name, p), classes, self.serial)
+        origin = PoolOrigin(self, part, (name, p), classes, self.serial)
         rank = part.rank
         items = sorted(classes.items(), key=lambda cm: rank[cm[0][0]])
         if single:
             c = items[0][0]
-            return c[0] if len(c) == 1 else _Face(origin, c, c)
-        out = _PoolList()
+            return c[0] if len(c) == 1 else Face(origin, c, c)
+        out = PoolList()
         for c, m in items:
-            out.extend([c[0] if len(c) == 1 else _Face(origin, c, c)] * m)
+            out.extend([c[0] if len(c) == 1 else Face(origin, c, c)] * m)
         out.origin, out.mixed, out.shape = origin, len(items) > 1, tuple(items)
         return out
 
@@ -227,10 +227,10 @@ class _Replay:
         self._note(name, die, k, ordered=True)
         p = self.pos
         items = [self._roll(name, die, part, 1, single=True) for _ in range(k)]
-        out = _PoolList(items)
-        out.origin = _Origin(self, part, (name, "sequence", p))
+        out = PoolList(items)
+        out.origin = PoolOrigin(self, part, (name, "sequence", p))
         out.mixed = True
-        out.shape = tuple(_key(x, True) for x in items)
+        out.shape = tuple(value_key(x, True) for x in items)
         return out
 
     def _pick(self, alts, den):
@@ -248,7 +248,7 @@ class _Replay:
             groups.setdefault(key, []).append(f)
         parts = tuple(tuple(g) for g in groups.values())
         sizes = tuple(origin.part.size(g) for g in parts)
-        alts, _ = _pool_alternatives(sizes, sum(sizes), origin.counts[faces])
+        alts, _ = pool_alternatives(sizes, sum(sizes), origin.counts[faces])
         q = self._next()
         if q < len(self.path):     # pragma: no cover - replay is deterministic
             raise EvaluationError(f"{self.eng.mech.name}: the exact-odds engine lost its path")
@@ -285,8 +285,8 @@ class _Replay:
                     finally:
                         eng.active = outer
                     try:
-                        k = _key(v, True) if keyed else None
-                    except _NoKey:
+                        k = value_key(v, True) if keyed else None
+                    except NoKey:
                         k = None
                     if k is None:
                         k = ("path", len(out))
@@ -310,7 +310,7 @@ class _Replay:
                         return list(out.values())
                     path = chosen[:i] + [chosen[i] + 1]
                     points = {q: pt for q, pt in points.items() if q <= i}
-            except _Refine as r:
+            except Refine as r:
                 if self in r.tokens:
                     self.origins = {}
                     continue
@@ -318,7 +318,7 @@ class _Replay:
 
 
 # ======================================================================= keys
-def _key(v, symbolic):
+def value_key(v, symbolic):
     """A hashable, type-exact key for a value (memo and aggregation)."""
     t = type(v)
     if t is int:
@@ -332,13 +332,13 @@ def _key(v, symbolic):
     if t is Rational or t is Fraction:
         return ("q", v)
     if t is list or t is tuple:
-        return ("l", tuple(_key(x, symbolic) for x in v))
-    if t is _PoolList:
+        return ("l", tuple(value_key(x, symbolic) for x in v))
+    if t is PoolList:
         if not symbolic:
-            raise _NoKey
+            raise NoKey
         return ("p", id(v.origin.token), v.origin.ident, v.shape)
     if t is frozenset:
-        return ("set", frozenset(_key(x, symbolic) for x in v))
+        return ("set", frozenset(value_key(x, symbolic) for x in v))
     if t is range:
         return ("r", v.start, v.stop)
     if v is ABSENT:
@@ -346,17 +346,17 @@ def _key(v, symbolic):
     if v is None:
         return ("none",)
     if t is Record:
-        return ("rec", tuple((k, _key(x, symbolic)) for k, x in v.as_dict().items()))
-    if t is _Face:
+        return ("rec", tuple((k, value_key(x, symbolic)) for k, x in v.as_dict().items()))
+    if t is Face:
         if not symbolic:
-            raise _NoKey
-        return ("F", id(v.origin.token), v.origin.ident, v.faces, tuple(_key(x, False) for x in v.vals))
-    if t is _Tail:
+            raise NoKey
+        return ("F", id(v.origin.token), v.origin.ident, v.faces, tuple(value_key(x, False) for x in v.vals))
+    if t is Tail:
         if not symbolic:
-            raise _NoKey
+            raise NoKey
         return ("T", id(v.origin), v.K, v.a, v.b)
     if t is OrMore:
         return ("or", v.n, v.up)
     if t is MechanicFn or t is TableFn or t is DieInfo or t is EnumNamespace:
         return ("obj", id(v))
-    raise _NoKey
+    raise NoKey

@@ -123,8 +123,8 @@ class Distribution:
         return out
 
     def as_dict(self) -> dict:
-        from .replay import _key     # the engine's keys (replay imports this module)
-        return {_key(v, False): p for v, p in self.outcomes}
+        from .replay import value_key     # the engine's keys (replay imports this module)
+        return {value_key(v, False): p for v, p in self.outcomes}
 
     def as_json(self) -> dict:
         out = []
@@ -262,11 +262,11 @@ def _json_value(v):
 
 
 def _same_value(v, what):
-    from .replay import _key
-    from .standins import _NoKey
+    from .replay import value_key
+    from .standins import NoKey
     try:
-        return _key(v, False) == _key(what, False)
-    except _NoKey:
+        return value_key(v, False) == value_key(what, False)
+    except NoKey:
         return v == what
 
 
@@ -283,7 +283,7 @@ def _approx(x: Fraction) -> str:
     return f"{float(x):.6g}"
 
 
-def _sort_key(v, order):
+def sort_key(v, order):
     if isinstance(v, OrMore):
         return (0, v.n, 1 if v.up else -1)
     if isinstance(v, bool):
@@ -295,17 +295,17 @@ def _sort_key(v, order):
     if isinstance(v, str):
         return (3, v)
     if isinstance(v, (list, tuple)):
-        return (4, len(v), tuple(_sort_key(x, order) for x in v))
+        return (4, len(v), tuple(sort_key(x, order) for x in v))
     if isinstance(v, Record):
-        return (5, tuple(_sort_key(x, order) for x in v.as_dict().values()))
+        return (5, tuple(sort_key(x, order) for x in v.as_dict().values()))
     if isinstance(v, frozenset):
-        return (6, tuple(sorted(_sort_key(x, order) for x in v)))
+        return (6, tuple(sorted(sort_key(x, order) for x in v)))
     if v is ABSENT:
         return (7,)
     return (8, repr(v))
 
 
-def _member_order(book):
+def member_order(book):
     order = {}
     for enum, members in book.enums.items():
         for i, m in enumerate(members):

@@ -1,9 +1,9 @@
 """The engine's stand-ins for dice values (the protocol is in `rules_dsl.symbolic`).
 
-`_Face` stands for a class of faces of one die that the mechanic has not told
-apart; `_Tail` for "K or more" successes of a chain; `_PoolList` is a pool handed
+`Face` stands for a class of faces of one die that the mechanic has not told
+apart; `Tail` for "K or more" successes of a chain; `PoolList` is a pool handed
 over as runs of stand-ins in a canonical order.  A use that every covered value
-answers alike is answered; any other raises `_Refine` (a BaseException) after
+answers alike is answered; any other raises `Refine` (a BaseException) after
 splitting the class, and the enumeration that made the stand-in restarts."""
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from . import budget
 from ..values import number, Rational, Sym
 
 
-class _Refine(BaseException):
+class Refine(BaseException):
     """Internal: a stand-in was used in a way its class cannot answer; the partition
     was refined and the enumeration that made the stand-in must restart.  A
     BaseException so that no `except Exception` in compiled code can swallow it."""
@@ -26,7 +26,7 @@ class _Refine(BaseException):
         self.tokens = tokens
 
 
-class _NoKey(Exception):
+class NoKey(Exception):
     pass
 
 
@@ -50,14 +50,14 @@ def _apply(fn, values):
             meter.poll(64)
         try:
             out.append((True, fn(v)))
-        except _Refine:
+        except Refine:
             raise
         except Exception as e:   # the same error for every face is just that error
             out.append((False, e))
     return out
 
 
-def _split_key(o):
+def split_key(o):
     ok, v = o
     if not ok:
         return ("err", type(v).__name__, str(v))
@@ -97,7 +97,7 @@ def _cache_key(tag, other):
     return None
 
 
-class _Face(Symbolic):
+class Face(Symbolic):
     """A die whose face is any of `faces` (a class the mechanic has not told apart);
     `vals` are the values it stands for (the faces, or an arithmetic image of them)."""
     __slots__ = ("origin", "faces", "vals", "memo")
@@ -112,13 +112,13 @@ class _Face(Symbolic):
     # -- the core: answer when unanimous, else refine the class and restart
     def _obs(self, fn, ck=None):
         if ck is not None:
-            hit = self.memo.get(ck, _Face)
-            if hit is not _Face:
+            hit = self.memo.get(ck, Face)
+            if hit is not Face:
                 return hit
         outs = _apply(fn, self.vals)
         ok, v = _unanimous(outs)
         if not ok:
-            self.origin.split(self.faces, [_split_key(o) for o in outs])
+            self.origin.split(self.faces, [split_key(o) for o in outs])
         if ck is not None:
             self.memo[ck] = v
         return v
@@ -139,12 +139,12 @@ class _Face(Symbolic):
         if ok:
             return v
         if not all(o[0] for o in outs):     # an error for some faces only: tell them apart
-            self.origin.split(self.faces, [_split_key(o) for o in outs])
-        return _Face(self.origin, self.faces, tuple(o[1] for o in outs))
+            self.origin.split(self.faces, [split_key(o) for o in outs])
+        return Face(self.origin, self.faces, tuple(o[1] for o in outs))
 
     def _pair(self, other, fn, op=None):
         """An operation on two stand-ins: answered if the same for every pair of values."""
-        if isinstance(other, _Tail):
+        if isinstance(other, Tail):
             other._collapse()
         outs = _apply(lambda x: tuple(_apply(lambda y: fn(x, y), other.vals)), self.vals)
         flat = [o for ok, row in outs for o in (row if ok else [(ok, row)])]
@@ -163,9 +163,9 @@ class _Face(Symbolic):
             face = _extreme_face(target, top)
             target.origin.split(target.faces, [f == face for f in target.faces])
         # otherwise make both classes constant (split by value) and restart
-        self.origin.split(self.faces, [_split_key((True, x)) for x in self.vals], restart=False)
-        other.origin.split(other.faces, [_split_key((True, y)) for y in other.vals], restart=False)
-        raise _Refine({self.origin.token, other.origin.token})
+        self.origin.split(self.faces, [split_key((True, x)) for x in self.vals], restart=False)
+        other.origin.split(other.faces, [split_key((True, y)) for y in other.vals], restart=False)
+        raise Refine({self.origin.token, other.origin.token})
 
     def _cmp(self, other, op):
         if isinstance(other, Symbolic):
@@ -212,7 +212,7 @@ class _Face(Symbolic):
         return self._obs(lambda v: x in v)
 
     def __getattr__(self, name):
-        if (name.startswith("__") and name.endswith("__")) or name in _Face.__slots__:
+        if (name.startswith("__") and name.endswith("__")) or name in Face.__slots__:
             raise AttributeError(name)
         return self._obs(lambda v: getattr(v, name), ("attr", name))
 
@@ -260,16 +260,16 @@ _BIN = {"add": operator.add, "sub": operator.sub, "mul": operator.mul, "truediv"
         "lshift": operator.lshift, "rshift": operator.rshift, "and": operator.and_,
         "or": operator.or_, "xor": operator.xor, "matmul": operator.matmul}
 for _name in ("eq", "ne", "lt", "le", "gt", "ge"):
-    setattr(_Face, f"__{_name}__", lambda self, other, _op=getattr(operator, _name): self._cmp(other, _op))
+    setattr(Face, f"__{_name}__", lambda self, other, _op=getattr(operator, _name): self._cmp(other, _op))
 for _name, _fn in _BIN.items():
-    setattr(_Face, f"__{_name}__", _binary_op(_fn))
-    setattr(_Face, f"__r{_name}__", _binary_op(_fn, reflected=True))
+    setattr(Face, f"__{_name}__", _binary_op(_fn))
+    setattr(Face, f"__r{_name}__", _binary_op(_fn, reflected=True))
 for _name, _fn in {"neg": operator.neg, "pos": operator.pos, "abs": abs, "invert": operator.invert,
                    "floor": math.floor, "ceil": math.ceil, "trunc": math.trunc}.items():
-    setattr(_Face, f"__{_name}__", _unary(_fn))
+    setattr(Face, f"__{_name}__", _unary(_fn))
 
 
-class _Tail(Symbolic):
+class Tail(Symbolic):
     """a*S + b for a chain total S that is K or more (never a plain value)."""
     __slots__ = ("origin", "K", "a", "b")
 
@@ -292,7 +292,7 @@ class _Tail(Symbolic):
 
     def _cmp(self, other, op):
         if isinstance(other, Symbolic):
-            if isinstance(other, _Face):
+            if isinstance(other, Face):
                 return other._pair(self, lambda x, y: op(y, x))
             self._collapse()
         if isinstance(other, (int, Fraction)):
@@ -312,11 +312,11 @@ class _Tail(Symbolic):
         a, b = number(a), number(b)
         if a == 0:
             return b
-        return _Tail(self.origin, self.K, a, b)
+        return Tail(self.origin, self.K, a, b)
 
     def _num_other(self, other):
         if isinstance(other, Symbolic):
-            if isinstance(other, _Face):
+            if isinstance(other, Face):
                 other._pair(self, lambda x, y: x)     # collapses this tail, refines the face
             self._collapse()
         if not isinstance(other, (int, Fraction)):
@@ -388,12 +388,12 @@ class _Tail(Symbolic):
 
 
 for _name in ("truediv", "floordiv", "mod", "divmod", "pow", "lshift", "rshift", "and", "or", "xor", "matmul"):
-    setattr(_Tail, f"__{_name}__", _Tail._give_up)
-    setattr(_Tail, f"__r{_name}__", _Tail._give_up)
-setattr(_Tail, "__invert__", _Tail._give_up)
+    setattr(Tail, f"__{_name}__", Tail._give_up)
+    setattr(Tail, f"__r{_name}__", Tail._give_up)
+setattr(Tail, "__invert__", Tail._give_up)
 
 
-class _PoolList(list):
+class PoolList(list):
     """A pool handed to a mechanic: a list in a canonical order.  Indexing it (or
     comparing it as a list) when its dice are not all alike means its order matters
     to the mechanic: the roll then switches to ordered enumeration."""
