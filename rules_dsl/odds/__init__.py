@@ -110,11 +110,12 @@ what to try: "big:one(n=2) is too large for exact odds: ...; sum of 2 d1000: abo
 The package, one module per part
 ================================
 * `result`     -- `Distribution` (outcomes, mean, `error_bound`, `table()`, `as_json()`),
-  `OrMore`, `NoDice`, `TooLarge`, and the order outcomes are shown in;
+  `OrMore`, `NoDice`, `value_key` (the exact keys of values), and the order outcomes are shown in;
+* `budget`     -- `Budget`, its `Meter`, and the refusal `TooLarge`;
 * `standins`   -- the stand-ins `Face`, `Tail`, `PoolList` (protocol: `rules_dsl.symbolic`);
 * `multisets`  -- face classes (`Partition`), pools as weighted multisets, `PoolOrigin`;
 * `chains`     -- the closed-form law of a chain's successes and its tail's origin;
-* `replay`     -- `Replay`, the enumerating roller, and `value_key`, the keys of values;
+* `replay`     -- `Replay`, the enumerating roller;
 * `plan`       -- `_Plan` (statement order, groups, what is read later), `RunsCompiler`
   (the engine's `ExprCompiler` subclass), `_OrderAnalysis` (pools whose order is read);
 * `engine`     -- `_Engine` and `distribution`;

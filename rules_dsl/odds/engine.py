@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import dataclasses
 from fractions import Fraction
-import dataclasses
 import math
 import time
 
@@ -18,8 +17,8 @@ from ..values import Record, show
 from .chains import ChainLaw
 from .multisets import pool_alternatives
 from .plan import GroupStep, plan_of
-from .replay import value_key, Replay
-from .result import Distribution, member_order, NoDice, OrMore, sort_key, TAIL_EPS, TooLarge, ZERO
+from .replay import Replay
+from .result import Distribution, member_order, NoDice, OrMore, sort_key, TAIL_EPS, TooLarge, ZERO, value_key
 from .standins import Face, NoKey, PoolList, Refine, split_key, Tail
 from . import aggregates, budget
 

@@ -1,20 +1,17 @@
 """Replay: the roller that enumerates one statement's rolls (`Replay`) by re-evaluating
-the statement depth-first along recorded choice paths, and `value_key`, the hashable,
-type-exact key of a value used for memoisation and aggregation."""
+the statement depth-first along recorded choice paths (values are keyed by
+`result.value_key`)."""
 from __future__ import annotations
 
-from fractions import Fraction
 import math
 import operator
 
-from ..compiler import MechanicFn, EnumNamespace, TableFn
 from ..dice import DieInfo, explode_law, explode_more, rerolled_die
 from ..errors import EvaluationError
-from ..values import ABSENT, Rational, Record, Sym
 from . import budget
 from .chains import ChainOrigin, ChainState
 from .multisets import PoolOrigin, Partition, pool_alternatives
-from .result import OrMore, ZERO
+from .result import ZERO, value_key
 from .standins import Face, NoKey, PoolList, Refine, Tail
 
 
@@ -315,48 +312,3 @@ class Replay:
                     self.origins = {}
                     continue
                 raise
-
-
-# ======================================================================= keys
-def value_key(v, symbolic):
-    """A hashable, type-exact key for a value (memo and aggregation)."""
-    t = type(v)
-    if t is int:
-        return v
-    if t is bool:
-        return ("b", v)
-    if t is Sym:
-        return ("s", v.enum, str(v))
-    if t is str:
-        return ("t", v)
-    if t is Rational or t is Fraction:
-        return ("q", v)
-    if t is list or t is tuple:
-        return ("l", tuple(value_key(x, symbolic) for x in v))
-    if t is PoolList:
-        if not symbolic:
-            raise NoKey
-        return ("p", id(v.origin.token), v.origin.ident, v.shape)
-    if t is frozenset:
-        return ("set", frozenset(value_key(x, symbolic) for x in v))
-    if t is range:
-        return ("r", v.start, v.stop)
-    if v is ABSENT:
-        return ("absent",)
-    if v is None:
-        return ("none",)
-    if t is Record:
-        return ("rec", tuple((k, value_key(x, symbolic)) for k, x in v.as_dict().items()))
-    if t is Face:
-        if not symbolic:
-            raise NoKey
-        return ("F", id(v.origin.token), v.origin.ident, v.faces, tuple(value_key(x, False) for x in v.vals))
-    if t is Tail:
-        if not symbolic:
-            raise NoKey
-        return ("T", id(v.origin), v.K, v.a, v.b)
-    if t is OrMore:
-        return ("or", v.n, v.up)
-    if t is MechanicFn or t is TableFn or t is DieInfo or t is EnumNamespace:
-        return ("obj", id(v))
-    raise NoKey

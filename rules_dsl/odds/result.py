@@ -1,13 +1,18 @@
 """The result of the exact-odds engine and its rendering: `Distribution` (outcomes as exact
 fractions, mean, `error_bound`, `table()`, `as_json()`), `OrMore` (a chain's "n or more"
-bucket), the errors `NoDice` and `TooLarge`, and the order outcomes are shown in."""
+bucket), the error `NoDice` (and `TooLarge`, from budget.py), `value_key` (the exact,
+hashable key of a value the engine memoises and aggregates by) and the order outcomes
+are shown in."""
 from __future__ import annotations
 
 from fractions import Fraction
 
-from ..compiler import MechanicFn
+from ..compiler import EnumNamespace, MechanicFn, TableFn
+from ..dice import DieInfo
 from ..errors import RulesError
-from ..values import ABSENT, Record, show, Sym, to_json
+from ..values import ABSENT, Rational, Record, show, Sym, to_json
+from .budget import TooLarge  # noqa: F401  (defined with the budget it refuses; exported here as before)
+from .standins import Face, NoKey, PoolList, Tail
 
 
 ONE = Fraction(1)
@@ -17,36 +22,6 @@ TAIL_EPS = Fraction(1, 10 ** 12)     # a chain's tail is shown / truncated below
 
 class NoDice(RulesError):
     """The mechanic (and every mechanic it calls) rolls no dice: it has no odds."""
-
-
-class TooLarge(RulesError):
-    """An exact computation went over its budget (`rules_dsl.odds.budget`): `reason`, what
-    ran out; `largest`, the largest size its estimates saw, as (size, words) or None;
-    `subject`, the computation (`book:mechanic(inputs)`), and `hints`, what to try, once
-    `distribution` has said them.  One line: "big:sum_pool(n=2) is too large for exact
-    odds: it takes more than 5 s; sum of 2 d1000: about 500,500 distinguishable rolls;
-    try fewer dice (n=1), ..."."""
-
-    def __init__(self, reason: str, largest=None, subject: str = "", hints=(), kind: str = "size"):
-        self.reason, self.largest, self.subject, self.hints = reason, largest, subject, tuple(hints)
-        self.kind = kind         # what ran out: "time", "work" (evaluations), "memory" or "size" (an estimate)
-        super().__init__(self._text())
-
-    def _text(self) -> str:
-        head = f"{self.subject} is too large for exact odds" if self.subject else "too large for exact odds"
-        text = f"{head}: {self.reason}"
-        if self.largest is not None:
-            text += f"; {self.largest[1]}"
-        if self.hints:
-            text += "; try " + ", ".join(self.hints[:-1]) + (" or " if len(self.hints) > 1 else "") + self.hints[-1]
-        return text
-
-    def about(self, subject: str, hints=()) -> "TooLarge":
-        """The same refusal, saying which computation it was and what to try."""
-        return TooLarge(self.reason, self.largest, subject or self.subject, tuple(hints) or self.hints, self.kind)
-
-    def __reduce__(self):
-        return (TooLarge, (self.reason, self.largest, self.subject, self.hints, self.kind))
 
 
 # ============================================================ result buckets
@@ -123,7 +98,6 @@ class Distribution:
         return out
 
     def as_dict(self) -> dict:
-        from .replay import value_key     # the engine's keys (replay imports this module)
         return {value_key(v, False): p for v, p in self.outcomes}
 
     def as_json(self) -> dict:
@@ -262,8 +236,6 @@ def _json_value(v):
 
 
 def _same_value(v, what):
-    from .replay import value_key
-    from .standins import NoKey
     try:
         return value_key(v, False) == value_key(what, False)
     except NoKey:
@@ -315,3 +287,48 @@ def member_order(book):
             for i, f in enumerate(die.distinct):
                 order[(die.name, str(f))] = i
     return order
+
+
+# ======================================================================= keys
+def value_key(v, symbolic):
+    """A hashable, type-exact key for a value (memo and aggregation)."""
+    t = type(v)
+    if t is int:
+        return v
+    if t is bool:
+        return ("b", v)
+    if t is Sym:
+        return ("s", v.enum, str(v))
+    if t is str:
+        return ("t", v)
+    if t is Rational or t is Fraction:
+        return ("q", v)
+    if t is list or t is tuple:
+        return ("l", tuple(value_key(x, symbolic) for x in v))
+    if t is PoolList:
+        if not symbolic:
+            raise NoKey
+        return ("p", id(v.origin.token), v.origin.ident, v.shape)
+    if t is frozenset:
+        return ("set", frozenset(value_key(x, symbolic) for x in v))
+    if t is range:
+        return ("r", v.start, v.stop)
+    if v is ABSENT:
+        return ("absent",)
+    if v is None:
+        return ("none",)
+    if t is Record:
+        return ("rec", tuple((k, value_key(x, symbolic)) for k, x in v.as_dict().items()))
+    if t is Face:
+        if not symbolic:
+            raise NoKey
+        return ("F", id(v.origin.token), v.origin.ident, v.faces, tuple(value_key(x, False) for x in v.vals))
+    if t is Tail:
+        if not symbolic:
+            raise NoKey
+        return ("T", id(v.origin), v.K, v.a, v.b)
+    if t is OrMore:
+        return ("or", v.n, v.up)
+    if t is MechanicFn or t is TableFn or t is DieInfo or t is EnumNamespace:
+        return ("obj", id(v))
+    raise NoKey
