@@ -477,7 +477,7 @@ ODDS_RULE = ('rule attack "Attack" {\n """Roll to hit."""\n'
 
 def test_odds_lines_choose_the_inputs_of_a_mechanics_page(demo_books):
     from fractions import Fraction
-    from rules_dsl.sphinxext.page_odds import page_odds
+    from rules_dsl.odds import page_odds
     write_book(demo_books, "t", ODDS_RULE.replace("LINE", "odds hits(n=3, target=5)"))
     book = rules_dsl.load("t")
     shown = page_odds(book.mechanics["hits"])

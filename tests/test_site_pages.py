@@ -182,7 +182,7 @@ def test_page_odds_show_the_inputs_that_roll_and_no_table_that_says_nothing(demo
     vary enums and booleans, and leave out certain rows; every row certain: no table."""
     import rules_dsl
     from conftest import write_book
-    from rules_dsl.sphinxext.page_odds import page_odds
+    from rules_dsl.odds import page_odds
     write_book(demo_books, "tok", TOKENS_RULE)
     book = rules_dsl.load("tok")
     shown = [inp for inp, _ in page_odds(book.mechanics["recover"])]

@@ -6,7 +6,7 @@
 `distribution(mechanic, **inputs)` checks the inputs as a call does (InputError
 names the parameter; a roll's name fixes that roll, as in a call), raises NoDice for
 a mechanic that rolls nothing, and returns a `Distribution`.  The website's
-choice of inputs per mechanic is `rules_dsl.sphinxext.page_odds.page_odds`
+choice of inputs per mechanic is `rules_dsl.odds.page_inputs.page_odds`
 (re-exported here as `page_odds`).
 
 How it works
@@ -120,6 +120,7 @@ The package, one module per part
   (the engine's `ExprCompiler` subclass), `_OrderAnalysis` (pools whose order is read);
 * `engine`     -- `_Engine` and `distribution`;
 * `budget`     -- `Budget` and `Meter`: what a computation may spend, the estimates, the refusal;
+* `page_inputs` -- `page_odds`: the inputs a mechanic's web page shows odds for (was `sphinxext.page_odds`);
 * `aggregates` -- the fast path for statements that read pools through aggregates
   (formerly `rules_dsl.odds_pools`, still importable under that name).
 """
@@ -138,8 +139,8 @@ del _cls
 
 
 def __getattr__(name):
-    # the website's choice of inputs lives with the site; imported on first use
+    # the choice of inputs a mechanic's page shows (page_inputs.py), imported on first use
     if name in ("page_odds", "PAGE_BUDGET"):
-        from ..sphinxext import page_odds as _page_odds
-        return getattr(_page_odds, name)
+        from . import page_inputs as _page_inputs
+        return getattr(_page_inputs, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

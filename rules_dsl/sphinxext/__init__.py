@@ -86,7 +86,7 @@ from __future__ import annotations
 from pathlib import Path
 
 # Sphinx itself is imported by `setup` (through directives, domain, site), not here:
-# the plain-data modules (`data`, `page_odds`) serve `rules export` and the odds
+# the plain-data module `data` serves `rules export` and the odds
 # engine without Sphinx installed.
 
 STATIC = Path(__file__).resolve().parent / "static"

@@ -125,7 +125,7 @@ def printed_members(book) -> dict:
 
 def odds_available():
     try:
-        from . import page_odds as odds_mod
+        from ..odds import page_inputs as odds_mod
     except ImportError:
         return None
     return getattr(odds_mod, "page_odds", None)

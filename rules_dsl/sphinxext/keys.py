@@ -27,7 +27,7 @@ MODEL_VERSION = 6
 def engine_key() -> str:
     """Changes whenever the language implementation (compiler, odds engine...) changes,
     or the choice of each page's odds inputs."""
-    page_odds = Path(__file__).with_name("page_odds.py")
+    page_odds = Path(__file__).parent.parent / "odds" / "page_inputs.py"
     return code_fingerprint("engine", salt=f"{MODEL_VERSION}|{cachekeys.stamp(page_odds)}")
 
 

@@ -10,9 +10,9 @@ from __future__ import annotations
 from .. import nodes as n
 from ..compiler import MechanicFn
 from ..errors import RulesError
-from ..odds import TooLarge, distribution
-from ..odds.budget import Budget
-from ..odds.plan import count_params
+from .budget import Budget, TooLarge
+from .engine import distribution
+from .plan import count_params
 
 
 def _candidates(mech, p, counts):
