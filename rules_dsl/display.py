@@ -323,7 +323,7 @@ class Names:
 
 
 def die_words(die: str) -> str:
-    """A die for players: d10 -> "d10"; dust -> "Dust die" (as terminal.die_name says it)."""
+    """A die for players: d10 -> "d10"; dust -> "Dust die" (as wording.die_name says it)."""
     if re.fullmatch(r"d\d+", die):
         return die
     name = words(die)

@@ -401,75 +401,13 @@ def _records_text(header, rows, out: Out, indent: str):
 
 
 # ------------------------------------------------------------------ dice and signatures
-def die_name(die: str, book=None) -> tuple:
-    """(singular, plural) of a die for prose: d10 -> ('d10', 'd10'); dust -> ('Dust die', 'Dust dice')."""
-    import re
-    if re.fullmatch(r"d\d+", die):
-        return die, die
-    name = die.replace("_", " ")
-    name = name[:1].upper() + name[1:]
-    return f"{name} die", f"{name} dice"
-
-
-def dice_phrase(spec, text=None, face=None) -> str:
-    """A roll statement as a reader says it: 'roll a d10', 'roll 2 Dust dice', 'roll hits d6'.
-    `text` writes an expression (default: the language's notation; display.py's words for
-    players), `face` a die face named in it."""
-    from . import nodes as n
-    from .render import expr_text as notation
-    expr_text = text or notation
-    one, many = die_name(spec.die)
-    article = "an" if one[:1].lower() in "aeiou" else "a"
-
-    def count_text(c):
-        if isinstance(c, (n.Literal, n.Name, n.Call, n.Attr)):
-            return expr_text(c)
-        return f"({expr_text(c)})"
-
-    def faces(e):
-        if isinstance(e, (n.SetLit, n.ListLit)):
-            items = [face(x.name) if face and isinstance(x, n.Name) else expr_text(x) for x in e.items]
-            return " or ".join([", ".join(items[:-1]), items[-1]]) if len(items) > 1 else (items[0] if items else "nothing")
-        if isinstance(e, n.RangeExpr):
-            return f"{expr_text(e.low)}..{expr_text(e.high)}"
-        return expr_text(e)
-
-    if spec.kind in ("reroll", "explode"):
-        base = dice_phrase(n.DiceSpec(spec.span, "one" if spec.count is None else "pool", spec.die, spec.count),
-                           text, face)
-        if spec.kind == "reroll":
-            each = "re-rolling it once" if spec.count is None else "re-rolling each die once"
-            return f"{base}, {each} if it shows {faces(spec.on)} (the new face is kept)"
-        from .dice import EXPLODE_CAP
-        cap = expr_text(spec.cap) if spec.cap is not None else str(EXPLODE_CAP)
-        return (f"{base}; each die showing {faces(spec.on)} adds another die, again and again "
-                f"(at most {cap} extra dice); keeps every face")
-    if spec.kind == "one":
-        return f"roll {article} {one}"
-    if spec.kind == "pool":
-        c = spec.count
-        if isinstance(c, n.Literal) and c.value == 1:
-            return f"roll 1 {one}"
-        return f"roll {count_text(c)} {many}"
-    # chain
-    if spec.count is None:
-        head = f"roll {article} {one}"
-    else:
-        head = f"roll {count_text(spec.count)} {many}"
-    each = "" if spec.count is None else "each "
-    text = f"{head}, {each}rolling again while it shows {faces(spec.on)}"
-    if spec.then is not None:
-        text += f" (after the first roll: {faces(spec.then)})"
-    return text + "; counts the successes"
-
-
 def mechanic_lines(mech, out: Out, book_id: str, indent: str = "  ") -> list:
     """A mechanic as a player needs it, in words: the question it answers (or its name),
     what it is for, each input with what it accepts and its default, each roll in words;
     then, dim, the command that calls it (by its identifiers, as `rules call` takes them)."""
     from .display import capitalised, names_of
     from .render import expr_text
-    from .wording import doc_words, expr_words, title
+    from .wording import dice_phrase, doc_words, expr_words, title
     names = names_of(mech.book)
     node = mech.node
     sub = indent + "  "
@@ -613,7 +551,7 @@ def rule_lines(book, rv, record: dict, out: Out, title_of=None) -> list:
         if len(said) > 12:
             body.append(f"    {out.ellipsis} and {len(said) - 12} more")
         section([f"  {out.style(head, 'warn')}"] + body)
-    from .wording import example_cases
+    from .working import example_cases
     for i, ex in enumerate(node.examples):
         label = "Example" + (f" {i + 1}" if len(node.examples) > 1 and not ex.title else "")
         body = [f"  {out.style(label + (': ' + ex.title if ex.title else ''), 'bold')}"]

@@ -179,37 +179,66 @@ def branch_words(node: n.Mechanic, names: Names) -> list:
     return out
 
 
-def example_cases(book, rule_id, ex, working: bool = True) -> list:
-    """Each `>>>` of a worked example as the page shows it: {"sentence": the case in words
-    (the prose the book wrote before its `>>>`, else made from the call: wording.py),
-    "code": its `>>>` line and expected value (for designers), "working": its worked
-    solution as (depth, kind, text) lines (working.py)}; then, as a last case without
-    code, any prose the book wrote after its last `>>>`."""
-    from .display import names_of
-    from .working import worked
-    names = names_of(book.compiled)
-    text_lines = ex.text.rstrip("\n").split("\n")
-    starts = [c.span.line - ex.first_line for c in ex.cases]
-    explanations = book.explain_example(rule_id, ex) if hasattr(book, "explain_example") else [None] * len(starts)
-    out, prose_from = [], 0
-    for i, (case, explanation) in enumerate(zip(ex.cases, explanations)):
-        start = starts[i]
-        nxt = starts[i + 1] if i + 1 < len(starts) else len(text_lines)
-        end = start + 1
-        while end < nxt and text_lines[end].lstrip().startswith("..."):
-            end += 1                       # continuation lines
-        while end < nxt and text_lines[end].strip():
-            end += 1                       # the expected value runs to a blank line
-        said = " ".join(x.strip() for x in text_lines[prose_from:start] if x.strip())
-        out.append({"sentence": said or example_sentence(names, case, explanation),
-                    "code": "\n".join(text_lines[start:end]).strip("\n"),
-                    "working": ([x[:3] for x in worked(explanation, names)] if explanation is not None and working
-                                else [])})
-        prose_from = end
-    tail = " ".join(x.strip() for x in text_lines[prose_from:] if x.strip())
-    if tail:
-        out.append({"sentence": tail, "code": "", "working": []})
-    return out
+def die_name(die: str, book=None) -> tuple:
+    """(singular, plural) of a die for prose: d10 -> ('d10', 'd10'); dust -> ('Dust die', 'Dust dice')."""
+    import re
+    if re.fullmatch(r"d\d+", die):
+        return die, die
+    name = die.replace("_", " ")
+    name = name[:1].upper() + name[1:]
+    return f"{name} die", f"{name} dice"
+
+
+def dice_phrase(spec, text=None, face=None) -> str:
+    """A roll statement as a reader says it: 'roll a d10', 'roll 2 Dust dice', 'roll hits d6'.
+    `text` writes an expression (default: the language's notation; display.py's words for
+    players), `face` a die face named in it."""
+    from . import nodes as n
+    from .render import expr_text as notation
+    expr_text = text or notation
+    one, many = die_name(spec.die)
+    article = "an" if one[:1].lower() in "aeiou" else "a"
+
+    def count_text(c):
+        if isinstance(c, (n.Literal, n.Name, n.Call, n.Attr)):
+            return expr_text(c)
+        return f"({expr_text(c)})"
+
+    def faces(e):
+        if isinstance(e, (n.SetLit, n.ListLit)):
+            items = [face(x.name) if face and isinstance(x, n.Name) else expr_text(x) for x in e.items]
+            return " or ".join([", ".join(items[:-1]), items[-1]]) if len(items) > 1 else (items[0] if items else "nothing")
+        if isinstance(e, n.RangeExpr):
+            return f"{expr_text(e.low)}..{expr_text(e.high)}"
+        return expr_text(e)
+
+    if spec.kind in ("reroll", "explode"):
+        base = dice_phrase(n.DiceSpec(spec.span, "one" if spec.count is None else "pool", spec.die, spec.count),
+                           text, face)
+        if spec.kind == "reroll":
+            each = "re-rolling it once" if spec.count is None else "re-rolling each die once"
+            return f"{base}, {each} if it shows {faces(spec.on)} (the new face is kept)"
+        from .dice import EXPLODE_CAP
+        cap = expr_text(spec.cap) if spec.cap is not None else str(EXPLODE_CAP)
+        return (f"{base}; each die showing {faces(spec.on)} adds another die, again and again "
+                f"(at most {cap} extra dice); keeps every face")
+    if spec.kind == "one":
+        return f"roll {article} {one}"
+    if spec.kind == "pool":
+        c = spec.count
+        if isinstance(c, n.Literal) and c.value == 1:
+            return f"roll 1 {one}"
+        return f"roll {count_text(c)} {many}"
+    # chain
+    if spec.count is None:
+        head = f"roll {article} {one}"
+    else:
+        head = f"roll {count_text(spec.count)} {many}"
+    each = "" if spec.count is None else "each "
+    text = f"{head}, {each}rolling again while it shows {faces(spec.on)}"
+    if spec.then is not None:
+        text += f" (after the first roll: {faces(spec.then)})"
+    return text + "; counts the successes"
 
 
 def doc_words(doc: str, names, owner: str = "") -> str:

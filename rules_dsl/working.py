@@ -21,7 +21,7 @@ from typing import Optional
 
 from . import nodes as n
 from .display import Names, capitalised, words
-from .wording import answer as answer_text, expr_words, inputs_phrase
+from .wording import answer as answer_text, dice_phrase, die_name, example_sentence, expr_words, inputs_phrase
 
 NOTE_WORDS = {"interpretation": "Our reading", "erratum": "Erratum", "clarification": "Clarification"}
 MAX_DEPTH = 12
@@ -285,7 +285,6 @@ def _stop(value, names, owner) -> str:
 
 def _dice_words(roll: n.Roll, names: Names, scope: dict, value=None) -> str:
     """The dice of a roll in words; a pool whose count was worked out says how many it rolled."""
-    from .terminal import dice_phrase, die_name
     spec = roll.dice
     if spec.kind == "pool" and isinstance(value, list):
         one, many = die_name(spec.die)
@@ -326,4 +325,36 @@ def text_lines(lines: list, width: int = 80, style=None, indent: str = "  ", asc
             elif kind == "note":
                 line = style(line, "dim")
             out.append(line + loc)
+    return out
+
+
+def example_cases(book, rule_id, ex, working: bool = True) -> list:
+    """Each `>>>` of a worked example as the page shows it: {"sentence": the case in words
+    (the prose the book wrote before its `>>>`, else made from the call: wording.py),
+    "code": its `>>>` line and expected value (for designers), "working": its worked
+    solution as (depth, kind, text) lines (`worked`)}; then, as a last case without
+    code, any prose the book wrote after its last `>>>`."""
+    from .display import names_of
+    names = names_of(book.compiled)
+    text_lines = ex.text.rstrip("\n").split("\n")
+    starts = [c.span.line - ex.first_line for c in ex.cases]
+    explanations = book.explain_example(rule_id, ex) if hasattr(book, "explain_example") else [None] * len(starts)
+    out, prose_from = [], 0
+    for i, (case, explanation) in enumerate(zip(ex.cases, explanations)):
+        start = starts[i]
+        nxt = starts[i + 1] if i + 1 < len(starts) else len(text_lines)
+        end = start + 1
+        while end < nxt and text_lines[end].lstrip().startswith("..."):
+            end += 1                       # continuation lines
+        while end < nxt and text_lines[end].strip():
+            end += 1                       # the expected value runs to a blank line
+        said = " ".join(x.strip() for x in text_lines[prose_from:start] if x.strip())
+        out.append({"sentence": said or example_sentence(names, case, explanation),
+                    "code": "\n".join(text_lines[start:end]).strip("\n"),
+                    "working": ([x[:3] for x in worked(explanation, names)] if explanation is not None and working
+                                else [])})
+        prose_from = end
+    tail = " ".join(x.strip() for x in text_lines[prose_from:] if x.strip())
+    if tail:
+        out.append({"sentence": tail, "code": "", "working": []})
     return out

@@ -25,7 +25,7 @@ from rules_dsl.errors import EvaluationError, RulebookError
 from rules_dsl.odds import distribution
 from rules_dsl.parser import parse_text
 from rules_dsl.render import dice_text
-from rules_dsl.terminal import dice_phrase
+from rules_dsl.wording import dice_phrase
 
 SETTINGS = settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 

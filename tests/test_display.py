@@ -14,6 +14,7 @@ from hypothesis import given, settings, strategies as st
 
 import rules_dsl
 from rules_dsl import nodes as n, wording
+from rules_dsl.working import example_cases
 from rules_dsl.display import Names, fold, words
 from rules_dsl.errors import RulebookError
 from rules_dsl.parser import parse_text
@@ -166,7 +167,7 @@ def test_a_mechanic_as_a_question_and_its_answer(book):
 
 def test_examples_read_as_sentences_the_books_or_made_from_the_call(book):
     rv = book.rule("r")
-    cases = wording.example_cases(book, "r", rv.examples[0])
+    cases = example_cases(book, "r", rv.examples[0])
     assert [c["code"].splitlines()[0] for c in cases] == [">>> after_attack(clear, 2)",
                                                           '>>> rally(suppressed, dice=["army", "shield"])']
     assert cases[0]["sentence"] == ("What tokens does the unit have after the attack? With tokens before clear, "

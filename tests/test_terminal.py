@@ -159,7 +159,7 @@ def test_rolls_read_as_words():
     out = rules("show", "void:cd_check_passes").stdout
     assert "roll a d10" in out
     from rules_dsl import nodes as n
-    from rules_dsl.terminal import dice_phrase
+    from rules_dsl.wording import dice_phrase
     sp = n.NOWHERE
     assert dice_phrase(n.DiceSpec(sp, "pool", "d6", n.Name(sp, "shots"))) == "roll shots d6"
     assert dice_phrase(n.DiceSpec(sp, "pool", "d6", n.Literal(sp, 1))) == "roll 1 d6"

@@ -312,8 +312,8 @@ def _decl_model(book, d, odds):
 
 
 def _example_cases(book, rule_id, ex) -> list:
-    """Each `>>>` of a worked example as the page shows it (wording.example_cases)."""
-    from ..wording import example_cases
+    """Each `>>>` of a worked example as the page shows it (working.example_cases)."""
+    from ..working import example_cases
     return example_cases(book, rule_id, ex)
 
 
