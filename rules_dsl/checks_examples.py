@@ -1,7 +1,7 @@
 """The examples pass: worked examples are checked like mechanics, before anything runs.
 
 * the `>>>` expression goes through the same name/arity checker as a mechanic's
-  body (`checks._ExprChecker`), with no local names;
+  body (`checks_names.ExprChecker`), with no local names;
 * the expected side must be a value (literals, enum members and die faces,
   constants, lists, sets, fractions written `7/2`, `-3`), never a computation;
 * an argument written as a literal is checked against the parameter's declared
@@ -12,13 +12,12 @@ from __future__ import annotations
 
 from . import nodes as n
 from .builtins import BUILTINS
+from .checks_names import ExprChecker
 from .resolve import form_name
 from .model import BookAST, walk
 
 def check_examples(book: BookAST, syms, report):
-    from .checks import _ExprChecker
-
-    ex = _ExprChecker(syms, report)
+    ex = ExprChecker(syms, report)
     for p in walk(book.items):
         rule = p.node
         if not isinstance(rule, n.Rule):
@@ -31,10 +30,10 @@ def check_examples(book: BookAST, syms, report):
                 if form_name(case.expr, syms) is not None:
                     _check_odds_form(case, syms, report, ex)
                 else:
-                    ex.expr(case.expr, set())
+                    ex.visit(case.expr, set())
                 if case.expected is not None:
                     _check_value(case.expected, syms, report)
-                    ex.expr(case.expected, set())
+                    ex.visit(case.expected, set())
                 _check_literal_arguments(case, syms, report)
         for odds in rule.odds:
             _check_odds_inputs(odds, syms, report, ex)
@@ -54,7 +53,7 @@ def _check_odds_form(case, syms, report, ex):
                else "e.g. mean(hits(3, 4))")
         return
     inner = call.args[0]
-    ex.expr(inner, set())
+    ex.visit(inner, set())
     calls = [x.func.name for x in n.iter_nodes(inner) if isinstance(x, n.Call) and isinstance(x.func, n.Name)]
     mechs = [c for c in dict.fromkeys(calls) if c in syms.mechanics]
     if not rolls_in(inner, syms) and all(c in syms.mechanics or c in syms.tables or c in BUILTINS for c in calls):
@@ -81,7 +80,7 @@ def _check_odds_inputs(odds, syms, report, ex):
         report(call.func.span, f"`odds` shows a mechanic's odds, and '{name}' is not a mechanic of this book",
                did_you_mean(name, sorted(syms.mechanics)) or "write odds MECHANIC(NAME=VALUE, ...)")
         return
-    ex.expr(call, set())
+    ex.visit(call, set())
     swept = [a for a in list(call.args) + [a for _, a in call.kwargs] if isinstance(a, n.RangeExpr)]
     if len(swept) > 1:
         report(swept[1].span, "an `odds` line sweeps one input at a time",
