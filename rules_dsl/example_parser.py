@@ -81,20 +81,20 @@ def _layout(parts, where) -> tuple:
 def _parse_expr(builder, parts, where, hint=""):
     from lark.exceptions import UnexpectedInput
 
-    from .parser import _syntax_diagnostic, lark_parser
+    from .syntax import lark_parser, syntax_diagnostic
 
     padded = _layout(parts, where)
     try:
         tree = lark_parser().parse(padded, start="example_expr")
     except UnexpectedInput as e:
-        d = _syntax_diagnostic(e, padded, builder.path)
+        d = syntax_diagnostic(e, padded, builder.path)
         builder.errors.append(Diagnostic(d.file, d.line, d.column, d.message.replace("end of file", "end of line"),
                                          hint or d.hint.replace(" (is a '}' missing?)", ""),
                                          line_of(builder.text, d.line)))
         return None
-    from .parser import MAX_NESTING, _too_deep
+    from .syntax import MAX_NESTING, too_deep
 
-    deep = _too_deep(tree)
+    deep = too_deep(tree)
     if deep is not None:
         builder.error(n.Span(builder.path, *deep), f"nested more than {MAX_NESTING} levels deep",
                       "split the example into several '>>>' lines")
