@@ -169,7 +169,7 @@ def _unfinished(text, path, lines, line, next_line) -> Diagnostic:
     """The item ending on `line` is not finished when the next item starts (on `next_line`)."""
     from lark.exceptions import UnexpectedInput
 
-    from .recovery import _opener, item_region
+    from .recovery import opener, item_region
 
     info = lines[line - 1]
     offsets = [0]
@@ -182,7 +182,7 @@ def _unfinished(text, path, lines, line, next_line) -> Diagnostic:
     except UnexpectedInput as ee:
         expected = getattr(ee, "expected", None) or ()
     region = item_region(lines, line)
-    kind, name = _opener(text.split("\n"), region[0]) if region else ("block", "")
+    kind, name = opener(text.split("\n"), region[0]) if region else ("block", "")
     what = f"{kind} '{name}'" if name else "the declaration"
     hint = (describe_expected(expected) + f" at the end of this line: line {next_line} already starts the next "
             "declaration") if expected else f"line {next_line} already starts the next declaration"

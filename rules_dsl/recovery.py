@@ -96,7 +96,9 @@ def scan(text: str):
     return lines, braces
 
 
-def _opener(text_lines, line):
+def opener(text_lines, line):
+    """(kind, name) of the block opened on `line` (1-based), e.g. ("mechanic", "attack"); ("block", "")
+    when the line opens none.  The parser names an unfinished item with it too."""
     m = _OPENER.match(text_lines[line - 1]) if 0 < line <= len(text_lines) else None
     return (m.group(1), m.group(2)) if m else ("block", "")
 
@@ -157,7 +159,7 @@ def _next_closer(lines, by_line, after):
 def _missing(text, text_lines, lines, path, unclosed, before):
     """Blocks `unclosed` (outermost first) lack their '}' before line `before`."""
     ol, oc, oi = unclosed[-1]
-    kind, name = _opener(text_lines, ol)
+    kind, name = opener(text_lines, ol)
     last = before - 1
     while last > ol and (lines[last - 1].blank or not lines[last - 1].ends_code):
         last -= 1
@@ -166,7 +168,7 @@ def _missing(text, text_lines, lines, path, unclosed, before):
         where_line, col = last, lines[last - 1].end
     else:
         where_line, col = before, lines[before - 1].indent + 1
-    opened = [f"{_what(*_opener(text_lines, b[0]))} (opened on line {b[0]})" for b in reversed(unclosed)]
+    opened = [f"{_what(*opener(text_lines, b[0]))} (opened on line {b[0]})" for b in reversed(unclosed)]
     which = opened[0] + " is" if len(opened) == 1 else ", ".join(opened[:-1]) + " and " + opened[-1] + " are"
     message = (f"{'some' if len(opened) > 1 else 'a'} '}}' {'are' if len(opened) > 1 else 'is'} missing "
                f"{'at the end of the file' if at_eof else 'before this line'}: {which} not closed")
@@ -189,12 +191,12 @@ def _stray(text, text_lines, path, bl, bc, opened, later):
         message = "this '}' closes no block"
         hint = "remove it: every block it could close is already closed"
     else:
-        kind, name = _opener(text_lines, opened[0])
+        kind, name = opener(text_lines, opened[0])
         message = f"this '}}' is one too many: it closes {_what(kind, name)} (opened on line {opened[0]}) here"
         if later:
             ln, outer = later
             if outer is not None:
-                k2, n2 = _opener(text_lines, outer[0])
+                k2, n2 = opener(text_lines, outer[0])
                 message += f", so the '}}' on line {ln} closes {_what(k2, n2)} early"
                 if k2 == "section":
                     message += " and the rules after it are read outside the section"
