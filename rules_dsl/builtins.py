@@ -25,7 +25,9 @@ def _num(x, fn):
     return x
 
 
-def _round(x, mode):
+def round_by_mode(x, mode):
+    """`round(x, mode)` of the language (up, down, nearest...), exactly, as the built-in computes it;
+    the ranges pass (intervals.py) rounds the ends of an interval with it."""
     x = Fraction(_num(x, "round"))
     if mode == "up":
         return math.ceil(x)
@@ -149,7 +151,7 @@ BUILTINS = {
     "abs": (lambda x: abs(_num(x, "abs")), 1, 1, "absolute value"),
     "floor": (lambda x: math.floor(_num(x, "floor")), 1, 1, "round down to a whole number"),
     "ceil": (lambda x: math.ceil(_num(x, "ceil")), 1, 1, "round up to a whole number"),
-    "round": (_round, 2, 2, "round(x, mode) with mode up, down, half_up, half_down or half_even"),
+    "round": (round_by_mode, 2, 2, "round(x, mode) with mode up, down, half_up, half_down or half_even"),
     "clamp": (_clamp, 3, 3, "clamp(x, low, high)"),
     "even": (lambda x: _num(x, "even") % 2 == 0, 1, 1, "true for even numbers"),
     "odd": (lambda x: _num(x, "odd") % 2 == 1, 1, 1, "true for odd numbers"),

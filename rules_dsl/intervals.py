@@ -251,8 +251,8 @@ def ceil_(a: Num) -> Num:
 
 def round_any(a: Num, mode: str) -> Num:
     """round(x, mode) is monotone in x for every mode: the ends round as the ends do."""
-    from .builtins import _round
-    return Num(_round(a.lo, mode) if fin(a.lo) else a.lo, _round(a.hi, mode) if fin(a.hi) else a.hi, a.wlo, a.whi,
+    from .builtins import round_by_mode
+    return Num(round_by_mode(a.lo, mode) if fin(a.lo) else a.lo, round_by_mode(a.hi, mode) if fin(a.hi) else a.hi, a.wlo, a.whi,
                True)
 
 
