@@ -114,10 +114,10 @@ class ExampleRunner:
         odds = form_of(case.expr, self.compiled.syms)
         try:
             if odds is not None:       # chance(...) / mean(...): exact odds, within a budget
-                value = _guarded(lambda: evaluate(self.compiled, *odds))
+                value = guarded(lambda: evaluate(self.compiled, *odds))
             else:
                 ctx = Ctx(GivenRoller(rng=random.Random(0)))
-                value = _guarded(lambda: compile_expr(self.compiled, case.expr, frozenset())({}, ctx))
+                value = guarded(lambda: compile_expr(self.compiled, case.expr, frozenset())({}, ctx))
         except InputError as e:
             if case.error is not None and case.error.kind == "InputError":
                 ok = e.param == case.error.param and _contains(str(e), case.error.detail)
@@ -135,7 +135,7 @@ class ExampleRunner:
             from .example_odds import about
             return result(about(value, case.approx), _shown_with_decimals(value, case.approx))
         try:
-            want = _guarded(lambda: compile_expr(self.compiled, case.expected, frozenset())({}, Ctx(GivenRoller())))
+            want = guarded(lambda: compile_expr(self.compiled, case.expected, frozenset())({}, Ctx(GivenRoller())))
         except RulesError as e:
             return result(False, f"{literal(value)} (the expected value cannot be evaluated: {e})")
         return result(same(value, want), literal(value))
@@ -176,8 +176,9 @@ def _contains(message: str, detail: str) -> bool:
     return not detail or squash(detail.split()) in squash(message.split())
 
 
-def _guarded(thunk):
-    """Run an evaluation; a Python-level failure becomes one of our errors, never a traceback."""
+def guarded(thunk):
+    """Run an evaluation; a Python-level failure becomes one of our errors, never a traceback.
+    Shared by everything that evaluates an example (examples.py, explain.py)."""
     from .errors import EvaluationError
 
     try:

@@ -672,7 +672,7 @@ def explain_case(compiled, rule_id: str, case: n.ExampleCase) -> Explanation:
     kept in `error` with the steps made before it."""
     from .example_odds import evaluate
     from .resolve import form_of
-    from .examples import _guarded
+    from .examples import guarded
     where = _traced_store(compiled)["where"]
     comp = TracingCompiler(compiled, where, rule_id)
     root = Step("example", rule_id, where.title(rule_id), where.loc(case.span), case.source, node=case)
@@ -683,7 +683,7 @@ def explain_case(compiled, rule_id: str, case: n.ExampleCase) -> Explanation:
                                   f"{expr_text(odds[1])}: {what}, over every roll it makes",
                                   detail={"form": odds[0], "expression": expr_text(odds[1])}))
         try:
-            value = _guarded(lambda: evaluate(compiled, *odds))
+            value = guarded(lambda: evaluate(compiled, *odds))
         except RulesError as e:
             return Explanation(compiled.book_id, root, None, {}, str(e).splitlines()[0])
         root.set(value)
@@ -691,7 +691,7 @@ def explain_case(compiled, rule_id: str, case: n.ExampleCase) -> Explanation:
     tracer = Tracer(root)
     roller = GivenRoller(rng=random.Random(0))
     try:
-        value = _guarded(lambda: comp.compile(case.expr, frozenset())({}, TraceCtx(roller, tracer=tracer)))
+        value = guarded(lambda: comp.compile(case.expr, frozenset())({}, TraceCtx(roller, tracer=tracer)))
     except RulesError as e:
         return Explanation(compiled.book_id, root, None, shown_names(roller.made), str(e).splitlines()[0])
     root.set(value)
