@@ -61,9 +61,9 @@ def _skip_unless_changed(app, builder, method: str, name: str, key_of, outputs, 
 def _page_context(app) -> tuple:
     """What every page written here shows besides its content: the navigation (its
     sidebar), the configuration and this extension's code."""
-    from .site import _navigation
+    from .site import navigation_state
     info = getattr(app.builder, "build_info", None)
-    return (_navigation(app.env), getattr(info, "config_hash", None), getattr(info, "tags_hash", None), render_key())
+    return (navigation_state(app.env), getattr(info, "config_hash", None), getattr(info, "tags_hash", None), render_key())
 
 
 def _entries_digest(app) -> str:

@@ -408,7 +408,7 @@ def builder_inited(app):
                 time.perf_counter() - t0)
 
 
-def _navigation(env) -> tuple:
+def navigation_state(env) -> tuple:
     """What every page's sidebar is made of: the pages, their titles and the toctrees
     that place them.  When it changes, every page must be written again."""
     titles = tuple(sorted((doc, t.astext()) for doc, t in env.titles.items()))
@@ -428,7 +428,7 @@ def env_get_outdated(app, env, added, changed, removed):
     dom = env.domains["rules"]
     app._rules_dsl_before = dict(dom.data.get("objects", {}))
     app._rules_dsl_object_changes = None          # worked out at env-get-updated
-    app._rules_dsl_nav_before = _navigation(env) if not (added or removed) else None
+    app._rules_dsl_nav_before = navigation_state(env) if not (added or removed) else None
     return []
 
 
@@ -451,7 +451,7 @@ def env_get_updated(app, env):
     # worked out once a build: the previews files (previews.write) take them too
     changes = app._rules_dsl_object_changes = object_changes(before, dom.data.get("objects", {}))
     nav_before = getattr(app, "_rules_dsl_nav_before", None)
-    if nav_before is None or nav_before != _navigation(env):
+    if nav_before is None or nav_before != navigation_state(env):
         return sorted(env.found_docs)
     # what a link shows and where it goes (page, anchor, title); not the preview's text,
     # which the page loads from its book's previews file (previews.py)
