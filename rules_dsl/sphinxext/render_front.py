@@ -15,7 +15,7 @@ from . import crossbook
 from .firstpaint import print_button
 from .prose import blocks, xref
 from .render_decls import data_table
-from .rendering import Ctx, text_para
+from .rendering import Ctx, doc_link, text_para
 
 QUICKREF_ID = "quick-reference"
 
@@ -83,7 +83,6 @@ def games_nodes(books: list) -> list:
 def games_index(pages: list, docname_of) -> list:
     """Many books: instead of every card, the picker's pages (by the first letters of the
     titles), each with the titles it starts and ends with and how many games it holds."""
-    from .render_pages import doc_link
     lst = nodes.bullet_list(classes=["rules-games-pages"])
     for slug, books in pages:
         li = nodes.list_item()
@@ -237,7 +236,6 @@ def front_jump_bar(kind: str, groups: list):
 def _front(kind: str, groups: list, docname_of, noun: str, term_link) -> list:
     """A glossary's or cross index's front: the jump bar, then per letter a few terms, each
     with its meaning on one line, and a link to every term of that letter."""
-    from .render_pages import doc_link
     out = [front_jump_bar(kind, groups)]
     for g in groups:
         box = nodes.container(classes=["rules-front-letter"])

@@ -10,7 +10,7 @@ from . import crossbook, render_front
 from .prose import blocks, xref
 from .render_decls import decl_nodes
 from .render_rules import finding_node, rule_node
-from .rendering import clean_index, field, fold_node, index_node, literal, table_node, text_para
+from .rendering import clean_index, doc_link, field, fold_node, index_node, literal, table_node, text_para
 
 
 def section_node(ctx, model, sec, page=None, family=None, docs_of=None) -> nodes.section:
@@ -209,14 +209,6 @@ def hidden_toc(docname, docs):
     wrapper = toctree_node(docname, docs, "rules-letters")
     wrapper[0]["hidden"] = True
     return wrapper
-
-
-def doc_link(docname, text, classes=()):
-    """A link to another page of the site (resolved by Sphinx's std domain)."""
-    x = addnodes.pending_xref("", refdomain="std", reftype="doc", reftarget="/" + docname, refexplicit=True,
-                              refwarn=True)
-    x += nodes.inline(text, text, classes=list(classes))
-    return x
 
 
 def jump_bar(targets, docname_of, current=None, index=True):

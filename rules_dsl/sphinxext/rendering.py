@@ -146,3 +146,11 @@ def visit_try_form_html(self, node):
 
 def visit_try_form_other(self, node):
     raise nodes.SkipNode
+
+
+def doc_link(docname, text, classes=()):
+    """A link to another page of the site (resolved by Sphinx's std domain)."""
+    x = addnodes.pending_xref("", refdomain="std", reftype="doc", reftarget="/" + docname, refexplicit=True,
+                              refwarn=True)
+    x += nodes.inline(text, text, classes=list(classes))
+    return x
