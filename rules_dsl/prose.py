@@ -297,3 +297,30 @@ def to_markup(doc: Doc) -> str:
             else:
                 chunks.append(text)
     return "\n\n".join(chunks)
+
+
+# ------------------------------------------------------------------ sentences
+DEFINITION_CHARS = 320
+
+#: a sentence ends at . ! or ? followed by a space and a capital, a digit or a quote ...
+_SENTENCE_END = re.compile(r"([.!?])\s+(?=[A-Z0-9\"“(])")
+#: ... unless the full stop ends an abbreviation ("e.g. A", "vs. Cover", "Fig. 3") or an initial
+_ABBREVIATIONS = {"e.g", "i.e", "etc", "vs", "cf", "fig", "no", "approx", "p", "pp"}
+
+
+def first_sentence(text: str, limit: int = DEFINITION_CHARS, min_words: int = 8) -> str:
+    """The first sentence of a plain text (a glossary definition), shortened at a word.
+    A sentence of fewer than `min_words` words is a lead-in ("Receiving tokens.", a price
+    "D x 6 gc."): the next sentences are added until the text says something."""
+    s = text
+    for m in _SENTENCE_END.finditer(text):
+        word = text[:m.start(1)].rsplit(" ", 1)[-1]
+        if m.group(1) == "." and (word.lower() in _ABBREVIATIONS or (len(word) == 1 and word.isupper())):
+            continue
+        if len(text[:m.end(1)].split()) < min_words:
+            continue
+        s = text[:m.end(1)]
+        break
+    if len(s) > limit:
+        s = s[:limit].rsplit(" ", 1)[0].rstrip(",;:") + " …"
+    return s

@@ -142,8 +142,7 @@ def front_model(book, rules: dict, sections: dict, top_sections: list, first_sen
 def card_of(model) -> dict:
     """What the home page's game picker shows of a book (kept in its summary): its dice in
     one sentence (the quick reference on its page says the rest)."""
-    from ..prose import parse_prose, plain_text
-    from .data import first_sentence
+    from ..prose import first_sentence, parse_prose, plain_text
     f = model["front"]
     dice = plain_text(parse_prose(f["dice"])) if f["dice_given"] else f["dice"]
     return {**{k: f[k] for k in ("about", "about_given", "start")},
