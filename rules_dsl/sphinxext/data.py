@@ -23,7 +23,6 @@ through the odds engine's `page_odds`).
 """
 from __future__ import annotations
 
-import re
 from fractions import Fraction
 from pathlib import Path
 
