@@ -9,7 +9,7 @@ package compiles it to executable resolvers, a Sphinx website and a lookup index
 
 Imports here stay lazy so that the `rules` command starts fast.
 """
-__version__ = "0.1.0"
+from .version import __version__
 
 __all__ = ["Library", "load", "load_all", "book_ids", "RulesError", "RulebookError", "InputError", "EvaluationError",
            "NotFound", "__version__"]

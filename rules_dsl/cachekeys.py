@@ -67,7 +67,7 @@ def code_fingerprint(*scopes: str, salt: str = "") -> str:
     (default ``all``), computed once per process: code that changes under a running
     process is not the code it runs."""
     scopes = scopes or ("all",)
-    from . import __version__
+    from .version import __version__
     parts = [f"format={FORMAT}", f"version={__version__}", f"salt={salt}", f"scopes={scopes}"]
     stack = [""]
     while stack:                         # the package's folders, depth first, sorted

@@ -357,7 +357,7 @@ def index_entry(data: dict, text: str) -> dict:
 
 
 def index_json(entries: list) -> str:
-    from . import __version__
+    from .version import __version__
     return dumps({"schema_version": SCHEMA_VERSION, "schema": SCHEMA_FILE, "generator": f"rules-dsl {__version__}",
                   "books": sorted(entries, key=lambda e: e["id"])})
 
