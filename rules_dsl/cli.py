@@ -188,9 +188,9 @@ def _run(args):
         if type(e).__module__ != "sqlite3" or "sqlite3" not in sys.modules:
             raise
         import os
-        from .index import _index_path
+        from .index import index_path
         try:
-            os.unlink(_index_path())
+            os.unlink(index_path())
         except OSError:
             pass
         return command(args) or 0

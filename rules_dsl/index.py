@@ -36,7 +36,9 @@ from . import cachekeys, paths
 SCHEMA = 7
 
 
-def _index_path() -> str:
+def index_path() -> str:
+    """Where the lookup index of the current books folder lives (in the cache folder): the CLI
+    deletes it to answer again from a fresh one when SQLite finds it damaged."""
     key = zlib.crc32(os.path.realpath(paths.books_dir()).encode())
     return os.path.join(paths.cache_dir(), f"index-{key:08x}.sqlite")
 
@@ -648,7 +650,7 @@ def ensure_index() -> Index:
     """Open the index, rebuilding it first if any source changed.  A cache folder that
     cannot be written (read-only, a regular file) is no error: a fresh index there is
     read as it is, and anything else is built in memory for this command."""
-    path = _index_path()
+    path = index_path()
     fp = _source_fingerprint()
     if os.path.isfile(path):
         try:
