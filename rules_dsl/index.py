@@ -43,7 +43,7 @@ def index_path() -> str:
     return os.path.join(paths.cache_dir(), f"index-{key:08x}.sqlite")
 
 
-def _source_fingerprint() -> str:
+def source_fingerprint() -> str:
     """`cachekeys.key` of every source's stamp (path, size, mtime, ctime, inode: an
     edit that keeps the size and puts the mtime back still changes the ctime, which
     no user can set) and of the code that builds the index.
@@ -651,7 +651,7 @@ def ensure_index() -> Index:
     cannot be written (read-only, a regular file) is no error: a fresh index there is
     read as it is, and anything else is built in memory for this command."""
     path = index_path()
-    fp = _source_fingerprint()
+    fp = source_fingerprint()
     if os.path.isfile(path):
         try:
             con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)

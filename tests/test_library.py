@@ -62,10 +62,10 @@ def test_keys_change_with_content_and_code():
 
 def test_a_code_change_rebuilds_the_index(demo_books, monkeypatch):
     from rules_dsl import index
-    before = index._source_fingerprint()
+    before = index.source_fingerprint()
     real = cachekeys.code_fingerprint
     monkeypatch.setattr(cachekeys, "code_fingerprint", lambda *a, **k: real(*a, **k) + "-edited")
-    assert index._source_fingerprint() != before
+    assert index.source_fingerprint() != before
 
 
 def test_sweep_drops_old_entries_once_a_day(tmp_path):

@@ -145,12 +145,12 @@ def test_changing_the_shared_vocabulary_rebuilds_what_depends_on_it(demo_books, 
     ts.shared_vocabulary.cache_clear()
     try:
         lib = Library(demo_books, demo_books.parent / "cache")
-        key, fp = index.book_keys(lib)[1]["demo"], index._source_fingerprint()
+        key, fp = index.book_keys(lib)[1]["demo"], index.source_fingerprint()
         vocab.write_text(vocab.read_text(encoding="utf-8") + "frobnicate, zorch\n", encoding="utf-8")
         ts.shared_groups.cache_clear()
         ts.shared_vocabulary.cache_clear()
         assert index.book_keys(lib)[1]["demo"] != key
-        assert index._source_fingerprint() != fp
+        assert index.source_fingerprint() != fp
     finally:
         ts.shared_groups.cache_clear()
         ts.shared_vocabulary.cache_clear()

@@ -397,7 +397,7 @@ def write_index(app, exc):
     static = Path(app.outdir) / "_static"
     state = Path(app.doctreedir) / STATE_FILE
     pages = sorted((name, entry[0]) for (kind, name), entry in objects.items() if kind == "rule")
-    key = cachekeys.key(index._source_fingerprint(), repr(pages), app.builder.name,
+    key = cachekeys.key(index.source_fingerprint(), repr(pages), app.builder.name,
                         code=cachekeys.code_fingerprint("site", salt=str(VERSION)))
     try:
         if state.read_text(encoding="utf-8") == key and (static / FILENAME).is_file():
