@@ -7,9 +7,9 @@ package.  The format is described by a JSON Schema shipped with the package
 
 What goes in is read from the compiled book (the checked AST and its compiled
 declarations), never from source text, through the functions the other outputs
-already use: `index._rule_record` (a rule's fields, as `rules lookup` has them),
-`index.book_info` (the counts of `rules books`), `sphinxext.data._decl_model` and
-`cell_text` (a declaration as the website shows it: signature, parameters, table
+already use: `records.rule_record` (a rule's fields, as `rules lookup` has them),
+`index.book_info` (the counts of `rules books`), `records.decl_model` and
+`records.cell_text` (a declaration as the website shows it: signature, parameters, table
 cells, absent cells), `prose.parse_prose` (the prose markup) and `values.show`.
 
 The bytes are deterministic: keys sorted, lists in the book's order, file paths
@@ -203,7 +203,7 @@ def _mechanic(book, d, rule, model) -> dict:
 
 
 def _cell(c) -> dict:
-    from .sphinxext.data import cell_text
+    from .records import cell_text
     out = value_json(c.value)
     text, absent = cell_text(c.value)
     out["text"] = text
@@ -231,10 +231,10 @@ def book_data(book, library=None, consulted: set | None = None) -> dict:
     """One compiled book -> the export document (plain JSON data).  `consulted`, when
     given, gets the ids of the other books whose titles the document shows (its
     cross-book references): the document must be made again when one of them changes."""
-    from .index import _rule_record, book_info
+    from .index import book_info
     from .loader import DEFAULT
     from .model import decls_of
-    from .sphinxext.data import _decl_model
+    from .records import decl_model, rule_record
 
     library = library or DEFAULT
     places = _Places(library.books_dir)
@@ -247,7 +247,7 @@ def book_data(book, library=None, consulted: set | None = None) -> dict:
 
     rules = []
     for r in book.rules:
-        rec = _rule_record(book, r)
+        rec = rule_record(book, r)
         node = r.node
         notes = {}
         for note in node.notes:
@@ -276,7 +276,7 @@ def book_data(book, library=None, consulted: set | None = None) -> dict:
     mechanics, tables, constants, enums, checks = [], [], [], [], []
     for p in decls_of(book.ast):
         d, rule = p.node, (p.rule.id if p.rule else None)
-        model = _decl_model(book, d, None)
+        model = decl_model(book, d, None)
         if isinstance(d, n.Mechanic):
             mechanics.append(_mechanic(book, d, rule, model))
         elif isinstance(d, n.Table):

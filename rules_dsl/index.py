@@ -410,25 +410,6 @@ class Index:
 
 
 # ------------------------------------------------------------------ building
-def _rule_record(book, r) -> dict:
-    from . import nodes as n
-    mechs = []
-    for d in r.node.decls:
-        if isinstance(d, n.Mechanic):
-            mechs.append(book.mechanics[d.name].signature_text())
-    tables = [f"table {d.name}({', '.join(p.name for p in d.params)})" for d in r.node.decls if isinstance(d, n.Table)]
-    findings = [f.message for f in book.findings if f.rule == r.id]
-    return {
-        "book": book.id, "rule": r.id, "title": r.title, "section": r.section,
-        "text": r.text, "aliases": list(r.aliases), "keywords": list(r.keywords), "source": r.source,
-        "mechanics": mechs, "tables": tables,
-        "notes": [{"kind": note.kind, "text": note.text.text} for note in r.notes],
-        "examples": [{"title": ex.title, "text": ex.text} for ex in r.examples],
-        "findings": findings,
-        "location": str(r.span),
-    }
-
-
 def book_info(book) -> dict:
     """What `rules books --json` says of one compiled book: its id, title, edition and
     counts (`rules export` lists the same counts in its index.json)."""
@@ -467,8 +448,9 @@ def book_entry(library, bid: str) -> dict:
             book = library.compile_book(bid, consulted=consulted)
         except RulebookError as e:
             return {"info": None, "records": [], "deps": sorted(consulted), "error": e.first_line(), "search": None}
+    from .records import rule_record
     from .textsearch import analyse_book
-    records = [_rule_record(book, r) for r in book.rules]
+    records = [rule_record(book, r) for r in book.rules]
     return {"info": book_info(book), "records": records, "deps": sorted(consulted), "error": None,
             "search": analyse_book(records, book.vocabulary)}
 

@@ -556,7 +556,7 @@ def note_text(notes) -> str:
 
 
 def record_fields(rec: dict) -> list:
-    """`rule_fields` of one of the index's rule records (index._rule_record)."""
+    """`rule_fields` of one of the index's rule records (records.rule_record)."""
     return rule_fields(rec["title"], rec["aliases"], rec["keywords"], plain(rec["text"]),
                        note_text(rec["notes"]), mechanic_names(rec["mechanics"]))
 

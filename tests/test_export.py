@@ -318,7 +318,7 @@ def test_the_example_on_the_open_data_page_is_what_the_export_gives(tmp_path):
 
 
 def test_export_needs_no_sphinx(demo_books):
-    """`rules export` reuses the site's plain-data module (sphinxext/data.py) without
+    """`rules export` builds on the plain records (records.py) the site uses too, without
     importing Sphinx: a wheel installed without the docs extra exports too."""
     code = ("import sys, rules_dsl\nfrom rules_dsl import export\n"
             "export.book_data(rules_dsl.load('demo'))\n"

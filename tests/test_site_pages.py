@@ -195,7 +195,7 @@ def test_page_odds_show_the_inputs_that_roll_and_no_table_that_says_nothing(demo
 def test_tall_odds_blocks_fold_their_unlikely_tail():
     from fractions import Fraction
 
-    from rules_dsl.sphinxext.data import ODDS_BLOCK_ROWS, fold_odds
+    from rules_dsl.records import ODDS_BLOCK_ROWS, fold_odds
     from rules_dsl.values import percent_text
     probs = [Fraction(1, 2 ** (i + 1)) for i in range(29)] + [Fraction(1, 2 ** 29)]
     at_least = [sum(probs[i:]) for i in range(len(probs))]

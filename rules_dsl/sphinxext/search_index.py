@@ -3,7 +3,7 @@
 The site's search box (`static/rules_search.js`, ranking; `static/rules_search_ui.js`,
 the box) answers as `rules lookup` does, from static files alone.  Its data is made
 here from the *same* per-book entries as the CLI's index (`index.book_entries`: the
-records of `index._rule_record` and the search analysis of `textsearch.analyse_book`,
+records of `records.rule_record` and the search analysis of `textsearch.analyse_book`,
 made from the compiled books, never from source text), so the two rank the same names
 and the same terms; rules_search.js ports textsearch.py and reads its constants, stop
 words and vocabulary from these files.  A phone must not download the whole library's

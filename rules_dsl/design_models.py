@@ -11,16 +11,16 @@ render_decls.py turns them into a table and an inline SVG chart (charts.py).
 """
 from __future__ import annotations
 
-from ..errors import RulesError
-from ..values import show
+from .errors import RulesError
+from .values import show
 
 
 def sweep_models(book, mech) -> list:
     """The mechanic's `odds ... LO..HI` lines: per line a table (a row per value of the
     swept input) and a chart, headed and labelled in the book's words (display.py)."""
-    from .. import odds_text
-    from ..design import sweep
-    from ..display import capitalised
+    from . import odds_text
+    from .design import sweep
+    from .display import capitalised
     words = book.display
     said = words.value
     result = words.result(mech.name)
@@ -66,9 +66,9 @@ def sweep_models(book, mech) -> list:
 
 
 def priced_model(book, d) -> dict:
-    from .. import odds_text
-    from ..display import capitalised
-    from ..design import price
+    from . import odds_text
+    from .display import capitalised
+    from .design import price
     model = {"kind": "priced", "name": d.name, "doc": d.doc, "error": None,
              "formula": f"for {', '.join(f'{b.name} in ' + _text(b.source) for b in d.bindings)}"
                         + (f" where {_text(d.where)}" if d.where is not None else "")
@@ -98,13 +98,13 @@ def priced_model(book, d) -> dict:
 
 
 def _text(e) -> str:
-    from ..render import expr_text
+    from .render import expr_text
     return expr_text(e)
 
 
 def _case(book, v) -> str:
     """A priced case's label in the book's words: a record by its name-like field."""
-    from ..values import Record
+    from .values import Record
     if isinstance(v, Record):
         fields = v.as_dict()
         for key in ("name", "item", "unit", "weapon", "kind", "faction"):
