@@ -211,6 +211,141 @@ class Face(Symbolic):
     def __contains__(self, x):
         return self._obs(lambda v: x in v)
 
+    # -- operators, written on the class (icepool's way): comparisons through `_cmp`,
+    # arithmetic through one funnel, `binary_operator`, and `unary_operator`
+    def binary_operator(self, fn, other, reflected=False):
+        """`self <op> other` (or `other <op> self` when `reflected`) over every face."""
+        if isinstance(other, Symbolic):
+            return self._pair(other, (lambda x, y: fn(y, x)) if reflected else fn)
+        return self._derive((lambda v: fn(other, v)) if reflected else (lambda v: fn(v, other)))
+
+    def unary_operator(self, fn):
+        """`fn(self)` over every face."""
+        return self._derive(fn)
+
+    def __eq__(self, other):
+        return self._cmp(other, operator.eq)
+
+    def __ne__(self, other):
+        return self._cmp(other, operator.ne)
+
+    def __lt__(self, other):
+        return self._cmp(other, operator.lt)
+
+    def __le__(self, other):
+        return self._cmp(other, operator.le)
+
+    def __gt__(self, other):
+        return self._cmp(other, operator.gt)
+
+    def __ge__(self, other):
+        return self._cmp(other, operator.ge)
+
+    def __add__(self, other):
+        return self.binary_operator(operator.add, other)
+
+    def __radd__(self, other):
+        return self.binary_operator(operator.add, other, reflected=True)
+
+    def __sub__(self, other):
+        return self.binary_operator(operator.sub, other)
+
+    def __rsub__(self, other):
+        return self.binary_operator(operator.sub, other, reflected=True)
+
+    def __mul__(self, other):
+        return self.binary_operator(operator.mul, other)
+
+    def __rmul__(self, other):
+        return self.binary_operator(operator.mul, other, reflected=True)
+
+    def __truediv__(self, other):
+        return self.binary_operator(operator.truediv, other)
+
+    def __rtruediv__(self, other):
+        return self.binary_operator(operator.truediv, other, reflected=True)
+
+    def __floordiv__(self, other):
+        return self.binary_operator(operator.floordiv, other)
+
+    def __rfloordiv__(self, other):
+        return self.binary_operator(operator.floordiv, other, reflected=True)
+
+    def __mod__(self, other):
+        return self.binary_operator(operator.mod, other)
+
+    def __rmod__(self, other):
+        return self.binary_operator(operator.mod, other, reflected=True)
+
+    def __divmod__(self, other):
+        return self.binary_operator(divmod, other)
+
+    def __rdivmod__(self, other):
+        return self.binary_operator(divmod, other, reflected=True)
+
+    def __pow__(self, other):
+        return self.binary_operator(pow, other)
+
+    def __rpow__(self, other):
+        return self.binary_operator(pow, other, reflected=True)
+
+    def __lshift__(self, other):
+        return self.binary_operator(operator.lshift, other)
+
+    def __rlshift__(self, other):
+        return self.binary_operator(operator.lshift, other, reflected=True)
+
+    def __rshift__(self, other):
+        return self.binary_operator(operator.rshift, other)
+
+    def __rrshift__(self, other):
+        return self.binary_operator(operator.rshift, other, reflected=True)
+
+    def __and__(self, other):
+        return self.binary_operator(operator.and_, other)
+
+    def __rand__(self, other):
+        return self.binary_operator(operator.and_, other, reflected=True)
+
+    def __or__(self, other):
+        return self.binary_operator(operator.or_, other)
+
+    def __ror__(self, other):
+        return self.binary_operator(operator.or_, other, reflected=True)
+
+    def __xor__(self, other):
+        return self.binary_operator(operator.xor, other)
+
+    def __rxor__(self, other):
+        return self.binary_operator(operator.xor, other, reflected=True)
+
+    def __matmul__(self, other):
+        return self.binary_operator(operator.matmul, other)
+
+    def __rmatmul__(self, other):
+        return self.binary_operator(operator.matmul, other, reflected=True)
+
+    def __neg__(self):
+        return self.unary_operator(operator.neg)
+
+    def __pos__(self):
+        return self.unary_operator(operator.pos)
+
+    def __abs__(self):
+        return self.unary_operator(abs)
+
+    def __invert__(self):
+        return self.unary_operator(operator.invert)
+
+    def __floor__(self):
+        return self.unary_operator(math.floor)
+
+    def __ceil__(self):
+        return self.unary_operator(math.ceil)
+
+    def __trunc__(self):
+        return self.unary_operator(math.trunc)
+
     def __getattr__(self, name):
         if (name.startswith("__") and name.endswith("__")) or name in Face.__slots__:
             raise AttributeError(name)
@@ -239,34 +374,6 @@ def _extreme_face(x, top):
         pick = max if top else min
         return x.faces[x.vals.index(pick(x.vals))]
     return x.faces[-1] if top else x.faces[0]
-
-
-def _unary(fn):
-    def method(self):
-        return self._derive(fn)
-    return method
-
-
-def _binary_op(fn, reflected=False):
-    def method(self, other):
-        if isinstance(other, Symbolic):
-            return self._pair(other, (lambda x, y: fn(y, x)) if reflected else fn)
-        return self._derive((lambda v: fn(other, v)) if reflected else (lambda v: fn(v, other)))
-    return method
-
-
-_BIN = {"add": operator.add, "sub": operator.sub, "mul": operator.mul, "truediv": operator.truediv,
-        "floordiv": operator.floordiv, "mod": operator.mod, "divmod": divmod, "pow": pow,
-        "lshift": operator.lshift, "rshift": operator.rshift, "and": operator.and_,
-        "or": operator.or_, "xor": operator.xor, "matmul": operator.matmul}
-for _name in ("eq", "ne", "lt", "le", "gt", "ge"):
-    setattr(Face, f"__{_name}__", lambda self, other, _op=getattr(operator, _name): self._cmp(other, _op))
-for _name, _fn in _BIN.items():
-    setattr(Face, f"__{_name}__", _binary_op(_fn))
-    setattr(Face, f"__r{_name}__", _binary_op(_fn, reflected=True))
-for _name, _fn in {"neg": operator.neg, "pos": operator.pos, "abs": abs, "invert": operator.invert,
-                   "floor": math.floor, "ceil": math.ceil, "trunc": math.trunc}.items():
-    setattr(Face, f"__{_name}__", _unary(_fn))
 
 
 class Tail(Symbolic):
@@ -377,6 +484,10 @@ class Tail(Symbolic):
 
     __hash__ = __index__ = __int__ = __float__ = __complex__ = __repr__ = __str__ = __format__ = _give_up
     __len__ = __iter__ = __getitem__ = __contains__ = __round__ = __floor__ = __ceil__ = __trunc__ = _give_up
+    # operators a tail cannot answer exactly: it collapses to its terms
+    __truediv__ = __rtruediv__ = __floordiv__ = __rfloordiv__ = __mod__ = __rmod__ = _give_up
+    __divmod__ = __rdivmod__ = __pow__ = __rpow__ = __lshift__ = __rlshift__ = __rshift__ = __rrshift__ = _give_up
+    __and__ = __rand__ = __or__ = __ror__ = __xor__ = __rxor__ = __matmul__ = __rmatmul__ = __invert__ = _give_up
 
     def __getattr__(self, name):
         if name.startswith("__") and name.endswith("__"):
@@ -387,10 +498,6 @@ class Tail(Symbolic):
         raise TypeError("an exact-odds stand-in cannot be pickled")
 
 
-for _name in ("truediv", "floordiv", "mod", "divmod", "pow", "lshift", "rshift", "and", "or", "xor", "matmul"):
-    setattr(Tail, f"__{_name}__", Tail._give_up)
-    setattr(Tail, f"__r{_name}__", Tail._give_up)
-setattr(Tail, "__invert__", Tail._give_up)
 
 
 class PoolList(list):
