@@ -97,6 +97,27 @@ def _cache_key(tag, other):
     return None
 
 
+def _comparison(op):
+    """A comparison method of `Face` (defined in its class body): `self._cmp(other, op)`."""
+    def method(self, other):
+        return self._cmp(other, op)
+    return method
+
+
+def _binary(fn, reflected=False):
+    """An arithmetic method of `Face` (defined in its class body), through `binary_operator`."""
+    def method(self, other):
+        return self.binary_operator(fn, other, reflected)
+    return method
+
+
+def _unary(fn):
+    """A unary method of `Face` (defined in its class body), through `unary_operator`."""
+    def method(self):
+        return self.unary_operator(fn)
+    return method
+
+
 class Face(Symbolic):
     """A die whose face is any of `faces` (a class the mechanic has not told apart);
     `vals` are the values it stands for (the faces, or an arithmetic image of them)."""
@@ -223,128 +244,26 @@ class Face(Symbolic):
         """`fn(self)` over every face."""
         return self._derive(fn)
 
-    def __eq__(self, other):
-        return self._cmp(other, operator.eq)
-
-    def __ne__(self, other):
-        return self._cmp(other, operator.ne)
-
-    def __lt__(self, other):
-        return self._cmp(other, operator.lt)
-
-    def __le__(self, other):
-        return self._cmp(other, operator.le)
-
-    def __gt__(self, other):
-        return self._cmp(other, operator.gt)
-
-    def __ge__(self, other):
-        return self._cmp(other, operator.ge)
-
-    def __add__(self, other):
-        return self.binary_operator(operator.add, other)
-
-    def __radd__(self, other):
-        return self.binary_operator(operator.add, other, reflected=True)
-
-    def __sub__(self, other):
-        return self.binary_operator(operator.sub, other)
-
-    def __rsub__(self, other):
-        return self.binary_operator(operator.sub, other, reflected=True)
-
-    def __mul__(self, other):
-        return self.binary_operator(operator.mul, other)
-
-    def __rmul__(self, other):
-        return self.binary_operator(operator.mul, other, reflected=True)
-
-    def __truediv__(self, other):
-        return self.binary_operator(operator.truediv, other)
-
-    def __rtruediv__(self, other):
-        return self.binary_operator(operator.truediv, other, reflected=True)
-
-    def __floordiv__(self, other):
-        return self.binary_operator(operator.floordiv, other)
-
-    def __rfloordiv__(self, other):
-        return self.binary_operator(operator.floordiv, other, reflected=True)
-
-    def __mod__(self, other):
-        return self.binary_operator(operator.mod, other)
-
-    def __rmod__(self, other):
-        return self.binary_operator(operator.mod, other, reflected=True)
-
-    def __divmod__(self, other):
-        return self.binary_operator(divmod, other)
-
-    def __rdivmod__(self, other):
-        return self.binary_operator(divmod, other, reflected=True)
-
-    def __pow__(self, other):
-        return self.binary_operator(pow, other)
-
-    def __rpow__(self, other):
-        return self.binary_operator(pow, other, reflected=True)
-
-    def __lshift__(self, other):
-        return self.binary_operator(operator.lshift, other)
-
-    def __rlshift__(self, other):
-        return self.binary_operator(operator.lshift, other, reflected=True)
-
-    def __rshift__(self, other):
-        return self.binary_operator(operator.rshift, other)
-
-    def __rrshift__(self, other):
-        return self.binary_operator(operator.rshift, other, reflected=True)
-
-    def __and__(self, other):
-        return self.binary_operator(operator.and_, other)
-
-    def __rand__(self, other):
-        return self.binary_operator(operator.and_, other, reflected=True)
-
-    def __or__(self, other):
-        return self.binary_operator(operator.or_, other)
-
-    def __ror__(self, other):
-        return self.binary_operator(operator.or_, other, reflected=True)
-
-    def __xor__(self, other):
-        return self.binary_operator(operator.xor, other)
-
-    def __rxor__(self, other):
-        return self.binary_operator(operator.xor, other, reflected=True)
-
-    def __matmul__(self, other):
-        return self.binary_operator(operator.matmul, other)
-
-    def __rmatmul__(self, other):
-        return self.binary_operator(operator.matmul, other, reflected=True)
-
-    def __neg__(self):
-        return self.unary_operator(operator.neg)
-
-    def __pos__(self):
-        return self.unary_operator(operator.pos)
-
-    def __abs__(self):
-        return self.unary_operator(abs)
-
-    def __invert__(self):
-        return self.unary_operator(operator.invert)
-
-    def __floor__(self):
-        return self.unary_operator(math.floor)
-
-    def __ceil__(self):
-        return self.unary_operator(math.ceil)
-
-    def __trunc__(self):
-        return self.unary_operator(math.trunc)
+    __eq__, __ne__ = _comparison(operator.eq), _comparison(operator.ne)
+    __lt__, __le__ = _comparison(operator.lt), _comparison(operator.le)
+    __gt__, __ge__ = _comparison(operator.gt), _comparison(operator.ge)
+    __add__, __radd__ = _binary(operator.add), _binary(operator.add, reflected=True)
+    __sub__, __rsub__ = _binary(operator.sub), _binary(operator.sub, reflected=True)
+    __mul__, __rmul__ = _binary(operator.mul), _binary(operator.mul, reflected=True)
+    __truediv__, __rtruediv__ = _binary(operator.truediv), _binary(operator.truediv, reflected=True)
+    __floordiv__, __rfloordiv__ = _binary(operator.floordiv), _binary(operator.floordiv, reflected=True)
+    __mod__, __rmod__ = _binary(operator.mod), _binary(operator.mod, reflected=True)
+    __divmod__, __rdivmod__ = _binary(divmod), _binary(divmod, reflected=True)
+    __pow__, __rpow__ = _binary(pow), _binary(pow, reflected=True)
+    __lshift__, __rlshift__ = _binary(operator.lshift), _binary(operator.lshift, reflected=True)
+    __rshift__, __rrshift__ = _binary(operator.rshift), _binary(operator.rshift, reflected=True)
+    __and__, __rand__ = _binary(operator.and_), _binary(operator.and_, reflected=True)
+    __or__, __ror__ = _binary(operator.or_), _binary(operator.or_, reflected=True)
+    __xor__, __rxor__ = _binary(operator.xor), _binary(operator.xor, reflected=True)
+    __matmul__, __rmatmul__ = _binary(operator.matmul), _binary(operator.matmul, reflected=True)
+    __neg__, __pos__, __abs__ = _unary(operator.neg), _unary(operator.pos), _unary(abs)
+    __invert__, __floor__ = _unary(operator.invert), _unary(math.floor)
+    __ceil__, __trunc__ = _unary(math.ceil), _unary(math.trunc)
 
     def __getattr__(self, name):
         if (name.startswith("__") and name.endswith("__")) or name in Face.__slots__:
