@@ -54,15 +54,8 @@ class _Unsupported(Exception):
     """The statement uses a pool in a way this fast path does not cover."""
 
 
-@dataclasses.dataclass(frozen=True)
-class Returned(n.Expr):
-    """An inlined mechanic's result, converted to its declared type as a call would."""
-    expr: n.Expr
-    mechanic: str
-
-
 class AggregateCompiler(_compiler.ExprCompiler):
-    """Compiles the inlined statements of this fast path: `ExprCompiler` plus `Returned`."""
+    """Compiles the inlined statements of this fast path: `ExprCompiler` plus `nodes.Returned`."""
 
     def visit_Returned(self, e, scope):
         f = self.compile(e.expr, scope)
@@ -197,7 +190,7 @@ class _Analysis:
             substituted = set().union(*(_free(v) for v in sub.values())) if sub else set()
             if any(_comp_vars(x) & substituted for x in exprs):
                 raise _Unsupported          # a substituted name would be captured
-            return Returned(e.span, self.inline(_subst(m.node.result, sub), depth + 1), m.name)
+            return n.Returned(e.span, self.inline(_subst(m.node.result, sub), depth + 1), m.name)
         return _map_children(e, lambda x: self.inline(x, depth))
 
     def extract(self, e, bound=frozenset()):
