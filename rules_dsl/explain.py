@@ -32,6 +32,7 @@ from . import nodes as n
 from .compiler.context import Ctx
 from .compiler.context import Invocable
 from .compiler.expressions import ExprCompiler, split_roll_kwargs
+from .compiler.mechanics import MechanicFn
 from .compiler.tables import TableFn
 from .dice import ForcedRoller, GivenRoller
 from .errors import EvaluationError, NotFound, RulesError
@@ -720,6 +721,20 @@ class _AnyResult:
         return value
 
 
+class _ArmsTwin(MechanicFn):
+    """A mechanic compiled from a real node like another's, whose result is [arm number,
+    arm value] (odds by branch): its result is left unchecked, since it is not of the
+    declared type (the `result_check` hook, instead of overwriting `returns`)."""
+
+    def result_check(self, node, book):
+        return _AnyResult()
+
+
+def _arms_twin(mechanic, result):
+    import dataclasses
+    return _ArmsTwin(mechanic.book, dataclasses.replace(mechanic.node, result=result))
+
+
 def odds_by_branch(mechanic, **kwargs):
     """The exact joint law of (branch taken, result) of a mechanic whose result is a
     chain of branches: the odds engine run on a twin of the mechanic whose result is
@@ -727,9 +742,6 @@ def odds_by_branch(mechanic, **kwargs):
     `_meter`, as `distribution` takes them).  Returns (arms, rows): arms as `branch_chain` gives
     them, rows [(value, probability, [(arm label, probability)])] in the plain
     distribution's order; None when the result is not a chain of branches."""
-    import dataclasses
-
-    from .compiler.mechanics import MechanicFn
     from .odds import distribution
 
     arms = branch_chain(mechanic.node)
@@ -747,8 +759,7 @@ def odds_by_branch(mechanic, **kwargs):
         e = e.orelse
     for cond_node, lit in zip(reversed(conds), reversed(lits[:-1])):
         result = n.IfElse(cond_node.span, cond_node.cond, lit, result)
-    twin = MechanicFn(mechanic.book, dataclasses.replace(node, result=result))
-    twin.returns = _AnyResult()
+    twin = _arms_twin(mechanic, result)
     if kwargs.get("_meter") is None:      # both computations share one budget
         from .odds.budget import Budget
         kwargs["_meter"] = (kwargs.pop("_budget", None) or Budget()).meter()

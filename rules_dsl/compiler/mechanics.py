@@ -61,7 +61,7 @@ class MechanicFn(Invocable):
         self.book_id = book.book_id
         self.params = node.params
         self.checks = {p.name: TypeCheck(p.type, book) for p in node.params}
-        self.returns = TypeCheck(node.returns, book)
+        self.returns = self.result_check(node, book)
         scope = frozenset(p.name for p in node.params)
         self.defaults = {p.name: compile_expr(book, p.default, frozenset()) for p in node.params if p.default is not None}
         self._default_values = {}
@@ -205,6 +205,12 @@ class MechanicFn(Invocable):
         return chain
 
     # -- calling
+    def result_check(self, node: n.Mechanic, book) -> TypeCheck:
+        """What checks and converts the result (`self.returns`): the declared type.  A
+        hook, in the manner of Jinja2's `TrackingCodeGenerator`: a twin that returns
+        something else by design (explain's odds by branch) overrides it."""
+        return TypeCheck(node.returns, book)
+
     def bind(self, args, kwargs) -> dict:
         """Match arguments to parameters, validate them, fill defaults."""
         names = [p.name for p in self.params]
