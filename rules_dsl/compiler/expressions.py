@@ -1,8 +1,8 @@
 """Expressions -> closures `f(env, ctx)`: the `ExprCompiler` visitor.
 
 `ExprCompiler(book).compile(expr, scope)` dispatches on the node's class name to a
-`visit_<NodeType>` method (`visit_BinOp`, `visit_Call`...), in the manner of
-Jinja2's `NodeVisitor`; each method compiles its children through `self.compile`,
+`visit_<NodeType>` method (`visit_BinOp`, `visit_Call`...) through the shared
+`rules_dsl.visitor.NodeVisitor` (Jinja2's protocol); each method compiles its children through `self.compile`,
 so a subclass that overrides or adds a `visit_` method sees every node of the
 tree, however deep.  That is the compiler's extension point: the exact-odds engine
 subclasses it (`rules_dsl.odds.plan.RunsCompiler`, `rules_dsl.odds.aggregates`)
@@ -28,6 +28,7 @@ from ..symbolic import Symbolic
 from ..values import ABSENT, Record, Sym, number, show
 from .context import MAX_RANGE, Ctx, Invocable, fail
 from .tables import TableFn
+from ..visitor import NodeVisitor
 
 
 class EnumNamespace:
@@ -93,23 +94,23 @@ def iterable(span, v):
     fail(span, f"cannot iterate over {show(v)}")
 
 
-class ExprCompiler:
+class ExprCompiler(NodeVisitor):
     """Compiles checked expression nodes of one book to closures `f(env, ctx)`.
 
-    One `visit_<NodeType>(e, scope)` method per node type of `rules_dsl.nodes`;
-    subclass it to change how some nodes compile or to compile node types of your
-    own (see the module docstring).  A node type without a method is a bug: the
-    checks pass admits only the types below."""
+    A `rules_dsl.visitor.NodeVisitor`: one `visit_<NodeType>(e, scope)` method per node
+    type of `rules_dsl.nodes`; subclass it to change how some nodes compile or to compile
+    node types of your own (see the module docstring).  A node type without a method is
+    a bug (the checks pass admits only the types below): `generic_visit` refuses it."""
 
     def __init__(self, book):
         self.book = book
 
     def compile(self, e: n.Expr, scope: frozenset):
         """Return a closure f(env, ctx) computing `e`.  `scope` holds the local names."""
-        visit = getattr(self, "visit_" + type(e).__name__, None)
-        if visit is None:
-            raise TypeError(f"{type(self).__name__} cannot compile a {type(e).__name__} node")
-        return visit(e, scope)
+        return self.visit(e, scope)
+
+    def generic_visit(self, e, scope):
+        raise TypeError(f"{type(self).__name__} cannot compile a {type(e).__name__} node")
 
     def visit_Literal(self, e, scope):
         v = number(e.value) if isinstance(e.value, Fraction) else e.value

@@ -1,0 +1,67 @@
+"""The shared visitor protocol (rules_dsl/visitor.py): dispatch, the generic walk, the children."""
+from __future__ import annotations
+
+import pytest
+
+from rules_dsl import nodes as n
+from rules_dsl.compiler.expressions import ExprCompiler
+from rules_dsl.parser import parse_text
+from rules_dsl.visitor import NodeVisitor, iter_child_nodes
+
+SP = n.Span("t", 1, 1)
+
+
+def _call():
+    # f(a + 1, k=b) -- a call whose keyword arguments are (name, expr) pairs
+    return n.Call(SP, n.Name(SP, "f"), (n.BinOp(SP, "+", n.Name(SP, "a"), n.Literal(SP, 1)),),
+                  (("k", n.Name(SP, "b")),))
+
+
+def test_children_come_from_the_fields_in_order_keyword_arguments_included():
+    kids = list(iter_child_nodes(_call()))
+    assert [type(k).__name__ for k in kids] == ["Name", "BinOp", "Name"]
+    assert kids[2].name == "b"
+
+
+def test_visit_dispatches_and_the_generic_walk_passes_the_arguments_on():
+    class Names(NodeVisitor):
+        def __init__(self):
+            self.seen = []
+
+        def visit_Name(self, e, scope):
+            self.seen.append((e.name, e.name in scope))
+
+        def visit_Comprehension(self, e, scope):       # a node that changes the arguments
+            self.visit(e.source, scope)
+            self.generic_visit(n.ListLit(e.span, (e.elem,)), scope | {e.var})
+
+    v = Names()
+    v.visit(_call(), frozenset({"a"}))
+    assert v.seen == [("f", False), ("a", True), ("b", False)]
+    comp = n.Comprehension(SP, n.Name(SP, "x"), "x", n.Name(SP, "xs"), None)
+    v.seen = []
+    v.visit(comp, frozenset())
+    assert v.seen == [("xs", False), ("x", True)]
+
+
+def test_every_node_of_a_parsed_book_has_its_children_reached():
+    src = ('book t {\n  title "T"\n  dice d6\n}\nsection s "S" {\n  rule r "R" {\n    """Text."""\n'
+           '    mechanic m(n: 1..5) -> int "doc" {\n      roll hits: n of d6\n'
+           '      return count([h for h in hits if h >= 4]) + max(1, n)\n    }\n  }\n}\n')
+    tree = parse_text(src, "t.rules")
+
+    class Count(NodeVisitor):
+        names = 0
+
+        def visit_Name(self, e):
+            self.names += 1
+
+    c = Count()
+    c.visit(tree)
+    # n (count), count, h, hits, h, max, n
+    assert c.names == sum(1 for x in n.iter_nodes(tree) if isinstance(x, n.Name)) >= 6
+
+
+def test_a_compiler_refuses_a_node_it_has_no_method_for():
+    with pytest.raises(TypeError, match="cannot compile a Span"):
+        ExprCompiler(None).compile(SP, frozenset())
