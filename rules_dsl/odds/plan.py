@@ -14,7 +14,7 @@ from ..compiler import LetStep, MechanicFn, RequireStep
 from . import aggregates
 from .. import compiler as _compiler
 from .. import nodes as n
-from ..resolve import resolve_callee
+from ..resolve import resolve, resolve_callee
 
 
 # ================================================================ the engine
@@ -22,8 +22,19 @@ def _names(node) -> set:
     return {x.name for x in n.iter_nodes(node) if isinstance(x, n.Name)}
 
 
+def _mechanic_named(book, x: n.Name, scope=(), callee=False):
+    """The compiled mechanic the name `x` refers to, or None, through name resolution: the
+    checked book's map for a node of the book, else `resolve.resolve` (`resolve_callee`
+    for the name in `name(...)`) in `scope`, for a node the engine rewrote."""
+    r = book.syms.resolved.get(x) if not callee else None
+    if r is None:
+        r = (resolve_callee if callee else resolve)(x.name, scope, book.syms)
+    return book.mechanics.get(r.name) if r.kind == "mechanic" else None
+
+
 def _calls_dice(node, book) -> bool:
-    return any(name in book.mechanics and book.mechanics[name].has_dice for name in _names(node))
+    return any(m is not None and m.has_dice
+               for m in (_mechanic_named(book, x) for x in n.iter_nodes(node) if isinstance(x, n.Name)))
 
 
 def count_params(mech, seen=None) -> set:
@@ -37,13 +48,14 @@ def count_params(mech, seen=None) -> set:
     sizes = set()                                # names read by a roll's count
     book = mech.book
 
+    local = frozenset(params) | {st.name for st in mech.node.body if isinstance(st, (n.Let, n.Roll))}
+
     def calls(e):
-        return [x for x in n.iter_nodes(e)
-                if isinstance(x, n.Call) and isinstance(x.func, n.Name) and x.func.name in book.mechanics]
+        return [(x, m) for x in n.iter_nodes(e) if isinstance(x, n.Call) and isinstance(x.func, n.Name)
+                for m in [_mechanic_named(book, x.func, local, callee=True)] if m is not None]
 
     def through_calls(e):
-        for c in calls(e):
-            callee = book.mechanics[c.func.name]
+        for c, callee in calls(e):
             inner = count_params(callee, seen)
             names = [p.name for p in callee.params]
             for name, a in list(zip(names, c.args)) + [(k, a) for k, a in c.kwargs]:
