@@ -32,7 +32,7 @@ from rules_dsl.compiler import Ctx, compile_expr
 from rules_dsl.dice import GivenRoller
 from rules_dsl.errors import RulesError
 from rules_dsl.example_odds import form_name
-from rules_dsl.examples import _guarded
+from rules_dsl.examples import guarded
 from rules_dsl.jsgen.canonical import canonical, canonical_error, encode
 from rules_dsl.values import ABSENT
 
@@ -84,7 +84,7 @@ def python_outcome(thunk, books_dir):
     """Python's value in the canonical form, an error as [error, kind, (param)] + its message
     with the books folder taken off the spans (the module writes spans relative to it)."""
     try:
-        return canonical(_guarded(thunk))
+        return canonical(guarded(thunk))
     except RulesError as e:
         return canonical_error(e) + [str(e).replace(books_dir.rstrip("/") + "/", "")]
 
@@ -144,7 +144,7 @@ def _example_value(book, case):
     """Python's value of an example's expression, as the example runner makes it (rolls from seed 0)."""
     import random
     try:
-        return _guarded(lambda: compile_expr(book.compiled, case.expr, frozenset())(
+        return guarded(lambda: compile_expr(book.compiled, case.expr, frozenset())(
             {}, Ctx(GivenRoller(rng=random.Random(0)))))
     except RulesError:
         return _NO_VALUE
