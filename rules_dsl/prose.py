@@ -36,7 +36,7 @@ REF_HINT = "write [[rule-id]], [[book-id:rule-id]] or [[rule-id|shown text]]"
 
 _CHUNK = re.compile(r"\n[ \t]*\n")
 #: where markup can start: `[[`, `**` or `*`; the text up to the next one is plain
-_MARKUP = re.compile(r"[[*]")
+_MARKUP = re.compile(r"[\[*]")
 
 
 def parse_ref(body: str):
