@@ -4,9 +4,9 @@ and takes each statement's branches from the aggregate fast path or from a repla
 from __future__ import annotations
 
 import dataclasses
+from fractions import Fraction
 import math
 import time
-from fractions import Fraction
 
 from .. import nodes as n
 
