@@ -1,8 +1,11 @@
 """The slow derived data of a book: check findings, example results and exact odds.
 
-Each result is cached by its closure key (keys.Closures), between builds and
-between output folders, in the rules cache folder (one file per book): editing
-prose never re-runs them, and editing one mechanic re-runs only what can see it.
+Each result is cached by its closure key (keys.Closures: everything the result is
+made of), between builds and between output folders, in the rules cache folder (one
+file per book): editing prose never re-runs them, and editing one mechanic re-runs
+only what can see it.  `compute_derived` runs for every book compiled (its keys cost
+a few tens of milliseconds): whether a result can be reused is decided here, result
+by result, never for the whole book by a coarser record.
 """
 from __future__ import annotations
 
@@ -83,7 +86,7 @@ def compute_derived(book, code: str = "") -> dict:
     store = DerivedStore(book.id)
     findings = []
     for name, chk in book.compiled.checks.items():
-        key = "check:" + closures.key(chk.node)
+        key = "check:" + closures.key(chk.node, placed=True, owner=chk.rule_id)
         findings.extend(store.get(key, lambda: _run_check(book, name, chk)))
     for f in (book.name_findings() if hasattr(book, "name_findings") else ()):   # cheap: not cached
         findings.append({"rule": f.rule, "kind": f.kind, "check": "", "message": f.message, "cases": [],
@@ -93,7 +96,7 @@ def compute_derived(book, code: str = "") -> dict:
     for rule_id, ex in book.example_cases():
         index = counters.get(rule_id, 0)
         counters[rule_id] = index + 1
-        key = "example:" + closures.key(ex, set(_IDENT.findall(ex.text)))
+        key = "example:" + closures.key(ex, set(_IDENT.findall(ex.text)), placed=True, owner=rule_id)
 
         def run(rule_id=rule_id, ex=ex):
             res = book.run_example(rule_id, ex)   # the language's evaluator, never Python's doctest

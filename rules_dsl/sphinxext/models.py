@@ -1,8 +1,8 @@
 """The render models of every book, kept between builds in the doctree folder.
 
-`load_models` compiles a book only when its files changed (`content_key`), and
-recomputes its derived data only when its declarations or examples changed
-(`semantic_key`); problems (compile errors, failing examples, odds that cannot be
+`load_models` compiles a book only when its files changed (`content_key`); its
+derived data (findings, examples, odds) is then worked out again result by result,
+each reused while what it is made of is unchanged (`derived.compute_derived`); problems (compile errors, failing examples, odds that cannot be
 computed) are returned for the build to report.  An unchanged book costs a build
 only its small *head* entry (keys, digests, summary, problems); its model is read
 when one of its pages is rendered (`LazyModels`).
@@ -16,7 +16,7 @@ from pathlib import Path
 from ..paths import write_pickle
 from .data import build_model, example_locations
 from .derived import compute_derived
-from .keys import MODEL_VERSION, code_key, content_key, engine_key, semantic_key
+from .keys import MODEL_VERSION, code_key, content_key, engine_key
 
 
 class ModelCache:
@@ -173,8 +173,9 @@ def load_models(cache: ModelCache):
 
 
 def _build_entry(bid: str, cache: ModelCache, ckey: str | None = None, problems: list | None = None):
-    """Compile a book and make its entry (reusing its derived data when only prose,
-    titles or notes changed); None (and a problem) when it does not compile."""
+    """Compile a book and make its entry (its derived data made of the results kept by
+    `compute_derived` wherever they still hold); None (and a problem) when it does not
+    compile."""
     from ..errors import RulebookError, RulesError
     from ..loader import book_files, load
     code = code_key()
@@ -191,14 +192,10 @@ def _build_entry(bid: str, cache: ModelCache, ckey: str | None = None, problems:
     except (OSError, RulesError) as e:
         problems.append(("error", bid, None, str(e)))
         return None
-    skey = semantic_key(book.ast, code)
-    old = cache.entry(bid) if cache.heads.get(bid, {}).get("semantic_key") == skey else None
-    derived = old.get("derived") if old else None
-    if derived is None:
-        derived = compute_derived(book, engine_key())
+    derived = compute_derived(book, engine_key())
     model = build_model(book, derived)
     summary = summary_of(model)
-    entry = {"content_key": ckey, "semantic_key": skey, "derived": derived, "model": model,
+    entry = {"content_key": ckey, "derived": derived, "model": model,
              "locations": example_locations(book), "digests": {**model_digests(model), **summary_digests(summary)},
              "summary": summary}
     entry["problems"] = _entry_problems(bid, entry)

@@ -101,8 +101,6 @@ class Site:
         # models: read lazily (a page of the book is rendered); summaries: what the pages across books need
         self.models, self.summaries, self.problems = models.load_models(cache)
         cache.save()
-        # what each book's JavaScript is made of (its declarations, examples, dice; its id and title)
-        self.semantic_keys = {bid: cache.heads[bid].get("semantic_key") for bid in self.summaries}
         self.digests = {bid: cache.heads[bid]["digests"] for bid in self.summaries}
         self.books = crossbook.books_table(self.summaries)
         # each book's section pages: one per top-level section, split when too big for a phone
@@ -117,8 +115,8 @@ class Site:
         code = keys.code_key()
         self._keys = {part: self._part_key(part, code) for part in ("glossary", "xindex", "backlinks")}
         # the units: made of the books' contents, their page plans and the pages across books
-        self._content_keys = {bid: cache.heads[bid].get("content_key") for bid in self.summaries}
-        self.units_key = keys.digest((list(self._content_keys.items()), budget, self._links, self._keys, code))
+        self.content_keys = {bid: cache.heads[bid].get("content_key") for bid in self.summaries}
+        self.units_key = keys.digest((list(self.content_keys.items()), budget, self._links, self._keys, code))
 
     def _part_key(self, part: str, code: str) -> str:
         """The key of a page-across-books' data: each book's digest of what it reads
@@ -218,7 +216,7 @@ class Site:
             plan = self.plans[bid]
             back = {rid: self.backlinks[(bid, rid)] for rid in d["rules"] if (bid, rid) in self.backlinks}
             shown = {b: titles[b] for refs in back.values() for b, _, _ in refs}
-            key = keys.digest((self._content_keys.get(bid), plan, titles[bid], back, shown, code))
+            key = keys.digest((self.content_keys.get(bid), plan, titles[bid], back, shown, code))
             kept = last.get(bid)
             if isinstance(kept, tuple) and len(kept) == 2 and kept[0] == key:
                 mine = kept[1]
