@@ -43,3 +43,28 @@ def build(project: Path, out: Path, books: Path, cache: Path, *extra, timeout=60
     env["NO_COLOR"] = "1"       # Sphinx colours its log when CI=true: the tests read that log as text
     return subprocess.run(build_command(project, out, *extra, builder=builder), env=env, cwd=str(project),
                           capture_output=True, text=True, timeout=timeout)
+
+
+def output_files(out: Path) -> dict:
+    """{path relative to `out` (posix): bytes} of every file under an output folder."""
+    out = Path(out)
+    return {p.relative_to(out).as_posix(): p.read_bytes() for p in sorted(out.rglob("*")) if p.is_file()}
+
+
+def output_differences(rebuilt: Path, clean: Path, context: int = 2) -> list:
+    """What differs between two output folders, every file byte for byte (nothing is left
+    out: a file that may legitimately differ must be made not to): one line per file only
+    in one of them, and per file whose bytes differ, with the first differing lines of its
+    text."""
+    import difflib
+    a, b = output_files(rebuilt), output_files(clean)
+    out = [f"only in the rebuild: {name}" for name in sorted(a.keys() - b.keys())]
+    out += [f"only in the clean build: {name}" for name in sorted(b.keys() - a.keys())]
+    for name in sorted(a.keys() & b.keys()):
+        if a[name] == b[name]:
+            continue
+        # pages are long lines: cut at tags so that a diff shows the part that differs
+        lines = [x.decode("utf-8", "replace").replace("><", ">\n<").splitlines() for x in (a[name], b[name])]
+        diff = list(difflib.unified_diff(lines[0], lines[1], "rebuild", "clean", n=0, lineterm=""))[2:2 + 2 * context + 4]
+        out.append(f"differs: {name}\n    " + "\n    ".join(line[:300] for line in diff))
+    return out
