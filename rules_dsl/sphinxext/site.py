@@ -202,21 +202,22 @@ class Site:
     # -------------------------------------------------------------- fingerprints
     def _unit_hashes(self) -> dict:
         """Every unit's fingerprint: its part of the model (digested once, when the model
-        was made: `models.model_digests`), the titles it shows, the code."""
+        was made: `models.model_digests`), or of the data of the pages across books, and
+        the code.  A book's title is a unit of its own, ``("title", book, "")``, and the
+        list of books one more: a page depends on them because its render read them
+        (`rendering.Ctx.book_title`, `Ctx.book_ids`), not because a digest here lists them."""
         out = {}
         code = keys.render_key()
-        titles = {bid: m["title"] for bid, m in self.summaries.items()}
         # a book's units are worked out again only when what they are made of changed: its
-        # contents, its plan, its title, the rules pointing at it and their books' titles
-        # (after an edit, one book's hundred digests, not the library's ten thousand)
+        # contents, its plan and the rules pointing at it (after an edit, one book's hundred
+        # digests, not the library's ten thousand)
         last = self._store.last("unit_books") or {}
         books, remade = {}, set(last) != set(self.summaries)
         for bid in self.summaries:
             d = self.digests[bid]
             plan = self.plans[bid]
             back = {rid: self.backlinks[(bid, rid)] for rid in d["rules"] if (bid, rid) in self.backlinks}
-            shown = {b: titles[b] for refs in back.values() for b, _, _ in refs}
-            key = keys.digest((self.content_keys.get(bid), plan, titles[bid], back, shown, code))
+            key = keys.digest((self.content_keys.get(bid), plan, back, code))
             kept = last.get(bid)
             if isinstance(kept, tuple) and len(kept) == 2 and kept[0] == key:
                 mine = kept[1]
@@ -226,23 +227,22 @@ class Site:
                 for sid, paths in plan["families"].items():     # which page shows what of a section
                     mine[("pages", bid, sid)] = keys.digest(([plan["pages"][p] for p in paths], code))
                 for sid, h in d["sections"].items():
-                    mine[("section", bid, sid)] = keys.digest((h, titles[bid], code))
-                for rid, h in d["rules"].items():
-                    refs = back.get(rid, [])     # shown on the rule: its titles too
-                    mine[("rule", bid, rid)] = keys.digest((h, titles[bid], refs, {b: titles[b] for b, _, _ in refs},
-                                                            code))
+                    mine[("section", bid, sid)] = keys.digest((h, code))
+                for rid, h in d["rules"].items():      # shown on the rule: the rules referring to it
+                    mine[("rule", bid, rid)] = keys.digest((h, back.get(rid, []), code))
             books[bid] = (key, mine)
             out.update(mine)
+            out[("title", bid, "")] = keys.digest((self.summaries[bid]["title"], code))
         if remade:
             self._store.put("unit_books", self.units_key, books)
+        out[("global", "book-ids", "")] = keys.digest((sorted(self.summaries), code))
         out[("global", "books", "")] = keys.digest((self.books, code))
         out[("global", "glossary", "")] = keys.digest((list(self.glossary_pages), code))
         out[("global", "xindex", "")] = keys.digest((list(self.xindex_pages), code))
         for slug, entries in self.glossary_pages.items():
-            books = sorted({b for e in entries for b, _, _ in e["rules"]})
-            out[("global", "glossary", slug)] = keys.digest((entries, {b: titles[b] for b in books}, code))
+            out[("global", "glossary", slug)] = keys.digest((entries, code))
         for slug, entries in self.xindex_pages.items():
-            out[("global", "xindex", slug)] = keys.digest((entries, titles, code))
+            out[("global", "xindex", slug)] = keys.digest((entries, code))
         return out
 
     def doc_hash(self, units) -> str:
