@@ -38,6 +38,8 @@ class Rule:
     dice: dict | None = None         # {"cmp": ">=" or ">", "bonus": int, "odds": [(n, target)], "given": [faces]}
     const: int | None = None         # a constant and a mechanic that adds it
     table: list | None = None        # three values, with a check that each is at most 6
+    source: str = ""                 # where the source rulebook says it
+    flavour: str = ""                # a quotation that is not a rule
 
     @property
     def name(self) -> str:           # the stem of its declarations' names (ids have no underscore)
@@ -57,6 +59,8 @@ class Book:
     id: str
     title: str
     prose: str = ""
+    edition: str = ""
+    broken: str = ""                 # "compile": a mechanic reads an unknown name; "example": an example fails
     folder: bool = False             # a folder of files, one per top-level section, and a header file
     sections: list = field(default_factory=list)
 
@@ -135,12 +139,16 @@ def write_rule(r: Rule, book: Book, ids: dict, pad: str) -> str:
         lines.append(f"{i}keywords " + ", ".join(map(_q, r.keywords)))
     if r.uses:
         lines.append(f"{i}uses " + ", ".join(map(_q, r.uses)))
+    if r.source:
+        lines.append(f"{i}source {_q(r.source)}")
     lines.append(f'{i}"""')
     for k, p in enumerate(r.paras):
         if k:
             lines.append("")
         lines.append(i + _para(p, book, ids))
     lines.append(f'{i}"""')
+    if r.flavour:
+        lines.append(f'{i}flavour """{r.flavour}"""')
     for kind, text in r.notes:
         lines.append(f"{i}note {kind} {_q(text)}")
     examples = []
@@ -175,11 +183,19 @@ def write_rule(r: Rule, book: Book, ids: dict, pad: str) -> str:
     return "\n".join(lines)
 
 
+BROKEN = {"compile": "mechanic broken_{id}(x: 0..5) -> int = x + nowhere",
+          "example": ('rule broken-{id} "Broken" {{\n    """A rule whose example is wrong."""\n'
+                      '    mechanic broken_{id}(x: 0..5) -> int = x + 1\n'
+                      '    example "Wrong" """\n    >>> broken_{id}(1)\n    3\n    """\n}}')}
+
+
 def write_section(s: Section, book: Book, ids: dict, pad: str = "") -> str:
     i = pad + "    "
     lines = [f"{pad}section {s.id} {_q(s.title)} {{"]
     if s.prose:
         lines.append(f'{i}"""{s.prose}"""')
+    if book.broken and not pad and s is book.sections[0]:        # a designer's mistake, in the first section
+        lines.append(i + BROKEN[book.broken].format(id=s.id.replace("-", "_")).replace("\n", "\n" + i))
     for it in s.items:
         lines.append(write_rule(it, book, ids, i) if isinstance(it, Rule) else write_section(it, book, ids, i))
     lines.append(f"{pad}}}")
@@ -188,7 +204,8 @@ def write_section(s: Section, book: Book, ids: dict, pad: str = "") -> str:
 
 def write_header(b: Book) -> str:
     prose = f'    """{b.prose}"""\n' if b.prose else ""
-    return f"book {b.id} {{\n    title {_q(b.title)}\n    dice d6\n{prose}}}\n"
+    edition = f"    edition {_q(b.edition)}\n" if b.edition else ""
+    return f"book {b.id} {{\n    title {_q(b.title)}\n{edition}    dice d6\n{prose}}}\n"
 
 
 def sources(lib: Library) -> dict:
@@ -410,6 +427,20 @@ def edit_const(lib, a, b):
     r.const = (r.const + 1 + b % 3) % 5
 
 
+def edit_source(lib, a, b):
+    """A rule's `source` or `flavour`, or a book's edition."""
+    what, word = b % 3, WORDS[(a + b) % len(WORDS)]
+    if what == 2:
+        book = _pick(lib.books, a)
+        book.edition = "" if book.edition else f"{word.title()} Edition"
+        return
+    _, r, _ = _pick(all_rules(lib), a)
+    if what == 0:
+        r.source = "" if r.source else f"Core Rules > {word.title()}"
+    else:
+        r.flavour = "" if r.flavour else f"The {word} was all we had."
+
+
 def edit_section_prose(lib, a, b):
     book = _pick(lib.books, a)
     if b % 3 == 0:
@@ -500,6 +531,13 @@ def edit_delete_book(lib, a, b):
     lib.books.pop(a % len(lib.books))
 
 
+def edit_break(lib, a, b):
+    """A book saved with a mistake (a name nothing declares: it does not compile; or a
+    worked example that fails), or its mistake mended."""
+    book = _pick(lib.books, a)
+    book.broken = "" if book.broken else ("compile", "example")[b % 2]
+
+
 def edit_book_form(lib, a, b):
     """A single-file book becomes a folder of files, or the other way round."""
     book = _pick(lib.books, a)
@@ -531,8 +569,8 @@ def edit_real(lib, a, b):
 
 EDITS = {f.__name__[len("edit_"):]: f for f in (
     edit_prose, edit_title, edit_aliases, edit_uses, edit_note, edit_odds, edit_mechanic, edit_table, edit_const,
-    edit_section_prose, edit_add_rule, edit_delete_rule, edit_move_rule, edit_add_section, edit_delete_section,
-    edit_move_section, edit_add_book, edit_delete_book, edit_book_form, edit_real)}
+    edit_source, edit_section_prose, edit_add_rule, edit_delete_rule, edit_move_rule, edit_add_section, edit_delete_section,
+    edit_move_section, edit_add_book, edit_delete_book, edit_book_form, edit_break, edit_real)}
 
 
 def apply(lib: Library, edit) -> Library:

@@ -63,6 +63,25 @@ def _fresh_default():
         loader.DEFAULT = kept
 
 
+def first_difference(a, b, path="") -> str:
+    """Where two nested values first differ (a readable failure for big models)."""
+    if type(a) is not type(b):
+        return f"{path}: {type(a).__name__} {a!r:.200} != {type(b).__name__} {b!r:.200}"
+    if isinstance(a, dict):
+        for k in sorted(a.keys() | b.keys(), key=repr):
+            if k not in a or k not in b:
+                return f"{path}[{k!r}]: only in {'the cached' if k in a else 'the fresh'}"
+            if a[k] != b[k]:
+                return first_difference(a[k], b[k], f"{path}[{k!r}]")
+    elif isinstance(a, (list, tuple)):
+        for i, (x, y) in enumerate(zip(a, b)):
+            if x != y:
+                return first_difference(x, y, f"{path}[{i}]")
+        if len(a) != len(b):
+            return f"{path}: length {len(a)} != {len(b)}"
+    return f"{path}: {a!r:.300} != {b!r:.300}"
+
+
 def _steps(seq):
     """(step number, the library after it) for the start and each step."""
     lib = rb.start()
@@ -101,7 +120,8 @@ def test_a_load_after_edits_equals_a_load_from_an_empty_cache(seq):
             assert kept.book_ids() == fresh.book_ids()
             for bid in kept.book_ids():
                 got, want = _book_state(kept, bid), _book_state(fresh, bid)
-                assert got == want, f"step {k}: book {bid} loaded through the cache differs from a fresh load"
+                assert got == want, (f"step {k}: book {bid} loaded through the cache differs from a fresh load: "
+                                     + first_difference(got, want))
 
 
 # ------------------------------------------------------------------ the lookup index
@@ -169,4 +189,4 @@ def test_the_sites_models_after_edits_equal_models_made_from_empty_folders(seq):
                 with _environment(RULES_DSL_CACHE=tmp / f"empty-{k}"), _fresh_default():
                     want = _models(tmp / f"doctrees-{k}")
                 for part, a, b in zip(("models", "summaries", "problems", "digests", "content keys"), got, want):
-                    assert a == b, f"step {k}: the {part} differ from those made afresh"
+                    assert a == b, f"step {k}: the {part} differ from those made afresh: {first_difference(a, b)}"
