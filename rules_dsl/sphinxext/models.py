@@ -138,28 +138,26 @@ def load_models(cache: ModelCache):
     Returns (models, summaries, problems): models maps book id -> model (a
     `LazyModels`) for the books that compile, summaries book id -> `summary_of` its
     model; problems is a list of (kind, book, location, message) to report.
-    """
-    from ..errors import RulesError
-    from ..loader import book_files, book_ids
 
+    A book's entry is reused while its own files (`content_key`) and those of the books
+    its references were checked against (its ``deps``, as the lookup index keeps them)
+    are unchanged: a book whose reference to another book's rule is left dangling by an
+    edit of that other book no longer compiles, whatever its own files say.
+    """
     code = code_key()
     ids, made, summaries, problems = [], {}, {}, []
-    seen = set()
-    for bid in book_ids():
-        seen.add(bid)
-        try:
-            files = book_files(bid)
-            ckey = content_key(files, code)
-        except (OSError, RulesError) as e:  # a book vanishing while we look at it
-            problems.append(("error", bid, None, str(e)))
+    keys = _book_keys(code, problems)
+    for bid, ckey in keys.items():
+        if bid == "*" or ckey is None:
             continue
         head = cache.heads.get(bid)
-        if head is not None and head.get("content_key") == ckey and head.get("summary") is not None:
+        if (head is not None and head.get("content_key") == ckey and head.get("summary") is not None
+                and all(keys.get(d) == k for d, k in (head.get("deps") or {}).items())):
             ids.append(bid)
             summaries[bid] = head["summary"]
             problems.extend(head.get("problems", []))
             continue
-        entry = _build_entry(bid, cache, ckey, problems)
+        entry = _build_entry(bid, cache, keys, problems)
         if entry is None:
             continue
         ids.append(bid)
@@ -167,23 +165,41 @@ def load_models(cache: ModelCache):
         summaries[bid] = entry["summary"]
         problems.extend(entry["problems"])
     for bid in list(cache.heads):
-        if bid not in seen:
+        if bid not in keys:
             cache.drop(bid)
     return LazyModels(ids, cache, made), summaries, problems
 
 
-def _build_entry(bid: str, cache: ModelCache, ckey: str | None = None, problems: list | None = None):
+def _book_keys(code: str, problems: list | None = None) -> dict:
+    """{book id: `content_key` of its files (None when it cannot be read)} for every book,
+    in order, and ``"*"``: a key of the list of books (what a reference to an unknown
+    book was checked against)."""
+    from ..errors import RulesError
+    from ..loader import book_files, book_ids
+    from .keys import digest
+    out = {}
+    for bid in book_ids():
+        try:
+            out[bid] = content_key(book_files(bid), code)
+        except (OSError, RulesError) as e:  # a book vanishing while we look at it
+            out[bid] = None
+            if problems is not None:
+                problems.append(("error", bid, None, str(e)))
+    out["*"] = digest(sorted(b for b in out))
+    return out
+
+
+def _build_entry(bid: str, cache: ModelCache, keys: dict | None = None, problems: list | None = None):
     """Compile a book and make its entry (its derived data made of the results kept by
     `compute_derived` wherever they still hold); None (and a problem) when it does not
     compile."""
     from ..errors import RulebookError, RulesError
-    from ..loader import book_files, load
+    from ..loader import load_consulted
     code = code_key()
     problems = problems if problems is not None else []
-    if ckey is None:
-        ckey = content_key(book_files(bid), code)
+    keys = keys if keys is not None else _book_keys(code)
     try:
-        book = load(bid)
+        book, consulted = load_consulted(bid)
     except RulebookError as e:
         d = e.diagnostics[0]
         problems.append(("compile", bid, (d.file, d.line), e.render()))
@@ -195,7 +211,8 @@ def _build_entry(bid: str, cache: ModelCache, ckey: str | None = None, problems:
     derived = compute_derived(book, engine_key())
     model = build_model(book, derived)
     summary = summary_of(model)
-    entry = {"content_key": ckey, "derived": derived, "model": model,
+    entry = {"content_key": keys.get(bid), "deps": {d: keys.get(d) for d in sorted(consulted)},
+             "derived": derived, "model": model,
              "locations": example_locations(book), "digests": {**model_digests(model), **summary_digests(summary)},
              "summary": summary}
     entry["problems"] = _entry_problems(bid, entry)
