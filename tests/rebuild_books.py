@@ -30,7 +30,7 @@ NOTE_KINDS = ("clarification", "interpretation", "erratum", "absent")
 class Rule:
     id: str
     title: str
-    paras: list                      # of lists of tokens: a word, or ("ref", book, rule)
+    paras: list                      # of lists of tokens: a word, or ("ref", book, rule, strict)
     aliases: list = field(default_factory=list)
     keywords: list = field(default_factory=list)
     uses: list = field(default_factory=list)
@@ -113,9 +113,9 @@ def _para(tokens, book: Book, ids: dict) -> str:
     out = []
     for t in tokens:
         if isinstance(t, tuple):
-            _, b, r = t
-            if r in ids.get(b, ()):
-                out.append(f"[[{r}]]" if b == book.id else f"[[{b}:{r}]]")
+            _, b, r, strict = t
+            if r in ids.get(b, ()) or strict:      # a strict reference stays when its target is gone:
+                out.append(f"[[{r}]]" if b == book.id else f"[[{b}:{r}]]")    # the book no longer compiles
             else:
                 out.append("elsewhere")          # its target is gone: plain words
         else:
@@ -256,10 +256,10 @@ def start(real: bool = False) -> Library:
     alpha = Book("alpha", "Alpha Skirmish", "A small game of cover and smoke.")
     s1 = Section("basics", "The Basics", "What every rule builds on.")
     s1.items = [
-        Rule("cover", "Cover", [["a", "model", "in", "ruins", "is", "in", "cover"], ["see", ("ref", "alpha", "smoke")]],
+        Rule("cover", "Cover", [["a", "model", "in", "ruins", "is", "in", "cover"], ["see", ("ref", "alpha", "smoke", False)]],
              aliases=["Hard Cover"], keywords=["cover", "ruins"], uses=["Smoke"],
              dice={"cmp": ">=", "bonus": 0, "odds": [(3, 4)], "given": [2, 5, 6]}),
-        Rule("smoke", "Smoke", [["smoke", "blocks", "sight", "of", "a", ("ref", "beta", "sniper")]],
+        Rule("smoke", "Smoke", [["smoke", "blocks", "sight", "of", "a", ("ref", "beta", "sniper", True)]],
              keywords=["smoke"], notes=[("clarification", "Smoke lasts one turn.")], const=2),
     ]
     s2 = Section("combat", "Combat", "")
@@ -270,7 +270,7 @@ def start(real: bool = False) -> Library:
     alpha.sections = [s1, s2]
     beta = Book("beta", "Beta Recon", "", folder=True)
     b1 = Section("scouting", "Scouting", "Eyes forward.")
-    b1.items = [Rule("sniper", "Sniper", [["a", "sniper", "ignores", ("ref", "alpha", "cover")]],
+    b1.items = [Rule("sniper", "Sniper", [["a", "sniper", "ignores", ("ref", "alpha", "cover", False)]],
                      aliases=["Marksman"], keywords=["sniper"],
                      dice={"cmp": ">", "bonus": 1, "odds": [(2, 3), (4, 5)], "given": [1, 6]})]
     b2 = Section("orders", "Orders", "")
@@ -279,7 +279,7 @@ def start(real: bool = False) -> Library:
     beta.sections = [b1, b2]
     gamma = Book("gamma", "Gamma Trenches", "Mud.")
     g1 = Section("trenches", "Trenches", "")
-    g1.items = [Rule("trench", "Trench", [["a", "trench", "is", "cover", ("ref", "gamma", "bunker")]],
+    g1.items = [Rule("trench", "Trench", [["a", "trench", "is", "cover", ("ref", "gamma", "bunker", False)]],
                      keywords=["cover"], const=1),
                 Rule("bunker", "Bunker", [["a", "bunker", "stops", "a", "grenade"]], aliases=["Pillbox"])]
     gamma.sections = [g1]
@@ -309,8 +309,8 @@ def _new_rule(lib: Library, a: int, b: int, book: Book) -> Rule:
         r.table = [1 + a % 6, 2, 3]
     targets = [(bk.id, x.id) for bk in lib.books for x, _ in rules_of(bk)]
     if targets and b % 3 == 0:
-        _, bid, tid = ("ref",) + _pick(targets, a + b)
-        r.paras[0].append(("ref", bid, tid))
+        bid, tid = _pick(targets, a + b)
+        r.paras[0].append(("ref", bid, tid, a % 4 == 0))
     return r
 
 
@@ -533,9 +533,18 @@ def edit_delete_book(lib, a, b):
 
 def edit_break(lib, a, b):
     """A book saved with a mistake (a name nothing declares: it does not compile; or a
-    worked example that fails), or its mistake mended."""
+    worked example that fails), or its mistakes mended (its references whose targets
+    are gone too)."""
     book = _pick(lib.books, a)
-    book.broken = "" if book.broken else ("compile", "example")[b % 2]
+    ids = rule_ids(lib)
+    dangling = [(p, k) for r, _ in rules_of(book) for p in r.paras for k, t in enumerate(p)
+                if isinstance(t, tuple) and t[3] and t[2] not in ids.get(t[1], ())]
+    if book.broken or dangling:
+        book.broken = ""
+        for p, k in dangling:
+            p[k] = p[k][:3] + (False,)
+    else:
+        book.broken = ("compile", "example")[b % 2]
 
 
 def edit_book_form(lib, a, b):
@@ -604,3 +613,7 @@ def steps(most: int):
 #: one fixed sequence that makes every kind of edit, four at a time
 EVERY_KIND = [[(kind, 7 + 13 * i, 11 + 31 * i) for i, kind in enumerate(sorted(EDITS))][k:k + 4]
               for k in range(0, len(EDITS), 4)]
+
+#: a book deleted (beta) while another (alpha) refers to one of its rules: alpha no longer
+#: compiles, though its own files did not change; then alpha is mended
+DANGLING = [[("delete_book", 1, 0)], [("prose", 0, 2)], [("break", 0, 0)]]

@@ -108,6 +108,7 @@ def _book_state(library, bid: str):
 @SETTINGS
 @given(seq=rb.steps(STEPS))
 @example(seq=rb.EVERY_KIND)
+@example(seq=rb.DANGLING)
 def test_a_load_after_edits_equals_a_load_from_an_empty_cache(seq):
     from rules_dsl.loader import Library
     with tempfile.TemporaryDirectory() as tmp:
@@ -141,6 +142,7 @@ def _answers(index_mod, words) -> list:
 @SETTINGS
 @given(seq=rb.steps(STEPS))
 @example(seq=rb.EVERY_KIND)
+@example(seq=rb.DANGLING)
 def test_the_lookup_index_after_edits_equals_one_built_from_an_empty_cache(seq):
     from rules_dsl import index
     words = sorted(set(rb.WORDS) | {"Cover", "sniper marksman", "alpha:cover"})
@@ -177,6 +179,7 @@ def _models(doctrees: Path) -> tuple:
 @SETTINGS
 @given(seq=rb.steps(STEPS))
 @example(seq=rb.EVERY_KIND)
+@example(seq=rb.DANGLING)
 def test_the_sites_models_after_edits_equal_models_made_from_empty_folders(seq):
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
