@@ -194,3 +194,27 @@ def test_a_rebuild_after_any_edits_equals_a_clean_build(seq, jobs, options, tmp_
         what = f"after the edits {done} ({' '.join(jobs + options) or 'no options'})"
         assert proc.returncode == status, f"{what}: the rebuild exits {proc.returncode}, a clean build {status}"
         assert_same(site.out, clean, what)
+
+
+def test_a_rule_moved_to_an_earlier_part_of_its_section_is_no_duplicate(tmp_path):
+    """Sphinx's serial read took each page out of the environment just before reading it:
+    a rule moved from a later part of a section (read later) to an earlier one was still
+    recorded on the later part when the earlier was read, a duplicate warning that failed
+    the rebuild (-W) and not a clean build (smallbuild.purge_pages_to_read)."""
+    def book(order):
+        rules = {k: f'''    rule r{k} "Rule {k}" {{
+        """{" ".join(["Words of rule", str(k)] * 60)}."""
+    }}
+''' for k in (1, 2, 3)}
+        return 'book moved {\n    title "Moved"\n}\nsection s "S" {\n' + "".join(rules[k] for k in order) + "}\n"
+    site = Site(tmp_path / "site", "-D", "rules_page_budget=2000")
+    site.books.mkdir(parents=True)
+    (site.books / "moved.rules").write_text(book((1, 2, 3)), encoding="utf-8")
+    site.build()
+    part3 = (site.out / "docs/books/moved/s/part-3.html").read_text(encoding="utf-8")
+    assert 'id="moved:r3"' in part3
+    (site.books / "moved.rules").write_text(book((3, 1, 2)), encoding="utf-8")
+    site.build()
+    assert 'id="moved:r3"' in (site.out / "docs/books/moved/s.html").read_text(encoding="utf-8")
+    clean, _ = clean_build(site.books, tmp_path / "clean", "-D", "rules_page_budget=2000")
+    assert_same(site.out, clean, "r3 moved to the front")
