@@ -76,7 +76,6 @@ class Closures:
     so those are in its key too."""
 
     def __init__(self, ast, code: str):
-        from ..checks import defined_names
         from ..model import decls_of
         self.decls, self.owner = {}, {}
         enums = []
@@ -89,8 +88,7 @@ class Closures:
             if isinstance(d, n.Enum):
                 enums.append(d)
         self._ast = ast
-        self._defined = None
-        self._defined_names = defined_names
+        self._defined = None          # every rule's title and aliases, worked out when first reached
         self.base = code + repr(_strip(ast.header.dice)) + repr(sorted(repr(_strip(e)) for e in enums))
         self._names, self._reprs = {}, {}
 
@@ -139,6 +137,7 @@ class Closures:
         parts += [self._repr(x, placed) for x in sorted(seen)]
         if "defined" in reached:
             if self._defined is None:
-                self._defined = repr(sorted(self._defined_names(self._ast).items()))
+                from ..checks import defined_names
+                self._defined = repr(sorted(defined_names(self._ast).items()))
             parts.append(self._defined)
         return hashlib.sha256("\n".join(parts).encode()).hexdigest()

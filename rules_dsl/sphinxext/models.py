@@ -16,7 +16,7 @@ from pathlib import Path
 from ..paths import write_pickle
 from .data import build_model, example_locations
 from .derived import compute_derived
-from .keys import MODEL_VERSION, code_key, content_key, engine_key
+from .keys import MODEL_VERSION, code_key, content_key, digest, engine_key
 
 
 class ModelCache:
@@ -176,7 +176,6 @@ def _book_keys(code: str, problems: list | None = None) -> dict:
     book was checked against)."""
     from ..errors import RulesError
     from ..loader import book_files, book_ids
-    from .keys import digest
     out = {}
     for bid in book_ids():
         try:
@@ -215,6 +214,7 @@ def _build_entry(bid: str, cache: ModelCache, keys: dict | None = None, problems
              "derived": derived, "model": model,
              "locations": example_locations(book), "digests": {**model_digests(model), **summary_digests(summary)},
              "summary": summary}
+    entry["model_key"] = digest(entry["digests"])     # what the site's units of the book are made of
     entry["problems"] = _entry_problems(bid, entry)
     cache.put(bid, entry)
     return entry

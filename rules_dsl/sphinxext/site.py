@@ -114,9 +114,12 @@ class Site:
         self._links = getattr(config, "rules_links_per_page", crossbook.LINKS_PER_PAGE)
         code = keys.code_key()
         self._keys = {part: self._part_key(part, code) for part in ("glossary", "xindex", "backlinks")}
-        # the units: made of the books' contents, their page plans and the pages across books
+        # each book's files (what its JavaScript is made of)
         self.content_keys = {bid: cache.heads[bid].get("content_key") for bid in self.summaries}
-        self.units_key = keys.digest((list(self.content_keys.items()), budget, self._links, self._keys, code))
+        # the units: made of the books' models (`model_key`: a digest of their digests), their
+        # page plans and the pages across books
+        self._model_keys = {bid: cache.heads[bid].get("model_key") for bid in self.summaries}
+        self.units_key = keys.digest((list(self._model_keys.items()), budget, self._links, self._keys, code))
 
     def _part_key(self, part: str, code: str) -> str:
         """The key of a page-across-books' data: each book's digest of what it reads
@@ -209,7 +212,7 @@ class Site:
         out = {}
         code = keys.render_key()
         # a book's units are worked out again only when what they are made of changed: its
-        # contents, its plan and the rules pointing at it (after an edit, one book's hundred
+        # model, its plan and the rules pointing at it (after an edit, one book's hundred
         # digests, not the library's ten thousand)
         last = self._store.last("unit_books") or {}
         books, remade = {}, set(last) != set(self.summaries)
@@ -217,7 +220,7 @@ class Site:
             d = self.digests[bid]
             plan = self.plans[bid]
             back = {rid: self.backlinks[(bid, rid)] for rid in d["rules"] if (bid, rid) in self.backlinks}
-            key = keys.digest((self.content_keys.get(bid), plan, back, code))
+            key = keys.digest((self._model_keys.get(bid), plan, back, code))
             kept = last.get(bid)
             if isinstance(kept, tuple) and len(kept) == 2 and kept[0] == key:
                 mine = kept[1]
