@@ -4,17 +4,22 @@
 compared (`testing.output_differences`: nothing is left out, so a page or a file that
 other work adds later is held to the same property without this test knowing of it).
 
-* Two edits that the rebuild once missed, on the real books: an `odds` line of the
-  tutorial (the page kept the old table, and its form the old odds), and a rule deleted
-  from VOID (Sphinx's search index kept its words).
+* Edits that the rebuild once missed, on the real books: an `odds` line of the
+  tutorial (the page kept the old table, and its form the old odds), a rule deleted
+  from VOID (Sphinx's search index kept its words), a rule moved to an earlier part of
+  its section (a duplicate warning failed the rebuild).
 * The property: random sequences of edits (tests/rebuild_books.py: prose, titles,
   aliases and keywords, `uses`, notes, `odds` lines, mechanics, tables, constants,
-  worked examples; adding, moving and deleting rules, sections and books; a book turned
-  into a folder of files) to a copy of small books made for it, the site rebuilt after
-  each step and compared with a clean build of the same sources (its own folders, an
-  empty cache). The suite runs a few sequences (and one fixed sequence that makes every
-  kind of edit); ``RULES_REBUILD_EXAMPLES=50 python -m pytest tests/test_site_rebuild.py``
-  runs more (``RULES_REBUILD_STEPS`` sets the longest sequence).
+  worked examples, sources and editions; adding, moving and deleting rules, sections and
+  books; a book turned into a folder of files; a book broken and mended; references left
+  dangling; the tutorial edited as text) to small books made for it and the tutorial,
+  the site rebuilt after each step (serially or with -j 2; default pages or pages cut
+  small) and compared with a clean build of the same sources (its own folders, an empty
+  cache). The suite runs a fixed sequence making every kind of edit, the sequences that
+  found bugs, and a few random ones (derandomized);
+  ``RULES_REBUILD_EXAMPLES=50 RULES_REBUILD_STEPS=8 python -m pytest tests/test_site_rebuild.py``
+  runs more, random each time (``RULES_REBUILD_SHRINK=1``: let hypothesis shrink a failure,
+  which costs many builds).
 """
 from __future__ import annotations
 
