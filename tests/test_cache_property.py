@@ -16,7 +16,7 @@ are made to small books, and after each step:
   the doctree folder, the derived results kept in the cache folder): the models, the
   summaries, the digests and the problems equal those made from empty folders.
 
-These run in the fast loop (no Sphinx build): ``RULES_REBUILD_EXAMPLES`` (default 25
+These run in the fast loop (no Sphinx build): ``RULES_REBUILD_EXAMPLES`` (default 15
 here) and ``RULES_REBUILD_STEPS`` (default 6) make a longer run by hand.
 """
 from __future__ import annotations
@@ -31,7 +31,7 @@ from hypothesis import example, given, settings
 
 import rebuild_books as rb
 
-EXAMPLES = int(os.environ.get("RULES_REBUILD_EXAMPLES", "25"))
+EXAMPLES = int(os.environ.get("RULES_REBUILD_EXAMPLES", "15"))
 STEPS = int(os.environ.get("RULES_REBUILD_STEPS", "6"))
 SETTINGS = settings(max_examples=EXAMPLES, deadline=None, derandomize=not os.environ.get("RULES_REBUILD_EXAMPLES"))
 
@@ -125,27 +125,12 @@ def test_a_load_after_edits_equals_a_load_from_an_empty_cache(seq):
                                      + first_difference(got, want))
 
 
-# ------------------------------------------------------------------ the lookup index
-def _index_content(path: str) -> list:
-    con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
-    try:
-        return list(con.iterdump())
-    finally:
-        con.close()
-
-
-def _answers(index_mod, words) -> list:
-    idx = index_mod.ensure_index()
-    return [(w, [(r["book"], r["rule"], r["score"]) for r in idx.lookup(w, limit=10)]) for w in words]
-
-
-@SETTINGS
-@given(seq=rb.steps(STEPS))
-@example(seq=rb.EVERY_KIND)
-@example(seq=rb.DANGLING)
-def test_the_lookup_index_after_edits_equals_one_built_from_an_empty_cache(seq):
-    from rules_dsl import index
-    words = sorted(set(rb.WORDS) | {"Cover", "sniper marksman", "alpha:cover"})
+# ------------------------------------------------------------------ the lookup index and the site's models
+def _each_step(seq, measure):
+    """For the start and each step of `seq`: the books written to one folder (the default
+    library's), then `measure(folder)` run with the cache that lived through the edits, and
+    again with an empty cache and a new default library (nothing compiled in memory).
+    Yields (step, kept result, fresh result)."""
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
         books = tmp / "books"
@@ -153,24 +138,45 @@ def test_the_lookup_index_after_edits_equals_one_built_from_an_empty_cache(seq):
             for k, lib in _steps(seq):
                 rb.write(lib, books)
                 with _environment(RULES_DSL_CACHE=tmp / "cache"):
-                    answers = _answers(index, words)
-                    content = _index_content(index._index_path())
+                    kept = measure(tmp / "kept")
                 with _environment(RULES_DSL_CACHE=tmp / f"empty-{k}"), _fresh_default():
-                    fresh_answers = _answers(index, words)
-                    fresh = _index_content(index._index_path())
-                assert answers == fresh_answers, f"step {k}: lookups differ from an index built afresh"
-                differ = [(a, b) for a, b in zip(content, fresh) if a != b]
-                assert len(content) == len(fresh) and not differ, (
-                    f"step {k}: the index differs from one built afresh: {differ[:3]}")
+                    fresh = measure(tmp / f"fresh-{k}")
+                yield k, kept, fresh
 
 
-# ------------------------------------------------------------------ the site's model cache
+WORDS = sorted(set(rb.WORDS) | {"Cover", "sniper marksman", "alpha:cover"})
+
+
+def _lookup_index(_folder) -> tuple:
+    """(the answers to a lookup of every word, the whole content of the SQLite file)."""
+    from rules_dsl import index
+    idx = index.ensure_index()
+    answers = [(w, [(r["book"], r["rule"], r["score"]) for r in idx.lookup(w, limit=10)]) for w in WORDS]
+    con = sqlite3.connect(f"file:{index._index_path()}?mode=ro", uri=True)
+    try:
+        return answers, list(con.iterdump())
+    finally:
+        con.close()
+
+
+@SETTINGS
+@given(seq=rb.steps(STEPS))
+@example(seq=rb.EVERY_KIND)
+@example(seq=rb.DANGLING)
+def test_the_lookup_index_after_edits_equals_one_built_from_an_empty_cache(seq):
+    for k, (answers, content), (fresh_answers, fresh) in _each_step(seq, _lookup_index):
+        assert answers == fresh_answers, f"step {k}: lookups differ from an index built afresh"
+        differ = [(a, b) for a, b in zip(content, fresh) if a != b]
+        assert len(content) == len(fresh) and not differ, f"step {k}: the index differs from one built afresh: {differ[:3]}"
+
+
 def _models(doctrees: Path) -> tuple:
+    """Everything the site's model cache gives a build, and what the next build reads back."""
     from rules_dsl.sphinxext import models
     cache = models.ModelCache(doctrees)
     loaded, summaries, problems = models.load_models(cache)
     cache.save()
-    again = models.ModelCache(doctrees)         # what the next build reads back
+    again = models.ModelCache(doctrees)
     return ({bid: loaded[bid] for bid in loaded}, summaries, sorted(problems, key=repr),
             {bid: head.get("digests") for bid, head in again.heads.items()},
             {bid: head.get("content_key") for bid, head in again.heads.items()})
@@ -181,15 +187,6 @@ def _models(doctrees: Path) -> tuple:
 @example(seq=rb.EVERY_KIND)
 @example(seq=rb.DANGLING)
 def test_the_sites_models_after_edits_equal_models_made_from_empty_folders(seq):
-    with tempfile.TemporaryDirectory() as tmp:
-        tmp = Path(tmp)
-        books = tmp / "books"
-        with _environment(RULES_DSL_BOOKS=books, RULES_DSL_JOBS=1):
-            for k, lib in _steps(seq):
-                rb.write(lib, books)
-                with _environment(RULES_DSL_CACHE=tmp / "cache"):
-                    got = _models(tmp / "doctrees")
-                with _environment(RULES_DSL_CACHE=tmp / f"empty-{k}"), _fresh_default():
-                    want = _models(tmp / f"doctrees-{k}")
-                for part, a, b in zip(("models", "summaries", "problems", "digests", "content keys"), got, want):
-                    assert a == b, f"step {k}: the {part} differ from those made afresh: {first_difference(a, b)}"
+    for k, got, want in _each_step(seq, _models):
+        for part, a, b in zip(("models", "summaries", "problems", "digests", "content keys"), got, want):
+            assert a == b, f"step {k}: the {part} differ from those made afresh: {first_difference(a, b)}"
