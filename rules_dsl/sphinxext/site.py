@@ -8,8 +8,9 @@ cached model of every unchanged book), and then:
   for one page, per part and sub-section: see pagesplit.py) is written under
   the generated folder (default `docs/books/`), only when its text changes;
 * every unit a page shows (a rule, a section, a book's head, a page plan, a page
-  across books) has a fingerprint: a digest of its part of the model, worked out
-  in memory.  Each page that shows units depends (`note_dependency`) on *one*
+  across books, a book's title, the list of books) has a fingerprint: a digest of its
+  part of the model, worked out in memory.  The units of a page are those its render
+  read (`rendering.Ctx` records them as it reads).  Each page that shows units depends (`note_dependency`) on *one*
   file, ``rules_dsl-deps/doc/<page>.fp``, holding the digest of its units'
   fingerprints; the units are recorded on the page (the domain's ``units``), and
   a build writes again the file of each page whose digest changed, so Sphinx
