@@ -24,6 +24,7 @@ other work adds later is held to the same property without this test knowing of 
 from __future__ import annotations
 
 import hashlib
+import html
 import json
 import os
 import re
@@ -111,7 +112,7 @@ def test_an_odds_line_edited_shows_on_the_page_and_in_its_form(tmp_path):
     assert "mean 5/2" in page
     # the form's data: the odds of the inputs the page shows
     form = re.search(r'data-mechanic="hits" data-odds="([^"]*)"', page).group(1)
-    odds = json.loads(form.replace("&quot;", '"'))
+    odds = json.loads(html.unescape(form))
     assert [o["inputs"] for o in odds] == [{"n": "5", "target": "4"}, {"n": "3", "target": "3"}]
     assert len(odds[0]["rows"]) == 6
     assert_same(site.out, clean_build(site.books, tmp_path / "clean")[0], "odds n=3 -> n=5")
