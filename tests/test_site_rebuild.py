@@ -39,7 +39,7 @@ from rules_dsl.sphinxext.testing import REPO, build, make_project, output_differ
 
 pytestmark = pytest.mark.site
 
-EXAMPLES = int(os.environ.get("RULES_REBUILD_EXAMPLES", "3"))
+EXAMPLES = int(os.environ.get("RULES_REBUILD_EXAMPLES", "2"))
 STEPS = int(os.environ.get("RULES_REBUILD_STEPS", "4"))
 
 
