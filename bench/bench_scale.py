@@ -10,8 +10,9 @@ rulebooks/ (copy k of book `b` is `b` for k = 0, else `b-k`, with its
 ids) in a temporary folder, points RULES_DSL_BOOKS and RULES_DSL_CACHE at it,
 and reports, each as the median of several cold processes:
 
-* `rules lookup supression` (a typo) and `rules lookup Suppression`, index warm,
-  the sizes interleaved run by run with `python -c pass`;
+* `rules lookup supression` (a typo), `rules lookup Suppression` and two questions
+  (`QUESTIONS`: full text), index warm, the sizes interleaved run by run with
+  `python -c pass`;
 * the first `rules books` from an empty cache (parse, check, compile every book, build the index);
 * `rules books` again after editing one book (only that book should recompile);
 * with `--site`: full build, rebuild with no change, rebuild after editing one
@@ -143,13 +144,18 @@ def bench_size(n, runs, slow_runs, site, base_env, tmp: Path):
     return row
 
 
+#: questions a player types (full text: stop words, stems, the vocabulary), timed as the names are
+QUESTIONS = {"shoot": "can I shoot after running", "actions": "how many actions do I get"}
+
+
 def bench_lookups(rows, runs):
     """Cold lookups, every index warm, interleaved across the sizes and with the
     bare interpreter, so that each size sees the same machine noise."""
     rules = [sys.executable, "-m", "rules_dsl"]
     for r in rows:
         run(rules + ["lookup", "Suppression"], r["env"])
-    times = {(r["N"], what): [] for r in rows for what in ("base", "typo", "exact")}
+    kinds = ("base", "typo", "exact") + tuple(QUESTIONS)
+    times = {(r["N"], what): [] for r in rows for what in kinds}
     for _ in range(runs):
         for r in rows:
             times[(r["N"], "base")].append(run([sys.executable, "-c", "pass"], r["env"])[0])
@@ -158,8 +164,10 @@ def bench_lookups(rows, runs):
                 sys.exit(f"rules lookup supression failed at N={r['N']}: {p.stderr.strip()[:300]}")
             times[(r["N"], "typo")].append(dt)
             times[(r["N"], "exact")].append(run(rules + ["lookup", "Suppression"], r["env"])[0])
+            for what, words in QUESTIONS.items():
+                times[(r["N"], what)].append(run(rules + ["lookup", words], r["env"])[0])
     for r in rows:
-        for what in ("base", "typo", "exact"):
+        for what in kinds:
             r[what] = statistics.median(times[(r["N"], what)])
 
 
@@ -263,6 +271,10 @@ def main(argv=None):
     line("`rules lookup Suppression` (cold process)",
          [f"{ms(r['exact'])} ({r['exact'] / r['base']:.1f}x pass, {r['exact'] / first['exact']:.2f}x N={first['N']})"
           for r in rows])
+    for what, words in QUESTIONS.items():
+        line(f"`rules lookup \"{words}\"` (cold process)",
+             [f"{ms(r[what])} ({r[what] / r['base']:.1f}x pass, {r[what] / first[what]:.2f}x N={first['N']})"
+              for r in rows])
     line("first `rules books` (compile all + index)",
          [f"{sec(r['books_cold'])} ({r['books_cold'] / r['N'] * 1000:.0f} ms/book)" for r in rows])
     line("`rules books` after editing one book",

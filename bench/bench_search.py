@@ -64,7 +64,7 @@ for (const q of JSON.parse(process.argv[4])) {
   const miss = [];     // what the box fetches, stage by stage (filters, then books and terms files)
   let more;
   while ((more = e.missing(q, {limit: 8})).length) { more.forEach(id => e.addShard(shard(id))); miss.push(...more); }
-  e.search(q, {limit: 8});        // builds MiniSearch over the shards fetched
+  e.search(q, {limit: 8});        // analyses the shards fetched
   const qt = [];
   for (let round = 0; round < 3; round++) { t = process.hrtime.bigint(); e.search(q, {limit: 8}); qt.push(Number(process.hrtime.bigint() - t) / 1e6); }
   qt.sort((a, b) => a - b); times.push(qt[1]);

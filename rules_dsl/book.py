@@ -91,6 +91,8 @@ class Book:
         # `findings fail` in the header: the book is a designer's own game, whose
         # checks must hold (a finding fails `rules check` and pytest, as --strict)
         self.findings_fail = h.findings == "fail"
+        # `vocabulary` lines: ((phrases...), (broader...)) groups for search (textsearch.py)
+        self.vocabulary = tuple((g.phrases, g.broader) for g in h.vocabulary)
         self.dice = compiled.dice
         self.rules = [RuleView(p.node, self.id, p.section_ids, p.section_titles) for p in rules_of(ast)]
         self.rules_by_id = {r.id: r for r in self.rules}

@@ -12,7 +12,7 @@ hashlib only): `rules lookup` computes a key on every call.
   on (the same five fields), so editing, upgrading or switching the checkout of
   the code never serves an entry built by other code.  Scopes: ``parse`` (the
   grammar and the AST code), ``engine`` (everything a compiled book is made
-  of), ``index`` (engine and the index builder), ``site`` (the Sphinx
+  of), ``index`` (engine, the index builder and textsearch.py), ``site`` (the Sphinx
   extension), ``all``.
 * **Eviction.**  Each store keeps one entry per *slot* (a source file, a books
   folder, a book): writing an entry replaces the slot's older entries
@@ -35,7 +35,8 @@ _PKG = os.path.dirname(os.path.abspath(__file__))
 
 PARSE_FILES = frozenset({"grammar.lark", "parser.py", "example_parser.py", "prose.py", "nodes.py", "errors.py",
                          "values.py"})
-FRONT_ENDS = frozenset({"cli.py", "__main__.py", "pytest_plugin.py", "index.py"})   # build no cached data
+FRONT_ENDS = frozenset({"cli.py", "__main__.py", "pytest_plugin.py", "index.py",   # build no cached data
+                        "textsearch.py"})    # (the search's analysis: index scope only)
 
 
 def stamp(path) -> str:
@@ -52,7 +53,7 @@ def _in_scope(rel: str, scope: str) -> bool:
     if scope == "engine":
         return not site and base not in FRONT_ENDS
     if scope == "index":
-        return not site and (base not in FRONT_ENDS or rel == "index.py")
+        return not site and (base not in FRONT_ENDS or rel in ("index.py", "textsearch.py"))
     if scope == "site":
         return site
     if scope == "all":

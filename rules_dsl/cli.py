@@ -197,7 +197,12 @@ def cmd_lookup(args):
         raise NotFound("book", args.book, [b["id"] for b in idx.books()])
     if args.limit < 1:
         _die("--limit must be at least 1")
-    results = idx.lookup(query, book=args.book, limit=args.limit)
+    found = idx.search(query, book=args.book, limit=args.limit)
+    results = found["results"]
+    if results and found["unknown"]:
+        # say which words found nothing (a question's "chess", a typo): the list is for the rest
+        words = ", ".join(repr(w) for w in found["unknown"])
+        sys.stderr.write(f"rules: no rule mentions {words}\n")
     if not results:
         _require_books()
         near = idx.near_titles(query, book=args.book)
@@ -649,7 +654,7 @@ def cmd_lsp(args):
     try:
         from .lsp import main as serve   # pygls is imported by this command only
     except ImportError as e:
-        _die(f"rules lsp needs pygls ({e}); install it with: pip install pygls==1.3.1 lsprotocol==2023.0.1", 2)
+        _die(f"rules lsp needs pygls ({e}); install it with: pip install 'pygls>=1.3,<3'", 2)
     return serve()
 
 

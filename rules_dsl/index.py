@@ -11,7 +11,11 @@ cross-referenced books changed): each book's part of the index is cached on its
 own (`book_entries`), and the books to compile are compiled in parallel.
 
 Ranking: a rule's id `book:rule` or exact title (100), exact alias (95), then typo-tolerant title and alias
-matches (50..90), then full text over prose, keywords and notes (up to 40).
+matches (50..90), then full text (up to 40: 40 x the rule's full-text score over the best
+one's), scored as textsearch.py defines (stop words, Porter stems, the vocabulary, BM25F
+over title, aliases, keywords, text and notes, nearness), the same definition the site's
+search box runs in the browser.  Full text never scans the library in Python either: each
+query term's postings come from the `ft_post` table by its key.
 Typo-tolerant matching never scans the names in Python: SQLite hands over the
 candidates (the distinct names containing the query, the names sharing the most
 trigrams with it through an FTS5 trigram index, and the names sharing a
@@ -29,7 +33,7 @@ import zlib
 
 from . import cachekeys, paths
 
-SCHEMA = 6
+SCHEMA = 7
 
 
 def _index_path() -> str:
@@ -46,8 +50,9 @@ def _source_fingerprint() -> str:
     the `.rules` files directly inside its folders (`Library.book_files`), each
     stamped itself: an in-place edit of a file inside a folder book changes
     that file's stamp, never the folder's mtime, so folder mtimes are not relied on."""
+    from .textsearch import data_stamps
     d = paths.books_dir()
-    parts = [f"schema={SCHEMA}", os.path.realpath(d)]
+    parts = [f"schema={SCHEMA}", os.path.realpath(d)] + data_stamps()
     try:
         with os.scandir(d) as it:
             entries = sorted(it, key=lambda e: e.name)
@@ -70,21 +75,12 @@ def _norm(s: str) -> str:
     return re.sub(r"[^a-z0-9]+", " ", s.lower()).strip()
 
 
-_HYPHENATED = re.compile(r"[A-Za-z0-9]+(?:-[A-Za-z0-9]+)+")
-
-
 _INNER_HYPHEN = re.compile(r"(?<=[A-Za-z0-9])-(?=[A-Za-z0-9])")
 
 
 def _unhyphenated(text: str) -> str:
     """`text` with its words' inner hyphens dropped ("Re-roll" -> "Reroll")."""
     return _INNER_HYPHEN.sub("", text)
-
-
-def _joined(text: str) -> list:
-    """The hyphen-free spelling of each hyphenated word of `text` ("re-roll" ->
-    "reroll"): players type both, so the index holds both."""
-    return [m.group(0).replace("-", "") for m in _HYPHENATED.finditer(text)]
 
 
 def _trigram_query(q: str) -> str:
@@ -206,9 +202,18 @@ class Index:
         return found
 
     def lookup(self, query: str, book: str = None, limit: int = 5):
+        """The best `limit` rules for `query`: its records with ``score`` and ``matched`` (the
+        query's words the rule's text holds; all of them for a rule found by its name)."""
+        return self.search(query, book=book, limit=limit)["results"]
+
+    def search(self, query: str, book: str = None, limit: int = 5) -> dict:
+        """`lookup`, with what a reader should be told: ``{"results", "words": the query's
+        search words (stop words dropped), "unknown": those no rule holds (nor a synonym,
+        nor a word they begin: a near spelling found in their place does not count)}``."""
+        out = {"results": [], "words": [], "unknown": []}
         if not _norm(query):
-            return []
-        scores = {}
+            return out
+        scores, matched = {}, {}
 
         def offer(rowid, score):
             if score > scores.get(rowid, 0):
@@ -238,66 +243,168 @@ class Index:
                 params = list(term_scores) + ([book] if book else [])
                 for tid, rowid, penalty in self.con.execute(sql, params):
                     offer(rowid, term_scores[tid] - penalty)
-            for rowid, rank in self._fulltext(q, book, limit * 4):
-                offer(rowid, 40 * rank)
-            for rowid, rank in self._joined_text(q, book, limit * 4):
-                offer(rowid, 36 * rank)
+        slots = self._slots(query)
+        out["words"] = [s.word for s in slots]
+        hits, found = self._fulltext(slots, book, limit)
+        out["unknown"] = [s.word for i, s in enumerate(slots) if not found[i]]
+        if hits:
+            best = hits[0][1]
+            for rowid, s, covered in hits:
+                offer(rowid, 40 * s / best if best else 40)
+                matched[rowid] = [slots[i].word for i, c in enumerate(covered) if c]
         ranked = sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))[:limit]
-        return [self._record(rowid, s) for rowid, s in ranked]
-
-    def _fulltext(self, q: str, book, limit: int):
-        words = [w for w in q.split() if w]
-        if not words:
-            return []
-        out = []
-        for joiner in (" AND ", " OR "):
-            match = joiner.join(f'"{w}"*' for w in words)
-            sql = ("SELECT rules.rowid, bm25(fts, 0.0, 0.0, 8.0, 4.0, 1.0, 1.0) AS r FROM fts JOIN rules ON rules.rowid = fts.rowid "
-                   "WHERE fts MATCH ?" + (" AND rules.book = ?" if book else "") + " ORDER BY r LIMIT ?")
-            params = (match, book, limit) if book else (match, limit)
-            try:
-                rows = self.con.execute(sql, params).fetchall()
-            except sqlite3.OperationalError:
-                rows = []
-            if rows:
-                best = min(r for _, r in rows)  # bm25: more negative is better
-                out = [(rowid, (r / best) if best else 1.0) for rowid, r in rows]
-                if joiner == " OR ":
-                    out = [(rowid, s * 0.5) for rowid, s in out]
-                break
+        for rowid, s in ranked:
+            rec = self._record(rowid, s)
+            rec["matched"] = matched.get(rowid, [])
+            out["results"].append(rec)
         return out
 
-    def _joined_text(self, q: str, book, limit: int):
-        """Rows whose hyphenated words, written without the hyphen, match every word
-        of `q` ("reroll" finds "re-roll"), ranked as `_fulltext` ranks."""
-        words = [w for w in q.split() if w]
-        if not words:
+    # ------------------------------------------------------------ full text (textsearch.py)
+    def _stem(self, word: str) -> str:
+        """A word's stem: the index's own table of every word its books hold (no stemmer to
+        import for them), else the stemmer."""
+        row = self.con.execute("SELECT stem FROM ft_stems WHERE word = ?", (word,)).fetchone()
+        if row is not None:
+            return row[0]
+        from .textsearch import stem
+        return stem(word)
+
+    def _slots(self, query: str) -> list:
+        from . import textsearch as ts
+        slots = ts.query_slots(query, stem_of=self._stem)
+        if not slots:
+            return slots
+        firsts = sorted({s.stem for s in slots})
+        marks = ",".join("?" * len(firsts))
+        tables = {}
+        for scope, phrase, concept, broader in self.con.execute(
+                f"SELECT book, phrase, concept, broader FROM ft_vocab WHERE first IN ({marks}) ORDER BY book, ord", firsts):
+            tables.setdefault(scope, []).append((tuple(phrase.split(" ")), concept or None,
+                                                 tuple(broader.split(" ")) if broader else ()))
+        order = [(None, ts.Vocabulary(tables.pop(None, [])))]
+        order += [(b, ts.Vocabulary(tables[b])) for b in sorted(tables)]
+        return ts.expand(slots, order, prefixes=self._prefixes, similar=self._similar)
+
+    def _prefixes(self, word: str) -> list:
+        """The indexed terms `word` begins (not itself), most common first (`RANK["prefix_max"]`)."""
+        from .textsearch import RANK
+        upper = word[:-1] + chr(ord(word[-1]) + 1)
+        return [r[0] for r in self.con.execute(
+            "SELECT term FROM ft_terms WHERE term >= ? AND term < ? AND term != ? ORDER BY df DESC, term LIMIT ?",
+            (word, upper, word, RANK["prefix_max"]))]
+
+    def _similar(self, stem: str) -> list:
+        """For a stem no rule holds: `textsearch.similar_terms` among the indexed terms with
+        its first character and a length within two."""
+        from .textsearch import similar_terms
+        if self.con.execute("SELECT 1 FROM ft_terms WHERE term = ?", (stem,)).fetchone():
             return []
-        sql = ("SELECT rowid, bm25(jfts) AS r FROM jfts WHERE jfts MATCH ?" + (" AND book = ?" if book else "")
-               + " ORDER BY r LIMIT ?")
-        match = " AND ".join(f'"{w}"*' for w in words)
-        try:
-            rows = self.con.execute(sql, (match, book, limit) if book else (match, limit)).fetchall()
-        except sqlite3.OperationalError:
-            return []
-        best = min((r for _, r in rows), default=0)
-        return [(rowid, (r / best) if best else 1.0) for rowid, r in rows]
+        upper = chr(ord(stem[0]) + 1)
+        rows = self.con.execute("SELECT term, df FROM ft_terms WHERE term >= ? AND term < ? "
+                                "AND length(term) BETWEEN ? AND ?", (stem[0], upper, len(stem) - 2, len(stem) + 2))
+        return similar_terms(stem, rows.fetchall())
+
+    def _fulltext(self, slots, book, limit: int):
+        """([(rowid, score, covered slots)] best first, at most `limit`; [slot found in any
+        rule]): `textsearch.score` over every rule holding a query term (postings by key),
+        the nearness bonus worked out only for the rules that could still make the list."""
+        from . import textsearch as ts
+        found = [False] * len(slots)
+        if not slots:
+            return [], found
+        n_rules = int(self._meta("rules") or 0)
+        terms = list(dict.fromkeys(t[0] for s in slots for t in s.terms))
+        marks = ",".join("?" * len(terms))
+        df = dict(self.con.execute(f"SELECT term, df FROM ft_terms WHERE term IN ({marks})", terms))
+        idfs = {t: ts.idf(n_rules, d) for t, d in df.items()}
+        docs = {}
+        span = self._span(book) if book else None
+        for term in df:
+            sql = "SELECT doc, sat FROM ft_post WHERE term = ?" + (" AND doc BETWEEN ? AND ?" if span else "")
+            for doc, sat in self.con.execute(sql, (term,) + span if span else (term,)):
+                docs.setdefault(doc, {})[term] = sat
+        # a rule's book matters only for a book's own vocabulary (a term scoped to it)
+        books = self._book_of if any(t[3] is not None for s in slots for t in s.terms) else (lambda doc: None)
+        for i, s in enumerate(slots):       # found by a term of its own, not by a near spelling
+            found[i] = any(t[0] in df and t[0] not in s.fuzzy for t in s.terms)
+        if not docs:
+            return [], found
+        # base and slots found for every rule; the nearness bonus only for those that can still place
+        scored = []
+        for doc, dterms in docs.items():
+            base, covered, best = ts.score_parts(slots, idfs, dterms, books(doc))
+            if not any(covered):
+                continue
+            bound = base + ts.proximity_bound(covered, best) + 1e-6
+            scored.append((bound, doc, base, covered, best))
+        scored.sort(key=lambda x: (-x[0], x[1]))
+        exact = []
+        for bound, doc, base, covered, best in scored:
+            if len(exact) >= limit:
+                kth = sorted(exact, key=lambda x: (-x[1], x[0]))[limit - 1]
+                if bound < kth[1]:
+                    break
+            prox = ts.proximity(slots, covered, best, books(doc), docs[doc], self._places(doc)) \
+                if any(covered[i] and covered[i + 1] for i in range(len(slots) - 1)) else 0.0
+            exact.append((doc, ts.final(covered, base, prox), covered))
+        exact.sort(key=lambda x: (-x[1], x[0]))
+        return exact[:limit], found
+
+    def _span(self, book: str) -> tuple:
+        """The first and last rowid of a book's rules (a book's rules are consecutive)."""
+        row = self.con.execute("SELECT first, last FROM books WHERE id = ?", (book,)).fetchone()
+        return tuple(row) if row else (0, -1)
+
+    def _book_of(self, doc: int) -> str:
+        if not hasattr(self, "_spans"):
+            self._spans = self.con.execute("SELECT first, last, id FROM books ORDER BY first").fetchall()
+        import bisect
+        i = bisect.bisect_right([s[0] for s in self._spans], doc) - 1
+        return self._spans[i][2] if i >= 0 and doc <= self._spans[i][1] else None
+
+    def _places(self, doc):
+        con = self.con
+
+        def places_of(term):
+            from .textsearch import parse_places
+            row = con.execute("SELECT places FROM ft_post WHERE term = ? AND doc = ?", (term, doc)).fetchone()
+            return parse_places(row[0]) if row else {}
+        return places_of
+
+    def _meta(self, key):
+        row = self.con.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return row[0] if row else None
 
     def near_titles(self, query: str, n: int = 5, book: str = None):
-        """Titles close to `query` (difflib, cutoff 0.5) among the names
-        `_candidates` finds for it; only that book's with `book`."""
+        """Titles close to `query` (difflib, cutoff 0.5) among the names `_candidates`
+        finds for it, then titles close to one of its words (a question's typo: "how do I
+        shooot"); only that book's with `book`."""
         from difflib import get_close_matches
-        q = _norm(query)
-        tids = list(self._candidates(q)) if q else []
-        if not tids:
-            return []
-        marks = ",".join("?" * len(tids))
-        titles = [r[0] for r in self.con.execute(
-            f"SELECT DISTINCT rules.title FROM names JOIN rules ON rules.rowid = names.rowid_ "
-            f"WHERE names.term IN ({marks})" + (" AND names.book = ?" if book else "") + " ORDER BY rules.title",
-            tids + ([book] if book else []))]
-        lowered = {t.lower(): t for t in titles}
-        return [lowered[t] for t in get_close_matches(query.lower(), list(lowered), n=n, cutoff=0.5)]
+
+        from .textsearch import stopwords, words
+        out = []
+        tries = [query] + [w for w in words(query) if len(w) >= 4 and w not in stopwords()]
+        for q in dict.fromkeys(tries):
+            nq = _norm(q)
+            tids = list(self._candidates(nq)) if nq else []
+            if not tids:
+                continue
+            marks = ",".join("?" * len(tids))
+            titles = [r[0] for r in self.con.execute(
+                f"SELECT DISTINCT rules.title FROM names JOIN rules ON rules.rowid = names.rowid_ "
+                f"WHERE names.term IN ({marks})" + (" AND names.book = ?" if book else "") + " ORDER BY rules.title",
+                tids + ([book] if book else []))]
+            lowered = {t.lower(): t for t in titles}
+            if q is query:
+                hits = get_close_matches(q.lower(), list(lowered), n=n, cutoff=0.5)
+            else:       # a word against each title's words
+                hits = [t for t in sorted(lowered) if get_close_matches(q, t.split(), n=1, cutoff=0.75)]
+            for t in hits:
+                if lowered[t] not in out:
+                    out.append(lowered[t])
+            if len(out) >= n:
+                break
+        return out[:n]
 
 
 # ------------------------------------------------------------------ building
@@ -329,8 +436,10 @@ def book_info(book) -> dict:
 
 
 def _book_key(files) -> str:
-    """A book's content key: every file's path and bytes, and the index code."""
-    parts = []
+    """A book's content key: every file's path and bytes, the search data (stop words and
+    the shared vocabulary: a book's search terms depend on them) and the index code."""
+    from .textsearch import data_key
+    parts = [data_key()]
     for f in files:
         parts += [str(f), f.read_bytes()]
     return cachekeys.key(*parts, code=cachekeys.code_fingerprint("index"))
@@ -355,9 +464,11 @@ def book_entry(library, bid: str) -> dict:
         try:
             book = library.compile_book(bid, consulted=consulted)
         except RulebookError as e:
-            return {"info": None, "records": [], "deps": sorted(consulted), "error": e.first_line()}
-    return {"info": book_info(book), "records": [_rule_record(book, r) for r in book.rules],
-            "deps": sorted(consulted), "error": None}
+            return {"info": None, "records": [], "deps": sorted(consulted), "error": e.first_line(), "search": None}
+    from .textsearch import analyse_book
+    records = [_rule_record(book, r) for r in book.rules]
+    return {"info": book_info(book), "records": records, "deps": sorted(consulted), "error": None,
+            "search": analyse_book(records, book.vocabulary)}
 
 
 def _entry_job(books_dir: str, cache_dir: str, bid: str) -> dict:
@@ -440,14 +551,16 @@ def build(path: str, fingerprint: str):
         PRAGMA journal_mode = OFF;
         PRAGMA synchronous = OFF;
         CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT);
-        CREATE TABLE books(id TEXT PRIMARY KEY, data TEXT);
+        CREATE TABLE books(id TEXT PRIMARY KEY, data TEXT, first INTEGER, last INTEGER);
         CREATE TABLE rules(book TEXT, rule TEXT, title TEXT, aliases TEXT, data TEXT);
         CREATE TABLE terms(id INTEGER PRIMARY KEY, norm TEXT UNIQUE);
         CREATE TABLE names(term INTEGER, rowid_ INTEGER, book TEXT, penalty INTEGER);
         CREATE TABLE dels(key TEXT, term INTEGER, PRIMARY KEY (key, term)) WITHOUT ROWID;
-        CREATE VIRTUAL TABLE fts USING fts5(book UNINDEXED, rule UNINDEXED, title, aliases, text, notes,
-                                            tokenize = 'porter unicode61');
-        CREATE VIRTUAL TABLE jfts USING fts5(book UNINDEXED, joined, tokenize = 'porter unicode61');
+        -- full text (textsearch.py): each term's rules with its saturated weight and places
+        CREATE TABLE ft_post(term TEXT, doc INTEGER, sat REAL, places TEXT);   -- indexed when filled
+        CREATE TABLE ft_terms(term TEXT PRIMARY KEY, df INTEGER) WITHOUT ROWID;
+        CREATE TABLE ft_stems(word TEXT PRIMARY KEY, stem TEXT) WITHOUT ROWID;
+        CREATE TABLE ft_vocab(first TEXT, book TEXT, ord INTEGER, phrase TEXT, concept TEXT, broader TEXT);
     """)
     terms = {}
 
@@ -459,33 +572,42 @@ def build(path: str, fingerprint: str):
             con.executemany("INSERT OR IGNORE INTO dels VALUES (?, ?)", ((k, tid) for k in _delete_keys(norm)))
         return tid
 
+    from .textsearch import shared_vocabulary
+    df, stems, n_rules = {}, {}, 0
+    vocab = [(None, e) for e in shared_vocabulary().entries]
     for bid, entry in entries.items():
         if entry["error"] is not None:
             sys.stderr.write(f"rules: book '{bid}' does not compile and is left out of the index: {entry['error']}\n")
             continue
-        con.execute("INSERT INTO books VALUES (?, ?)", (bid, json.dumps(entry["info"])))
-        for rec in entry["records"]:
+        first = n_rules + 1
+        search = entry["search"]
+        stems.update(search["stems"])
+        vocab += [(bid, e) for e in search["vocabulary"]]
+        for rec, doc in zip(entry["records"], search["docs"]):
             cur = con.execute("INSERT INTO rules VALUES (?, ?, ?, ?, ?)",
                               (bid, rec["rule"], rec["title"], json.dumps(rec["aliases"]), json.dumps(rec)))
+            rowid = cur.lastrowid
+            n_rules += 1
+            con.executemany("INSERT INTO ft_post VALUES (?, ?, ?, ?)", ((t, rowid, w, p) for t, w, p in doc["post"]))
+            for t, _w, _p in doc["post"]:
+                df[t] = df.get(t, 0) + 1
             for name, penalty in [(rec["title"], 0)] + [(a, 5) for a in rec["aliases"]]:
                 spellings = {_norm(name)}
                 if "-" in name:           # "Re-roll" is also found as "reroll"
                     spellings.add(_norm(_unhyphenated(name)))
                 for s in spellings:
                     con.execute("INSERT OR IGNORE INTO names VALUES (?, ?, ?, ?)", (term(s), cur.lastrowid, bid, penalty))
-            notes = " ".join(x["text"] for x in rec["notes"])
-            names = " ".join(rec["aliases"] + rec["keywords"])
-            text = rec["text"] + "\n" + " ".join(rec["mechanics"])
-            con.execute("INSERT INTO fts(rowid, book, rule, title, aliases, text, notes) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                        (cur.lastrowid, bid, rec["rule"], rec["title"], names, text, notes))
-            # hyphen-free spellings ("reroll" for "re-roll") in a table of their own: bm25
-            # counts a row's whole length, so adding them to `fts` would move every ranking
-            joined = " ".join(_joined(rec["title"] + " " + names) * 2 + _joined(text))
-            if joined:
-                con.execute("INSERT INTO jfts(rowid, book, joined) VALUES (?, ?, ?)", (cur.lastrowid, bid, joined))
+        con.execute("INSERT INTO books VALUES (?, ?, ?, ?)", (bid, json.dumps(entry["info"]), first, n_rules))
+    con.executemany("INSERT INTO ft_terms VALUES (?, ?)", sorted(df.items()))
+    con.executemany("INSERT INTO ft_stems VALUES (?, ?)", sorted(stems.items()))
+    con.executemany("INSERT INTO ft_vocab VALUES (?, ?, ?, ?, ?, ?)",
+                    ((list(e[0])[0], scope, i, " ".join(e[0]), e[1] or "", " ".join(e[2])) for i, (scope, e) in enumerate(vocab)))
+    con.execute("INSERT INTO meta VALUES ('rules', ?)", (str(n_rules),))
     con.executescript("""
         CREATE INDEX rules_ref ON rules(book, rule);
         CREATE INDEX names_term ON names(term);
+        CREATE INDEX ft_vocab_first ON ft_vocab(first);
+        CREATE INDEX ft_post_term ON ft_post(term, doc);
         CREATE VIRTUAL TABLE tri USING fts5(norm, content = 'terms', content_rowid = 'id', tokenize = 'trigram');
         INSERT INTO tri(rowid, norm) SELECT id, norm FROM terms;
     """)

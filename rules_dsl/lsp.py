@@ -8,7 +8,9 @@ definition, find references, completion, document symbols and folding ranges.
 
 Only `rules lsp` imports this module (and pygls with it): the other commands
 start as fast as before.  A handler that meets a bug of ours logs it and answers
-nothing; the server itself never stops on a document, however broken.
+nothing; the server itself never stops on a document, however broken.  The wire
+(framing, malformed messages, the lifecycle, exit codes) is `lsp_transport.py`;
+what differs between pygls 1.3 and 2 is `lsp_compat.py`.
 """
 from __future__ import annotations
 
@@ -21,9 +23,9 @@ import sys
 import traceback
 
 from lsprotocol import types as t
-from pygls.server import LanguageServer
 from pygls.uris import from_fs_path, to_fs_path
 
+from .lsp_compat import LanguageServer, log_message, publish_diagnostics
 from .workspace import Workspace
 
 SEVERITY = {"error": t.DiagnosticSeverity.Error, "warning": t.DiagnosticSeverity.Warning,
@@ -47,6 +49,11 @@ class RulesLanguageServer(LanguageServer):
         self.books = Workspace(books, cache)
         self.pending: dict = {}    # uri -> version waiting to be checked
 
+    def report_server_error(self, error, source):
+        """pygls's hook for an error outside a request's answer (a notification that failed,
+        say an edit to a document never opened): logged, not shown to the user as a pop-up."""
+        log_message(self, f"rules lsp: {type(error).__name__}: {error}", t.MessageType.Error)
+
 
 def _safe(fn):
     """Answer None (and log the traceback) instead of letting a bug of ours escape."""
@@ -55,7 +62,7 @@ def _safe(fn):
         try:
             return fn(ls, params)
         except Exception:
-            ls.show_message_log("rules lsp: " + traceback.format_exc(), t.MessageType.Error)
+            log_message(ls, "rules lsp: " + traceback.format_exc(), t.MessageType.Error)
             return None
     return wrapper
 
@@ -130,16 +137,16 @@ def publish(ls: RulesLanguageServer, uri: str, findings: bool = False):
         text = state.texts.get(path) or ls.books.text_of(path)
         file_uri = _uri(path)
         doc = open_docs.get(file_uri)      # the version checked, for an open document
-        ls.publish_diagnostics(file_uri, [to_lsp_diagnostic(d, text, ls.workspace.position_codec)
-                                          for d in state.diagnostics[path]],
-                               version=doc.version if doc is not None else None)
+        publish_diagnostics(ls, file_uri, [to_lsp_diagnostic(d, text, ls.workspace.position_codec)
+                                           for d in state.diagnostics[path]],
+                            version=doc.version if doc is not None else None)
 
 
 def _publish_safely(ls, uri, findings=False):
     try:
         publish(ls, uri, findings)
     except Exception:
-        ls.show_message_log("rules lsp: " + traceback.format_exc(), t.MessageType.Error)
+        log_message(ls, "rules lsp: " + traceback.format_exc(), t.MessageType.Error)
 
 
 def create_server(books=None, cache=None) -> RulesLanguageServer:
@@ -153,6 +160,8 @@ def create_server(books=None, cache=None) -> RulesLanguageServer:
     @ls.feature(t.TEXT_DOCUMENT_DID_CHANGE)
     async def did_change(ls: RulesLanguageServer, params: t.DidChangeTextDocumentParams):
         uri = params.text_document.uri
+        if uri not in ls.workspace.text_documents:
+            return    # an edit to a document never opened: nothing to apply it to
         doc = ls.workspace.get_text_document(uri)   # pygls has applied the change
         ls.books.change(_path(uri), doc.source)
         ls.pending[uri] = params.text_document.version
@@ -174,7 +183,7 @@ def create_server(books=None, cache=None) -> RulesLanguageServer:
         if os.path.isfile(_path(uri)):
             _publish_safely(ls, uri)    # the file on disk again, for this file and the rest of its book
         else:                           # a new file closed without saving: it is no longer part of the book
-            ls.publish_diagnostics(uri, [])
+            publish_diagnostics(ls, uri, [])
             for other in list(ls.books.overlays):
                 if os.path.dirname(other) == os.path.dirname(_path(uri)):
                     _publish_safely(ls, _uri(other))
@@ -226,9 +235,10 @@ def create_server(books=None, cache=None) -> RulesLanguageServer:
 
 
 def main(argv=None) -> int:
-    """Serve over stdin/stdout until the client says exit."""
-    create_server().start_io()
-    return 0
+    """Serve over stdin/stdout until the client says exit: 0 after shutdown, else 1."""
+    from .lsp_transport import serve
+
+    return serve(create_server())
 
 
 if __name__ == "__main__":  # pragma: no cover

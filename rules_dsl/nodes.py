@@ -384,6 +384,15 @@ class Die:
 
 
 @dataclass(frozen=True)
+class VocabularyGroup:
+    """`vocabulary "shoot", "fire" -> "attack"` in a book header: phrases players use for
+    the same thing, and broader ones; used by search only (textsearch.py)."""
+    span: Span
+    phrases: tuple         # of str
+    broader: tuple = ()    # of str
+
+
+@dataclass(frozen=True)
 class Header:
     span: Span
     id: str
@@ -394,6 +403,7 @@ class Header:
     findings: str = "report"   # "fail": a finding fails `rules check` and pytest (a designer's own game)
     dice: tuple = ()       # of Die
     prose: tuple = ()
+    vocabulary: tuple = ()  # of VocabularyGroup
 
 
 @dataclass(frozen=True)

@@ -152,9 +152,11 @@ def _next_error(text: str, after_line: int):
     """Parse the text from the first rule/section line after `after_line`; return its first error."""
     from lark.exceptions import UnexpectedInput, UnexpectedToken
 
-    starts = [m.start() for m in _RULE_LINE.finditer(text)]
-    offsets = [text.count("\n", 0, s) + 1 for s in starts]
-    for start, line in zip(starts, offsets):   # noqa: B007 (both are used after the loop)
+    line, counted = 1, 0      # line numbers counted as the matches go: linear in the text's size
+    for m in _RULE_LINE.finditer(text):
+        start = m.start()
+        line += text.count("\n", counted, start)
+        counted = start
         if line > after_line:
             break
     else:
@@ -376,7 +378,7 @@ class _Builder:
 
     def header(self, t) -> n.Header:
         fields = {"title": "", "edition": "", "source": "", "units": "", "findings": "report"}
-        dice, prose = [], []
+        dice, prose, vocabulary = [], [], []
         for f in t.children[1:]:
             d = f.data
             if d in ("h_title", "h_edition", "h_source"):
@@ -410,7 +412,43 @@ class _Builder:
                 dice.append(n.Die(self.span(f), str(f.children[0]), tuple(faces), True))
             elif d == "h_prose":
                 prose.append(self.prose(f.children[0]))
-        return n.Header(self.span(t), str(t.children[0]), dice=tuple(dice), prose=tuple(prose), **fields)
+            elif d == "h_vocabulary":
+                group = self.vocabulary_group(f, len(vocabulary))
+                if group is not None:
+                    vocabulary.append(group)
+        return n.Header(self.span(t), str(t.children[0]), dice=tuple(dice), prose=tuple(prose),
+                        vocabulary=tuple(vocabulary), **fields)
+
+    def vocabulary_group(self, f, count: int):
+        """`vocabulary "a", "b" -> "c"`: a group of search phrases (textsearch.py), within
+        the limits a book from a stranger must keep (`textsearch.MAX_*`)."""
+        from . import textsearch as ts
+        same = [tok for tok in f.children if getattr(tok, "type", None) == "STRING"]
+        wide = next((ch for ch in f.children if getattr(ch, "data", None) == "vocabulary_broader"), None)
+        broader = list(wide.children) if wide is not None else []
+        if count >= ts.MAX_GROUPS:
+            self.error(f.children[0], f"a book declares at most {ts.MAX_GROUPS} vocabulary groups",
+                       "merge groups of phrases that mean the same thing")
+            return None
+        if len(same) + len(broader) > ts.MAX_PHRASES:
+            self.error(f.children[0], f"a vocabulary group holds at most {ts.MAX_PHRASES} phrases",
+                       "split it into groups of phrases that mean the same thing")
+            return None
+        phrases = []
+        for tok in same + broader:
+            text = self.string(tok)
+            words = ts.words(text)
+            if len(words) > ts.MAX_PHRASE_WORDS or len(text) > 80:
+                self.error(tok, f"a vocabulary phrase has at most {ts.MAX_PHRASE_WORDS} words",
+                           "a phrase is what a player types for one thing: \"ranged attack\", \"LOS\"")
+                return None
+            if not any(p not in ts.stopwords() for w in words for p in w.split("-")):
+                self.error(tok, f"{text!r} has no word search would look for",
+                           "search drops stop words such as \"can\", \"the\" and \"how\" "
+                           "(rules_dsl/searchdata/stopwords.txt): give a phrase with a word of its own")
+                return None
+            phrases.append(text)
+        return n.VocabularyGroup(self.span(f), tuple(phrases[:len(same)]), tuple(phrases[len(same):]))
 
     def item(self, t):
         d = getattr(t, "data", None)

@@ -23,7 +23,7 @@ from typing import NamedTuple, Optional
 from . import nodes as n
 from .errors import Diagnostic, RulebookError
 
-KEYWORDS = ("book", "title", "edition", "source", "units", "dice", "die", "section", "rule", "aliases",
+KEYWORDS = ("book", "title", "edition", "source", "units", "dice", "die", "vocabulary", "section", "rule", "aliases",
             "keywords", "uses", "odds", "findings", "flavour", "note", "example", "const", "enum", "mechanic", "table", "check",
             "let", "roll", "require", "return", "chain", "of", "on", "then", "reroll", "explode", "up", "to", "grid", "for", "in", "where",
             "if", "else", "and", "or", "not", "true", "false", "absent", "list", "int", "bool", "text", "number")

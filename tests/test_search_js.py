@@ -1,11 +1,14 @@
 """One definition of ranking: the site's search box and `rules lookup` agree.
 
 The browser index is generated (`rules_dsl.sphinxext.search_index.build_data`) from the
-CLI index's own per-book records (`index.book_entries`), and the ranking in
-`static/rules_search.js` is a port of `Index.lookup`.  This test runs the queries a
-player types (typos and everyday words included) through both, the JavaScript under
-node, and checks that both put the same rule first.  The agreement table is printed
-and saved (`search-agreement.md` in the test's tmp folder).
+CLI index's own per-book entries (`index.book_entries`), and `static/rules_search.js`
+ports `Index.lookup` and textsearch.py.  These tests hold the two to one definition:
+the same stems for every word (the vendored Snowball Porter against `snowballstemmer`),
+the same terms, weights and places for every rule, and, for every query of the recorded
+set (tests/search_agreement_queries.json: titles, typos, everyday words and the player
+questions of search_questions.json), the same top three with the same scores, the
+JavaScript under node.  The agreement table is printed and saved
+(`search-agreement.md` in the test's tmp folder).
 
 The browser data is split (a names file, a full-text shard per book, loaded as a
 query needs them): the tests here also check that the split ranks exactly as the whole
@@ -17,11 +20,16 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
+from conftest import REPO
 from rules_dsl.sphinxext import search_index
+
+sys.path.insert(0, str(REPO / "bench"))
+from bench_search_quality import NODE_FILES  # noqa: E402
 
 NODE = shutil.which("node")
 STATIC = Path(search_index.__file__).resolve().parent / "static"
@@ -35,19 +43,14 @@ QUERIES = [
     "line of sight", "wepon stats", "hit wound save", "reanimate", "grenades", "dodge", "charge", "fall back",
     "reroll", "re-roll", "Ld",
 ]
-#: queries where the two rankings are known to differ, with why (none today)
-KNOWN_DIFFERENCES: dict = {}
+#: the recorded set (at least 100): the browser's top 3 equals `rules lookup`'s for each
+AGREEMENT = json.loads((Path(__file__).with_name("search_agreement_queries.json")).read_text(encoding="utf-8"))["queries"]
 
-RUNNER = r"""
-const fs = require("fs"), path = require("path");
-const RulesSearch = require(process.argv[2]);
-const dir = process.argv[3];
-const unwrap = t => JSON.parse(t.slice(t.indexOf("(") + 1, -");\n".length));
-const data = unwrap(fs.readFileSync(path.join(dir, "rules-search-index.js"), "utf8"));
-const shard = id => unwrap(fs.readFileSync(path.join(dir, "rules-search", id + ".js"), "utf8"));
-const [queries, limit] = JSON.parse(fs.readFileSync(process.argv[4], "utf8"));
-// every shard loaded: the whole library's index, as before the split
+RUNNER = NODE_FILES + r"""
+// every shard loaded: the whole library's index
 const all = RulesSearch.create(data);
+all.addShard(shard("_filters"));
+data.termfiles.forEach(c => all.addShard(shard("terms/" + c)));
 data.books.forEach(b => all.addShard(shard(b[0])));
 const out = {all: {}, lazy: {}, loaded: {}, names: {}};
 for (const q of queries) {
@@ -60,8 +63,6 @@ for (const q of queries) {
   out.lazy[q] = lazy.search(q, {limit}).map(r => [r.book + ":" + r.rule, r.score]);
   out.loaded[q] = loaded;
 }
-all._index();
-out.natural = all.natural;
 process.stdout.write(JSON.stringify(out));
 """
 
@@ -75,7 +76,7 @@ def _browser_data(cache_dir=None):
 def run_js(tmp_path: Path, files, queries, limit=5) -> dict:
     """Each query through rules_search.js under node: `all` (every shard loaded), `names`
     (the names file alone), `lazy` (the shards `missing` asks for, as the box loads them)
-    and `loaded` (which those were); `natural` is MiniSearch's own statistics over all."""
+    and `loaded` (which those were)."""
     search_index.write_files(tmp_path, *files)
     (tmp_path / "queries.json").write_text(json.dumps([list(queries), limit]), encoding="utf-8")
     (tmp_path / "run.js").write_text(RUNNER, encoding="utf-8")
@@ -87,7 +88,7 @@ def run_js(tmp_path: Path, files, queries, limit=5) -> dict:
 
 
 def test_index_round_trips_and_holds_every_rule():
-    from rules_dsl import index
+    from rules_dsl import index, textsearch
     from rules_dsl.loader import DEFAULT
     data, shards = _browser_data()
     assert data["v"] == search_index.VERSION
@@ -96,21 +97,28 @@ def test_index_round_trips_and_holds_every_rule():
         assert search_index.loads_shard(search_index.dumps_shard(shard)) == shard
     entries = index.book_entries(DEFAULT)
     n = sum(len(e["records"]) for e in entries.values())
-    assert len(data["rules"]) == n == data["stats"]["n"]
+    assert len(data["rules"]) == n == data["n"]
+    # one definition: the constants and stop words the browser ranks with are textsearch's
+    assert data["rank"] == textsearch.RANK and set(data["stop"]) == textsearch.stopwords()
     books = {name: s for name, s in shards.items() if "/" not in name and name != search_index.FILTERS}
     assert [b[0] for b in data["books"]] == sorted(books)
-    # the filters: one per book, in the names file's order
+    # the filters: one per book, in the names file's order, and the vocabulary
     filters = shards[search_index.FILTERS]
     assert len(filters["filters"]) == len(data["books"]) and all(f[0] % 8 == 0 for f in filters["filters"])
-    assert (filters["k"], filters["cap"]) == (search_index.BLOOM_K, search_index.BLOOM_CAP)
-    # the terms files: each word's document frequencies, summed over the books
+    assert filters["k"] == search_index.BLOOM_K
+    assert len(filters["vocab"]["shared"]) == len(textsearch.shared_vocabulary().entries)
+    # the terms files: each term's count of rules, summed over the books, and its bounds
     terms = {name: s for name, s in shards.items() if name.startswith(search_index.TERMS_DIR + "/")}
     assert set(shards) == set(books) | set(terms) | {search_index.FILTERS}
     df = {t: c for s in terms.values() for t, c in s["df"].items()}
-    assert all(t[0] == name[-1] for name, s in terms.items() for t in s["df"])
-    supp = [row for b in books.values() for row in b["rules"] if "suppression" in row[0].lower()]
-    assert df["suppression"][2] >= len(supp) > 0
-    assert data["termfiles"] == "".join(sorted(name[-1] for name in terms))
+    assert all(search_index.term_file(t) == name.split("/")[1] for name, s in terms.items() for t in s["df"])
+    holding = [d for e in entries.values() for d in e["search"]["docs"] if any(p[0] == "suppress" for p in d["post"])]
+    assert df["suppress"][0] == len(holding) > 0
+    for entry in df.values():
+        listed = entry[2::2]
+        assert len(listed) == len(set(listed)) <= search_index.TOP_BOOKS and all(0 < q <= 1000 for q in entry[3::2])
+    assert "~shoot" in df and df["~shoot"][0] > df["shoot"][0]        # the vocabulary's concept
+    assert data["termfiles"] == sorted(name.split("/")[1] for name in terms)
     for bi, (bid, _title, count) in enumerate(data["books"]):
         assert count == len(shards[bid]["rules"]) == sum(1 for r in data["rules"] if r[0] == bi)
     # names only in the first file: no prose; each page and section path stored once
@@ -123,41 +131,42 @@ def test_index_round_trips_and_holds_every_rule():
     assert not any("[[" in row[0] for s in books.values() for row in s["rules"])
 
 
-def test_every_word_of_a_book_passes_its_filter():
-    """The Bloom filters have no false negatives (else the box would skip a shard that
-    matches), and they do leave books out (else they would be useless)."""
+def test_every_term_of_a_book_passes_its_filter_and_is_bounded():
+    """The Bloom filters have no false negatives, and the terms files' bounds are upper
+    bounds of each term's weight in each book's rules (else the box would skip a book
+    that places a rule); the filters do leave books out (else they would be useless)."""
     from rules_dsl import index
     from rules_dsl.loader import DEFAULT
     parts = search_index.book_parts(index.book_entries(DEFAULT))
-    filters = {bid: p["filter"] for bid, p in parts.items()}
-    for bid, part in parts.items():
-        words = set()
-        for (_, _, title, _, aliases), row in zip(part["names"], part["shard"]):
-            fields = search_index.documents(title, aliases, row[3:], row[0], row[1], row[2])
-            words.update(search_index.process_term(t) for f in fields for t in search_index.tokenize(f))
-        for p in search_index.prefixes(words):
-            assert search_index.bloom_has(filters[bid], p), (bid, p)
-    assert not all(search_index.bloom_has(f, "blutkreutz") for f in filters.values())
+    _data, shards = search_index.build_files(parts, lambda b, r: "x.html")
+    df = {t: c for name, s in shards.items() if name.startswith("terms/") for t, c in s["df"].items()}
+    for bi, (bid, part) in enumerate(sorted(parts.items())):
+        for doc in part["docs"]:
+            for term, weight in doc.items():
+                assert search_index.bloom_has(part["filter"], term), (bid, term)
+                entry = df[term]
+                listed = dict(zip(entry[2::2], entry[3::2]))
+                assert weight * 1000 <= listed.get(bi, entry[1]), (bid, term)
+    assert not all(search_index.bloom_has(p["filter"], "blutkreuz") for p in parts.values())
 
 
 def test_shards_load_only_where_needed_and_rank_as_the_whole_index(tmp_path):
     """Exactness of the split: for every query, the names plus the shards `missing` asks
-    for rank exactly as every shard loaded; the statistics in the names file are
-    MiniSearch's own over all rules; a typo of a title needs no shard; a rare word loads
-    only the books that hold it."""
-    js = run_js(tmp_path, _browser_data(), QUERIES + ["roll", "a", "under fire", "reanim", "tok", "zzzzqqq"], limit=8)
-    for q in js["all"]:
-        assert js["lazy"][q] == js["all"][q], q
+    for rank exactly as every shard loaded; a typo of a title needs no shard; a rare word
+    loads only the books that hold it."""
+    queries = list(dict.fromkeys(AGREEMENT + ["roll", "a", "under fire", "reanim", "tok", "zzzzqqq"]))
+    js = run_js(tmp_path, _browser_data(), queries, limit=8)
+    differ = [q for q in js["all"] if js["lazy"][q] != js["all"][q]]
+    assert not differ, differ
     data = search_index.loads((tmp_path / search_index.FILENAME).read_text(encoding="utf-8"))
-    assert js["natural"]["n"] == data["stats"]["n"]
-    assert js["natural"]["avg"] == data["stats"]["avg"]
     ids = {row[0] for row in data["books"]}
-    # a typo of a title: no book's text needed (at most the filters, to learn that)
-    assert js["names"]["supression"][0][0] == "dust-tactics:suppression"
-    assert [b for b in js["loaded"]["supression"] if b in ids] == []
+    # a typo of a title: first from the names at once; full text fetches only the books
+    # holding the word it is a typo of (textsearch's fuzzy terms)
+    assert js["names"]["supression"][0][0] == "dust-tactics:suppression" == js["lazy"]["supression"][0][0]
+    assert len([b for b in js["loaded"]["supression"] if b in ids]) < len(ids)
     rare = [b for b in js["loaded"]["blutkreutz"] if b in ids]
     assert rare and len(rare) < len(data["books"])
-    assert js["loaded"]["zzzzqqq"] == [search_index.FILTERS]      # the filters say no book holds it
+    assert [b for b in js["loaded"]["zzzzqqq"] if b in ids] == []       # no book holds it
     assert len(js["loaded"]["under fire token"]) >= 1
 
 
@@ -218,14 +227,14 @@ def test_files_are_written_only_when_they_change(tmp_path):
     written = search_index.write_files(tmp_path, data, shards)
     assert set(written) == {search_index.FILENAME} | {f"{search_index.SHARD_DIR}/{b}.js" for b in shards}
     assert search_index.write_files(tmp_path, data, shards) == []
-    gone = sorted(shards)[-1]
+    gone = sorted(b for b in shards if "/" not in b and b != search_index.FILTERS)[-1]
     fewer = {b: s for b, s in shards.items() if b != gone}
     data2 = dict(data, books=[b for b in data["books"] if b[0] != gone])
     assert search_index.write_files(tmp_path, data2, fewer) == [search_index.FILENAME]
     assert not (tmp_path / search_index.SHARD_DIR / f"{gone}.js").exists()
     assert sorted(p.stem for p in (tmp_path / search_index.SHARD_DIR).glob("*.js")) == \
         sorted(b for b in fewer if "/" not in b)
-    # a letter no word starts with any more loses its terms file
+    # a terms file no term is in any more goes
     some = sorted(b for b in fewer if "/" in b)[-1]
     del fewer[some]
     search_index.write_files(tmp_path, data2, fewer)
@@ -233,18 +242,21 @@ def test_files_are_written_only_when_they_change(tmp_path):
 
 
 def test_browser_ranking_agrees_with_rules_lookup(tmp_path):
+    """The recorded set: for every query the box's final list (the names plus the shards
+    `missing` fetched) has the same top three as `rules lookup`, with the same scores."""
     from rules_dsl import index
-    js = run_js(tmp_path, _browser_data(), QUERIES)["lazy"]
+    assert len(AGREEMENT) >= 100
+    js = run_js(tmp_path, _browser_data(), AGREEMENT, limit=3)["lazy"]
     idx = index.ensure_index()
     rows, differ = [], []
-    for q in QUERIES:
-        cli = [f"{r['book']}:{r['rule']}" for r in idx.lookup(q, limit=5)]
-        site = [ref for ref, _ in js[q]]
-        same = (cli[:1] == site[:1])
-        rows.append(f"| `{q}` | {cli[0] if cli else '—'} | {site[0] if site else '—'} | {'yes' if same else 'NO'} |")
-        if not same and q not in KNOWN_DIFFERENCES:
-            differ.append((q, cli[:3], js[q][:3]))
-    table = "| query | `rules lookup` first | site search first | same |\n|---|---|---|---|\n" + "\n".join(rows)
+    for q in AGREEMENT:
+        cli = [(f"{r['book']}:{r['rule']}", r["score"]) for r in idx.lookup(q, limit=3)]
+        site = [(ref, score) for ref, score in js[q]]
+        same = cli == site
+        rows.append(f"| `{q}` | {', '.join(r for r, _ in cli) or '—'} | {'yes' if same else 'NO: ' + str(site)} |")
+        if not same:
+            differ.append((q, cli, site))
+    table = "| query | `rules lookup` top 3 | site search the same |\n|---|---|---|\n" + "\n".join(rows)
     (tmp_path / "search-agreement.md").write_text(table + "\n", encoding="utf-8")
     print(table)
     assert not differ, f"the site's search and `rules lookup` disagree: {differ}"
@@ -275,10 +287,11 @@ def test_difflib_port_matches_python(tmp_path):
 
 
 def test_bloom_filter_agrees_with_python():
-    """rules_search.js's `bloomHas` reads the filters search_index.py writes, bit for bit."""
-    flt = search_index.bloom_filter(search_index.prefixes(["suppression", "overwatch", "d6", "grenade"]))
-    items = ["s", "su", "suppress", "suppres", "overwatc", "o", "overw", "d6", "d", "grenade", "x", "zq",
-             "blutkreutz", "q", "g", "gren"]
+    """rules_search.js's `bloomHas` reads the filters search_index.py writes, bit for bit
+    (FNV-1a over UTF-8: terms outside ASCII too)."""
+    flt = search_index.bloom_filter(["suppress", "overwatch", "d6", "grenad", "~shoot", "blütkreuz"])
+    items = ["suppress", "overwatch", "d6", "grenad", "~shoot", "blütkreuz", "x", "zq", "blutkreutz", "q",
+             "gren", "~move", "suppres"]
     script = ("const R = require(process.argv[1]);"
               f"const f = {json.dumps(flt)}; const b = new Uint8Array(Buffer.from(f[1], 'base64'));"
               f"process.stdout.write(JSON.stringify({json.dumps(items)}.map(i => R.bloomHas(b, f[0], {search_index.BLOOM_K}, i))))")
@@ -286,16 +299,86 @@ def test_bloom_filter_agrees_with_python():
     assert proc.returncode == 0, proc.stderr
     got = json.loads(proc.stdout)
     assert got == [search_index.bloom_has(flt, i) for i in items]
-    assert all(got[:10]) and not all(got)
-    # a word longer than BLOOM_CAP is held by its first BLOOM_CAP characters (the box cuts queries so)
-    assert search_index.bloom_has(flt, "suppression"[:search_index.BLOOM_CAP])
+    assert all(got[:6]) and not all(got)
+
+
+def _all_words(seeds=None) -> list:
+    """Every word of the books (titles, aliases, keywords, text, notes) and, when there, of
+    the seed texts; a few outside ASCII."""
+    import re
+
+    from rules_dsl import index, textsearch
+    from rules_dsl.loader import DEFAULT
+    words = set()
+    for e in index.book_entries(DEFAULT).values():
+        for rec in e["records"]:
+            for items in textsearch.record_fields(rec):
+                for item in items:
+                    for w in textsearch.words(item):
+                        words.update(w.split("-"))
+                        words.add(w.replace("-", ""))
+    if seeds is not None:
+        for f in sorted(seeds.glob("*.txt")):
+            words.update(w.lower() for w in re.findall(r"[A-Za-z]+", f.read_text(encoding="utf-8", errors="replace")))
+    words.update(["blutkreuz", "naïve", "s", "ys", "generously", "sky", "dying", "succeeding", "ÿ"])
+    return sorted(words)
+
+
+def test_the_stemmer_is_the_same_in_both_runtimes(tmp_path):
+    """The vendored Snowball Porter (snowball-*-stemmer.js) stems every word of the books
+    and of the seed texts (when they are there) as the `snowballstemmer` package does."""
+    from conftest import SEEDS
+
+    from rules_dsl import textsearch
+    words = _all_words(SEEDS if SEEDS.is_dir() else None)
+    assert len(words) > 3000
+    (tmp_path / "words.json").write_text(json.dumps(words), encoding="utf-8")
+    script = ("const R = require(process.argv[1]); const fs = require('fs');"
+              "process.stdout.write(JSON.stringify(JSON.parse(fs.readFileSync(process.argv[2], 'utf8')).map(R.stem)))")
+    proc = subprocess.run([NODE, "-e", script, str(STATIC / "rules_search.js"), str(tmp_path / "words.json")],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    differ = [(w, js, textsearch.stem(w)) for w, js in zip(words, json.loads(proc.stdout)) if js != textsearch.stem(w)]
+    assert not differ, differ[:20]
+    assert textsearch.stem("running") == "run" and textsearch.stem("models") == "model"
+
+
+def test_the_browser_analyses_every_rule_as_the_index_does(tmp_path):
+    """For every rule, the terms rules_search.js makes from the shard (with the vocabulary's
+    concepts), their counts per field, places and the fields' lengths are textsearch's."""
+    from rules_dsl import index, textsearch
+    from rules_dsl.loader import DEFAULT
+    files = _browser_data()
+    search_index.write_files(tmp_path, *files)
+    script = r"""
+const fs = require("fs"), path = require("path");
+const R = require(process.argv[1]), dir = process.argv[2];
+const unwrap = t => JSON.parse(t.slice(t.indexOf("(") + 1, -");\n".length));
+const data = unwrap(fs.readFileSync(path.join(dir, "rules-search-index.js"), "utf8"));
+const e = R.create(data);
+e.addShard(unwrap(fs.readFileSync(path.join(dir, "rules-search", "_filters.js"), "utf8")));
+data.books.forEach(b => e.addShard(unwrap(fs.readFileSync(path.join(dir, "rules-search", b[0] + ".js"), "utf8"))));
+process.stdout.write(JSON.stringify(e.rules.map(r => e.document(r.i))));
+"""
+    proc = subprocess.run([NODE, "-e", script, str(STATIC / "rules_search.js"), str(tmp_path)],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    js_docs = json.loads(proc.stdout)
+    py_docs = []
+    for bid, e in sorted(index.book_entries(DEFAULT).items()):
+        vocab = textsearch.book_vocabulary(DEFAULT.load(bid).vocabulary)
+        py_docs += [textsearch.analyse(textsearch.record_fields(rec), vocab) for rec in e["records"]]
+    assert len(js_docs) == len(py_docs)
+    for i, (js, py) in enumerate(zip(js_docs, py_docs)):
+        assert js["len"] == py["len"], i
+        assert js["terms"] == {t: [tf, places] for t, (tf, places) in py["terms"].items()}, i
 
 
 def test_no_terms_file_is_asked_for_that_does_not_exist(tmp_path):
-    """A word may start with a character no indexed word starts with (a filter's false
-    positive admits its book): the box must not fetch a terms file that is not there."""
+    """A query's word may start with a character no indexed term starts with: the box must
+    not fetch a terms file that is not there."""
     data, shards = _browser_data()
-    data = dict(data, termfiles=data["termfiles"].replace("q", ""))
+    data = dict(data, termfiles=[c for c in data["termfiles"] if c != "q"])
     (tmp_path / "d.json").write_text(json.dumps(data), encoding="utf-8")
     (tmp_path / "f.json").write_text(json.dumps(shards[search_index.FILTERS]), encoding="utf-8")
     script = ("const R = require(process.argv[1]); const fs = require('fs');"
@@ -321,10 +404,32 @@ def test_a_books_cached_part_is_keyed_by_its_values_not_its_objects():
     from rules_dsl import index
     from rules_dsl.loader import DEFAULT
     e = index.book_entry(DEFAULT, "skirmish-tutorial")
-    apart = {"info": pickle.loads(pickle.dumps(e["info"])), "records": pickle.loads(pickle.dumps(e["records"]))}
+    apart = {"info": pickle.loads(pickle.dumps(e["info"])), "records": pickle.loads(pickle.dumps(e["records"])),
+             "search": pickle.loads(pickle.dumps(e["search"]))}
     key = search_index._part_key("skirmish-tutorial", e)
     assert key == search_index._part_key("skirmish-tutorial", pickle.loads(pickle.dumps(e)))
     assert key == search_index._part_key("skirmish-tutorial", apart)
     edited = copy.deepcopy(e)
     edited["records"][0]["text"] += " Edited."
     assert search_index._part_key("skirmish-tutorial", edited) != key
+
+
+def test_a_books_text_fetched_before_the_filters_waits_for_them(tmp_path):
+    """The box fetches a shown rule's book for its snippet while the filters (which hold
+    the book's vocabulary) may still be on their way: the text is read once they are in."""
+    data, shards = _browser_data()
+    search_index.write_files(tmp_path, data, shards)
+    script = r"""
+const fs = require("fs"), path = require("path");
+const R = require(process.argv[1]), dir = process.argv[2];
+const unwrap = t => JSON.parse(t.slice(t.indexOf("(") + 1, -");\n".length));
+const e = R.create(unwrap(fs.readFileSync(path.join(dir, "rules-search-index.js"), "utf8")));
+e.addShard(unwrap(fs.readFileSync(path.join(dir, "rules-search", "void.js"), "utf8")));
+const before = e.books.find(b => b.id === "void").loaded;
+e.addShard(unwrap(fs.readFileSync(path.join(dir, "rules-search", "_filters.js"), "utf8")));
+process.stdout.write(JSON.stringify([before, e.books.find(b => b.id === "void").loaded]));
+"""
+    proc = subprocess.run([NODE, "-e", script, str(STATIC / "rules_search.js"), str(tmp_path)],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout) == [False, True]

@@ -5,13 +5,17 @@ names file and the per-book shards written by `search_index.write_files` from th
 books, and is opened from disk (file://, where a page may load scripts but not fetch
 files).  Checked: a misspelled title is answered from the names file and fetches only
 the shards of the books shown (for snippets); a rare word fetches only the books that
-hold it; and for the 32 player queries of tests/test_search_js.py, once the box says
-it is done, its list is exactly the list the whole index gives (every shard loaded,
-run under node), with no console errors.
+hold it; for the 32 player queries of tests/test_search_js.py, once the box says it is
+done, its list is exactly the list the whole index gives (every shard loaded, run under
+node), with no console errors; on a phone-sized page, the two questions of issue 28
+("can I shoot after running", "how many actions do I get") list a rule that answers
+them in the first three, with the words marked by stem ("can" marks nothing, not even
+inside "cannot"); and a query nothing matches says so and offers the nearest titles.
 """
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -28,6 +32,7 @@ pytestmark = [pytest.mark.site,
 
 PAGE = """<!DOCTYPE html>
 <html lang="en" data-content_root="./"><head><meta charset="utf-8"><title>search box</title>
+<meta name="viewport" content="width=device-width, initial-scale=1">
 <script defer src="_static/rules_search_ui.js"></script></head>
 <body><article role="main"><h1>Rules</h1><p>A page with the rule search box.</p></article></body></html>
 """
@@ -49,7 +54,7 @@ def mini_site(tmp_path_factory):
     files = _browser_data()
     static = root / "_static"
     static.mkdir()
-    for name in ("minisearch-7.2.0.umd.js", "rules_search.js", "rules_search_ui.js"):
+    for name in ("snowball-base-stemmer.js", "snowball-porter-stemmer.js", "rules_search.js", "rules_search_ui.js"):
         shutil.copy2(STATIC / name, static / name)
     search_index.write_files(static, *files)
     (root / "index.html").write_text(PAGE, encoding="utf-8")
@@ -134,3 +139,52 @@ def test_enter_opens_the_first_rule_of_the_final_list(mini_site, browser):
                                             "windowsVirtualKeyCode": 13, "text": "\r"})
     want = expected["all"]["under fire token"][0][0]
     browser.wait_for(f"decodeURIComponent(location.hash) === '#{want}'", timeout=30)
+
+
+#: the questions the box must answer on a phone (issue 28), with the rules that answer them
+QUESTIONS = {q["q"]: q["answers"] for q in json.loads(
+    (Path(__file__).with_name("search_questions.json")).read_text(encoding="utf-8"))["questions"]}
+
+
+def test_a_phone_gets_an_answer_to_a_question_in_the_first_three(mini_site, browser, tmp_path):
+    root, _, _ = mini_site
+    browser.console_errors.clear()
+    browser.send("Emulation.setDeviceMetricsOverride", test_site_browser.SEARCH_PHONE)
+    try:
+        _open(browser, root)
+        for q in ("can I shoot after running", "how many actions do I get"):
+            shown = _ask(browser, q)
+            assert set(shown[:3]) & set(QUESTIONS[q]), (q, shown[:3])
+            # the panel fits the phone's width; the words are marked by stem, never inside a word
+            width = browser.js("document.querySelector('.rules-search-panel').getBoundingClientRect().right")
+            assert width <= test_site_browser.SEARCH_PHONE["width"]
+            marks = browser.js("Array.from(document.querySelectorAll('#rules-search-results mark')).map(m => m.textContent)")
+            assert marks and not any(m.lower() in ("can", "i", "how", "do") for m in marks), marks
+            text = browser.js("document.getElementById('rules-search-results').textContent")
+            if "cannot" in text.lower():
+                assert not any(m.lower() == "can" for m in marks)
+        shot = browser.send("Page.captureScreenshot", {"format": "png"})
+        import base64
+        out = Path(os.environ.get("RULES_DSL_SHOTS", tmp_path))
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "search-phone-question.png").write_bytes(base64.b64decode(shot["data"]))
+        assert browser.console_errors == []
+    finally:
+        browser.send("Emulation.clearDeviceMetricsOverride")
+
+
+def test_nothing_found_says_so_and_offers_the_nearest_titles(mini_site, browser):
+    root, _, _ = mini_site
+    browser.console_errors.clear()
+    _open(browser, root)
+    assert _ask(browser, "zzzzqqq") == []
+    note = browser.js("document.querySelector('.rules-search-note').textContent")
+    assert "No rule matches" in note
+    _ask(browser, "supresion tokenz qqqzzz")
+    note = browser.js("document.querySelector('.rules-search-note').textContent")
+    assert "qqqzzz" in note and "No rule mentions" in note, note
+    _ask(browser, "xqzzx shooot")
+    near = browser.js("Array.from(document.querySelectorAll('.rules-search-note a')).map(a => a.textContent)")
+    shown = browser.js(SHOWN)
+    assert shown or near, "a typo of a title is answered or offered as a near title"
+    assert browser.console_errors == []

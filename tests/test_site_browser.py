@@ -894,9 +894,10 @@ def test_a_dice_form_shows_the_pages_exact_odds_for_its_inputs(site, http_site, 
 def test_search_page_lists_the_rules_whose_text_matches_first(http_site, browser):
     """Sphinx's index leaves a rule's text to the rule search (fulltext.py): the search
     page lists the rules whose text holds the words, from the rule search, above its own
-    list of pages.  "receiving" is in the text of Dust's Suppression, in no rule title."""
+    list of pages.  "receiving tokens" is a phrase of the text of Dust's Suppression, in no
+    rule title ("receiving" alone is a stem, "receiv", that many rules' "receives" share)."""
     browser.console_errors.clear()
-    browser.goto(f"{http_site}/search.html?q=receiving")
+    browser.goto(f"{http_site}/search.html?q=receiving+tokens")
     browser.wait_for("(() => { const p = document.getElementById('rules-search-page');"
                      " return p && p.getAttribute('data-state') === 'done'; })()", timeout=60)
     rules = browser.js("""Array.from(document.querySelectorAll('#rules-search-page li a')).map(a => ({

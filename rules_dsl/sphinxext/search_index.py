@@ -1,193 +1,112 @@
-"""The browser search's data: a small names file, per-book full-text shards, word counts.
+"""The browser search's data: a small names file, per-book text shards, terms files.
 
 The site's search box (`static/rules_search.js`, ranking; `static/rules_search_ui.js`,
 the box) answers as `rules lookup` does, from static files alone.  Its data is made
-here from the *same* per-book records as the CLI's index (`index.book_entries`,
-`index._rule_record`: built from the compiled books, never from source text), so the
-two rank the same names and the same text.  A phone must not download the whole
-library's text to find one rule, so the data is split:
+here from the *same* per-book entries as the CLI's index (`index.book_entries`: the
+records of `index._rule_record` and the search analysis of `textsearch.analyse_book`,
+made from the compiled books, never from source text), so the two rank the same names
+and the same terms; rules_search.js ports textsearch.py and reads its constants, stop
+words and vocabulary from these files.  A phone must not download the whole library's
+text to find one rule, so the data is split:
 
 **The names file**, ``_static/rules-search-index.js``: one line
 ``RulesSearchData(<json>);`` (a script, not a JSON fetch: a page opened from disk may
 not fetch files, but may load a script), loaded when the box is first used.  Names
 only: it answers exact and typo-tolerant title/alias matches on its own.  The JSON
-(`VERSION` 2)::
+(`VERSION` 3)::
 
-    {"v": 2,
+    {"v": 3,
      "books":    [[id, title, rules], ...],                              # by id
      "pages":    ["docs/books/<id>/<page>.html", ...],                  # each page once
      "sections": ["Combat", ...],                                       # each section once
      "rules":    [[book, rule_id, title, section, page, alias...], ...],
-     "stats":    {"n": rules, "avg": [average field length, by FT_FIELDS]},
-     "termfiles": "0123...xyz"}                                         # the terms files there are
+     "n":        rules,                                                  # the idf's N
+     "rank":     textsearch.RANK, "stop": [stop word, ...],
+     "termfiles": ["a", "b", ..., "~", "_"]}                             # the terms files there are
 
 `rules` are in the CLI index's order (books by id, rules in book order), which is also
 the order ties are broken in; ``book``, ``section`` and ``page`` index the tables above;
 ``rule_id`` is ``""`` when it is the title's slug (`slug`); the rule's link is
-``pages[page] + "#" + book_id + ":" + rule_id``.  `stats` are the full-text engine's
-statistics over *all* rules (MiniSearch's document count and average field lengths,
-computed here as MiniSearch computes them: `tokenize`, `field_lengths`).
+``pages[page] + "#" + book_id + ":" + rule_id``.
 
 **The filters file**, ``_static/rules-search/_filters.js``: one line
-``RulesSearchFilters(<json>);``, ``{"v": 2, "filters": [[bits, base64], ...], "k":
-hashes, "cap": longest prefix kept}``, one Bloom filter per book in the names file's
-order (`bloom_filter`, FNV-1a with double hashing, about 2% false positives) of every
-prefix (up to `BLOOM_CAP` characters, ``[a-z0-9]`` only: a query is normalised to
-those) of every term the book's full text indexes, so the box fetches only the shards
-that can match a query's words.  Fetched (in the background) once the box is used.
+``RulesSearchFilters(<json>);``, ``{"v": 3, "filters": [[bits, base64], ...], "k":
+hashes, "vocab": {"shared": [entry, ...], "books": [[book index, [entry, ...]], ...]}}``:
+one Bloom filter per book in the names file's order (`bloom_filter`, FNV-1a over UTF-8
+with double hashing, about 2% false positives) of every term its rules hold, and the
+vocabulary's phrase table (`textsearch.Vocabulary`; an entry is ``[phrase terms joined
+by spaces, concept or "", broader terms joined by spaces]``): the shared one, and the
+entries each book's own groups add.  Fetched (in the background) once the box is used.
 
 **The shards**, ``_static/rules-search/<book id>.js``: one line
-``RulesSearchShard(<json>);``, ``{"v": 2, "book": id, "rules": [[text, notes,
+``RulesSearchShard(<json>);``, ``{"v": 3, "book": id, "rules": [[text, notes,
 mechanics, keyword...], ...]}``, one array per rule of the names file's rows for that
-book, in order.  Prose is plain text (references read as their labels); notes are kept
-only as text to search, cut to `NOTE_CHARS`; mechanics by name.
+book, in order: exactly the strings `textsearch.record_fields` analyses (prose as plain
+text, references read as their labels; notes cut to `textsearch.NOTE_CHARS`, searched
+but never shown; mechanics by name), which the browser analyses again the same way.
 
 **The terms files**, ``_static/rules-search/terms/<c>.js``: one line
-``RulesSearchTerms(<json>);``, ``{"v": 2, "terms": c, "df": {term: [rules, by
-FT_FIELDS]}}``: for every indexed term starting with the character ``c`` (one file per
-first character, ``[a-z0-9]``), how many rules of the whole library hold it in each
-field (MiniSearch's document frequency).
+``RulesSearchTerms(<json>);``, ``{"v": 3, "terms": c, "df": {term: [rules, rest, book,
+bound, book, bound, ...]}}`` for every term in file `c` (`term_file`: its first
+character, ``~`` for the vocabulary's concepts, ``_`` for a first character outside
+``[a-z0-9]``): how many rules of the library hold it (the idf's df) and, for the
+`TOP_BOOKS` books where it weighs most, the most it weighs in one of their rules
+(saturated tf~, x1000, rounded up); ``rest`` bounds it in every other book.
 
-Why the counts: with the library-wide document count, field lengths and document
-frequencies, MiniSearch over only the shards loaded scores each loaded rule exactly
-as over every rule; so the box needs only the books whose rules can match (those
-whose filter admits every word of the query; those that admit any word only when no
-rule has them all, since full text then takes any word) and the terms files of the
-query's words, and its list is the whole index's (`RulesSearch` `missing`;
-tests/test_search_js.py and test_search_ui.py check it).
+Why the bounds: a query's score in a rule is a sum of term weights, so a book's bound
+(`RulesSearch` `_bound`: the sum of its terms' bounds, with the nearness bonus at its
+largest) says whether any of its rules could still enter the list.  The box fetches the
+terms files of the query's words, then only the books whose bound could place a rule,
+best first; its list is then the whole index's (tests/test_search_js.py and
+test_search_ui.py check it).
 
-Incremental: each book's part (the costly bits: prose to plain text, the word counts
-and the filter) is cached in ``<cache>/search-books/``.  The site's build keys it by
-the book's inputs (`library_parts`: its files and those of the books its references
-consulted), so it reads no book's index entry unless that book's part must be made;
-`book_parts` keys it by the index entry's values, for callers that hold the entries.
-A rebuild with no change, or one changed book, redoes no other book; every file is written only when its bytes change, and shards of books
-that are gone (and terms files of letters no word starts with) are deleted.  Output
-is deterministic (sorted keys, books by id, terms sorted).
+Incremental: each book's part (the costly bits: its shard, counts, bounds and filter)
+is cached in ``<cache>/search-books/``.  The site's build keys it by the book's inputs
+(`library_parts`: its files, those of the books its references consulted, and the search
+data files, through `index.book_keys`), so it reads no book's index entry unless that
+book's part must be made; `book_parts` keys it by the index entry's values, for callers
+that hold the entries.  A rebuild with no change, or one changed book, redoes no other
+book; every file is written only when its bytes change, and shards of books that are
+gone (and terms files no term is in) are deleted.  Output is deterministic (sorted
+keys, books by id, terms sorted).
 """
 from __future__ import annotations
 
 import base64
-import functools
 import json
+import math
 import os
 import re
-import unicodedata
+
+from .. import textsearch
 
 #: the data format the browser reads (bump when the layout above changes)
-VERSION = 2
-#: the full-text fields, in MiniSearch's field order (rules_search.js builds the same documents)
-FT_FIELDS = ["title", "names", "text", "notes", "joined"]
-#: notes are searched (as the CLI searches them) but never shown: a bounded share of each rule
-NOTE_CHARS = 600
+VERSION = 3
+#: books whose bound a terms file lists per term (the others share the `rest` bound)
+TOP_BOOKS = 8
 PREFIX, SUFFIX = "RulesSearchData(", ");\n"
 SHARD_PREFIX = "RulesSearchShard("
 FILENAME = "rules-search-index.js"
 SHARD_DIR = "rules-search"
-#: Bloom filter: bits per prefix (about 2% false positives with BLOOM_K hashes), hashes,
-#: and the longest prefix kept (a longer query word is looked up by its first BLOOM_CAP)
+#: Bloom filter: bits per term (about 2% false positives with BLOOM_K hashes) and hashes
 BLOOM_BITS_PER_ITEM = 8
 BLOOM_K = 5
-BLOOM_CAP = 8
 CACHE_DIR = "search-books"
 TERMS_DIR = "terms"
 TERMS_PREFIX = "RulesSearchTerms("
 FILTERS = "_filters"      # no book id starts with "_"
 FILTERS_PREFIX = "RulesSearchFilters("
-
-
-# ------------------------------------------------------------------ text as MiniSearch sees it
-def _plain(text: str) -> str:
-    """Prose without markup, on one line (references as their labels or ids' words)."""
-    from ..prose import parse_prose, plain_text
-    try:
-        return plain_text(parse_prose(text))
-    except Exception:      # prose the parser rejects stays as written (it is escaped when shown)
-        return " ".join(text.split())
-
-
-def _mechanic_names(signatures) -> str:
-    return " ".join(s.split("(", 1)[0] for s in signatures)
-
-
-def _is_separator(c: str) -> bool:
-    return c in "\n\r" or unicodedata.category(c)[0] in "ZP"
-
-
-_SPLIT = None
-#: below this code point the separators are one precompiled class; above it, each is looked up
-_FAST_BELOW = "\u3000"
-
-
-def tokenize(text: str) -> list:
-    """MiniSearch's default tokenizer, ``text.split(/[\\n\\r\\p{Z}\\p{P}]+/u)`` (empty
-    pieces at the ends included, as JavaScript's split gives them)."""
-    global _SPLIT
-    if _SPLIT is None:
-        seps = "".join(chr(i) for i in range(ord(_FAST_BELOW)) if _is_separator(chr(i)))
-        _SPLIT = re.compile("[" + re.escape(seps) + "]+")
-    if not text or max(text) < _FAST_BELOW:
-        return _SPLIT.split(text)
-    parts, buf, in_sep = [], [], False
-    for c in text:
-        if _is_separator(c):
-            if not in_sep:
-                parts.append("".join(buf))
-                buf, in_sep = [], True
-        else:
-            buf.append(c)
-            in_sep = False
-    parts.append("".join(buf))
-    return parts
-
-
-_PLURAL_KEEP = re.compile(r"(ss|us|is)$")
-
-
-@functools.lru_cache(maxsize=1 << 16)
-def process_term(term: str) -> str:
-    """rules_search.js's `processTerm`: lower case, plurals stemmed."""
-    t = term.lower()
-    if len(t) > 4 and t.endswith("ies"):
-        return t[:-3] + "y"
-    if len(t) > 3 and t.endswith("s") and not _PLURAL_KEEP.search(t):
-        return t[:-1]
-    return t
-
-
-_HYPHENATED = re.compile(r"[A-Za-z0-9]+(?:-[A-Za-z0-9]+)+")
-
-
-def _joined(text: str) -> list:
-    return [m.group(0).replace("-", "") for m in _HYPHENATED.finditer(text)]
-
-
-def documents(title, aliases, keywords, text, notes, mechanics) -> list:
-    """A rule's full-text document, field by field (`FT_FIELDS`), as rules_search.js makes it."""
-    names = " ".join(list(aliases) + list(keywords))
-    body = text + "\n" + mechanics
-    j = _joined(title + " " + names)
-    return [title, names, body, notes, " ".join(j + j + _joined(body))]
-
-
-def field_lengths(fields) -> list:
-    """MiniSearch's field length: the number of distinct tokens (before processing)."""
-    return [len(set(tokenize(f))) for f in fields]
-
-
-def _field_terms(fields) -> tuple:
-    """(`field_lengths`, the distinct processed terms of each field) in one pass."""
-    lengths, terms = [], []
-    for f in fields:
-        toks = set(tokenize(f))
-        lengths.append(len(toks))
-        terms.append({process_term(t) for t in toks})
-    return lengths, terms
+_FILE_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789~")
 
 
 def slug(title: str) -> str:
     """The id a rule's title would give (a rule whose id is this stores ``""``)."""
     return re.sub(r"[^a-z0-9]+", " ", title.lower()).strip().replace(" ", "-")
+
+
+def term_file(term: str) -> str:
+    """The terms file a term is in: its first character, or ``_`` outside ``[a-z0-9~]``."""
+    return term[0] if term[0] in _FILE_CHARS else "_"
 
 
 # ------------------------------------------------------------------ the Bloom filter
@@ -204,41 +123,13 @@ def bloom_positions(item: str, bits: int, k: int = BLOOM_K):
     return [(h1 + i * h2) % bits for i in range(k)]
 
 
-_ASCII_HEAD = re.compile(r"[a-z0-9]*")
-_QUERY_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789")
-
-
-def prefixes(terms) -> set:
-    """Every prefix a query word can be (``[a-z0-9]``, up to `BLOOM_CAP` characters) of `terms`."""
-    out = set()
-    for t in terms:
-        head = _ASCII_HEAD.match(t).group(0)[:BLOOM_CAP]
-        out.update(head[:i] for i in range(1, len(head) + 1))
-    return out
-
-
 def bloom_filter(items) -> list:
-    """``[bits, base64]`` of a Bloom filter holding `items` (``[a-z0-9]`` strings)."""
-    items = set(items)
+    """``[bits, base64]`` of a Bloom filter holding `items`."""
+    items = sorted(set(items))
     bits = max(64, -(-len(items) * BLOOM_BITS_PER_ITEM // 8) * 8)
     arr = bytearray(bits // 8)
-    # FNV-1a runs along a word: one pass gives the hashes of all its prefixes
-    hashes, heads = {}, sorted(items)
-    for i, head in enumerate(heads):
-        if i + 1 < len(heads) and heads[i + 1].startswith(head):
-            continue                     # a prefix of the next word: hashed with it
-        h1, h2 = 2166136261, 84696351
-        for n, b in enumerate(head.encode("ascii"), 1):
-            h1 = ((h1 ^ b) * 16777619) & 0xFFFFFFFF
-            h2 = ((h2 ^ b) * 16777619) & 0xFFFFFFFF
-            if n < len(head):
-                p = head[:n]
-                if p in items and p not in hashes:
-                    hashes[p] = (h1, h2 | 1)
-        hashes[head] = (h1, h2 | 1)
-    for h1, h2 in hashes.values():
-        for k in range(BLOOM_K):
-            p = (h1 + k * h2) % bits
+    for item in items:
+        for p in bloom_positions(item, bits):
             arr[p >> 3] |= 1 << (p & 7)
     return [bits, base64.b64encode(bytes(arr)).decode("ascii")]
 
@@ -248,42 +139,47 @@ def bloom_has(flt, item: str) -> bool:
     return all(raw[p >> 3] >> (p & 7) & 1 for p in bloom_positions(item, bits))
 
 
+def bound(sat: float) -> int:
+    """A term's weight in a rule (saturated tf~, below 1) as the terms files bound it: x1000,
+    rounded up."""
+    return min(1000, math.ceil(sat * 1000))
+
+
 # ------------------------------------------------------------------ one book's part (cached)
 def book_part(entry: dict) -> dict:
-    """What the search keeps of one book: its names rows, shard rows, field lengths and
-    filter.  The costly step of the whole index (prose to plain text), hence cached."""
-    names, shard, lengths, df = [], [], [], {}
+    """What the search keeps of one book: its names rows, shard rows, each rule's terms and
+    weights (`docs`: [{term: saturated tf~}], to count them again when a site leaves some
+    rules out), each term's count and largest weight (`stats`), its vocabulary entries and
+    its filter."""
+    names, shard = [], []
     for rec in entry["records"]:
-        notes = " ".join(" ".join(n["text"].split()) for n in rec["notes"])[:NOTE_CHARS]
-        text, mech = _plain(rec["text"]), _mechanic_names(rec["mechanics"])
+        notes = textsearch.note_text(rec["notes"])[:textsearch.NOTE_CHARS]
+        text, mech = textsearch.plain(rec["text"]), textsearch.mechanic_names(rec["mechanics"])
         rid = "" if slug(rec["title"]) == rec["rule"] else rec["rule"]
         names.append([rec["rule"], rid, rec["title"], rec["section"], list(rec["aliases"])])
         shard.append([text, notes, mech] + list(rec["keywords"]))
-        ln, terms = _field_terms(documents(rec["title"], rec["aliases"], rec["keywords"], text, notes, mech))
-        lengths.append(ln)
-        _count(df, terms)
-    return {"title": entry["info"]["title"], "names": names, "shard": shard, "lengths": lengths,
-            "df": df, "filter": bloom_filter(prefixes(df))}
+    docs = [{t: w for t, w, _p in d["post"]} for d in entry["search"]["docs"]]
+    stats = term_stats(docs)
+    return {"title": entry["info"]["title"], "names": names, "shard": shard, "docs": docs, "stats": stats,
+            "vocabulary": entry["search"]["vocabulary"], "filter": bloom_filter(stats)}
 
 
-def doc_freqs(names, shard) -> dict:
-    """{term: [rules holding it, by FT_FIELDS]} over a book's rules (MiniSearch's document
-    frequency, summed over books into the library's), for terms a query word can start:
-    those beginning with ``[a-z0-9]``."""
-    df = {}
-    for (_, _, title, _, aliases), row in zip(names, shard):
-        _count(df, _field_terms(documents(title, aliases, row[3:], row[0], row[1], row[2]))[1])
-    return df
-
-
-def _count(df: dict, field_terms) -> None:
-    for fi, terms in enumerate(field_terms):
-        for t in terms:
-            if t and t[0] in _QUERY_CHARS:
-                counts = df.get(t)
-                if counts is None:
-                    counts = df[t] = [0] * len(FT_FIELDS)
-                counts[fi] += 1
+def term_stats(docs) -> dict:
+    """{term: [rules holding it, `bound` of the most it weighs in one of them]} over a
+    book's rules."""
+    out = {}
+    for d in docs:
+        for t, w in d.items():
+            e = out.get(t)
+            if e is None:
+                out[t] = [1, w]
+            else:
+                e[0] += 1
+                if w > e[1]:
+                    e[1] = w
+    for e in out.values():
+        e[1] = bound(e[1])
+    return out
 
 
 def _part_key(bid: str, entry: dict) -> str:
@@ -293,8 +189,10 @@ def _part_key(bid: str, entry: dict) -> str:
     import json
 
     from .. import cachekeys
-    blob = json.dumps([bid, entry["info"], entry["records"]], sort_keys=True, ensure_ascii=False, default=repr)
-    return cachekeys.key(blob, code=cachekeys.code_fingerprint("site", salt=str(VERSION)))
+    blob = json.dumps([bid, entry["info"], entry["records"], (entry.get("search") or {}).get("vocabulary")],
+                      sort_keys=True, ensure_ascii=False, default=repr)
+    # the part is the entry's search analysis too: the search data and textsearch.py (index scope) key it
+    return cachekeys.key(blob, textsearch.data_key(), code=cachekeys.code_fingerprint("site", "index", salt=str(VERSION)))
 
 
 def book_parts(entries: dict, cache_dir=None, folder: str = "") -> dict:
@@ -367,11 +265,12 @@ def build_files(parts: dict, url_of) -> tuple:
     """(names data, {shard name: shard data}) from `book_parts`: a book's shard is named by
     its id, a terms file ``terms/<c>``, the filters `FILTERS`; `url_of(book, rule)` is the
     rule's page (relative to the site root, without the anchor) or None to leave it out."""
-    books, pages, sections, rules, shards, lengths, df, filters = [], {}, {}, [], {}, [], {}, []
+    books, pages, sections, rules, shards, filters, vocab = [], {}, {}, [], {}, [], []
+    df, per_book = {}, {}
     for bi, bid in enumerate(sorted(parts)):
         part = parts[bid]
         rows, kept = [], []
-        for name, srow, ln in zip(part["names"], part["shard"], part["lengths"]):
+        for name, srow, doc in zip(part["names"], part["shard"], part["docs"]):
             rule, rid, title, section, aliases = name
             url = url_of(bid, rule)
             if url is None:
@@ -379,27 +278,34 @@ def build_files(parts: dict, url_of) -> tuple:
             rules.append([bi, rid, title, sections.setdefault(section, len(sections)),
                           pages.setdefault(url, len(pages))] + aliases)
             rows.append(srow)
-            kept.append(name)
-            lengths.append(ln)
+            kept.append(doc)
         books.append([bid, part["title"], len(rows)])
-        filters.append(part["filter"])
+        whole = len(kept) == len(part["docs"])      # else the site left some rules out: counted again
+        filters.append(part["filter"] if whole else bloom_filter(t for d in kept for t in d))
+        if part["vocabulary"]:
+            vocab.append([bi, [_vocab_row(e) for e in part["vocabulary"]]])
         shards[bid] = {"v": VERSION, "book": bid, "rules": rows}
-        book_df = part["df"] if len(rows) == len(part["names"]) else doc_freqs(kept, rows)
-        for t, counts in book_df.items():
-            total = df.setdefault(t, [0] * len(FT_FIELDS))
-            for fi, c in enumerate(counts):
-                total[fi] += c
+        for t, (count, q) in (part["stats"] if whole else term_stats(kept)).items():
+            df[t] = df.get(t, 0) + count
+            per_book.setdefault(t, []).append((-q, bi))
     for t in sorted(df):
-        first = t[0]
-        shards.setdefault(f"{TERMS_DIR}/{first}", {"v": VERSION, "terms": first, "df": {}})["df"][t] = df[t]
-    avg = [0.0] * len(FT_FIELDS)
-    for count, ln in enumerate(lengths):       # MiniSearch's running average, in its order
-        for f, n in enumerate(ln):
-            avg[f] = (avg[f] * count + n) / (count + 1)
-    shards[FILTERS] = {"v": VERSION, "filters": filters, "k": BLOOM_K, "cap": BLOOM_CAP}
+        ranked = sorted(per_book[t])         # the largest bound first, then the earlier book
+        entry = [df[t], -ranked[TOP_BOOKS][0] if len(ranked) > TOP_BOOKS else 0]
+        for q, bi in ranked[:TOP_BOOKS]:
+            entry += [bi, -q]
+        name = term_file(t)
+        shards.setdefault(f"{TERMS_DIR}/{name}", {"v": VERSION, "terms": name, "df": {}})["df"][t] = entry
+    shared = [_vocab_row(e) for e in textsearch.shared_vocabulary().entries]
+    shards[FILTERS] = {"v": VERSION, "filters": filters, "k": BLOOM_K, "vocab": {"shared": shared, "books": vocab}}
     data = {"v": VERSION, "books": books, "pages": list(pages), "sections": list(sections), "rules": rules,
-            "stats": {"n": len(lengths), "avg": avg}, "termfiles": "".join(sorted({t[0] for t in df}))}
+            "n": len(rules), "rank": textsearch.RANK, "stop": sorted(textsearch.stopwords()),
+            "termfiles": sorted({term_file(t) for t in df})}
     return data, shards
+
+
+def _vocab_row(entry) -> list:
+    phrase, concept, broader = entry
+    return [" ".join(phrase), concept or "", " ".join(broader)]
 
 
 def build_data(entries: dict, url_of, cache_dir=None) -> tuple:

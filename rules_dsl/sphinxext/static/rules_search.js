@@ -1,39 +1,47 @@
 /* The ranking of the site's search box: `rules lookup` (rules_dsl/index.py), in JavaScript.
  *
  * One definition of ranking, two runtimes: this file runs in the browser (a plain
- * script: `window.RulesSearch`) and under node (`require`: tests/test_search_js.py
- * runs the same queries through it and through the CLI and compares the first rule).
- * It is a port of `Index.lookup`, tier for tier:
+ * script: `window.RulesSearch`) and under node (`require`: tests/test_search_js.py runs
+ * the recorded queries through it and through the CLI and asserts the same top three).
+ * It ports, tier for tier:
  *
  *   - `book:rule` typed as is: 100 (the rule's stable id);
- *   - a title or alias (alias: 5 less) scored by `scoreName`, the port of `_score_name`:
- *     exact 100, a word or a prefix 80, a word prefix 70, a similar name 50..90 (difflib's
- *     ratio, ported exactly: `ratio`), a typo of one word of a longer name 45;
- *   - full text: MiniSearch (vendored, minisearch-7.2.0.umd.js) over title (weight 8),
- *     aliases and keywords (4), prose and mechanics (1) and notes (1), every word as a
- *     prefix, all words else any word (half score): up to 40; hyphen-free spellings
- *     ("reroll" for "re-roll"): up to 36.
+ *   - a title or alias (alias: 5 less) scored by `scoreName`, the port of index.py's
+ *     `_score_name`: exact 100, a word or a prefix 80, a word prefix 70, a similar name
+ *     50..90 (difflib's ratio, ported exactly: `ratio`), a typo of one word of a longer name 45;
+ *   - full text, up to 40 (40 x the rule's score over the best): rules_dsl/textsearch.py,
+ *     function for function (`fold`, `words`, `tokens`, `fieldTokens`, `Vocabulary`,
+ *     `analyse`, `termWeight`, `querySlots`, `expand`, `scoreParts`, `proximity`...):
+ *     stop words, the Snowball Porter stemmer (vendored: snowball-*-stemmer.js, the
+ *     program `snowballstemmer` is generated from), the vocabulary's concepts, BM25F over
+ *     title, aliases, keywords, text and notes, nearness.  The constants, the stop words
+ *     and the vocabulary come from the data files (search_index.py writes them from
+ *     textsearch.py), never from here.
  *
- * Every name is scored (the CLI asks SQLite for candidates, and its docstring promises
- * the scores a scan of every name gives): a scan of a few thousand short names per
- * keystroke takes a few milliseconds.  Ties go to the earlier rule (books by id, rules
- * in book order), as in the CLI.  Only data is read: nothing from a book is evaluated.
+ * Every name is scored (the CLI asks SQLite for candidates, with the scores a scan of every
+ * name gives).  Ties go to the earlier rule (books by id, rules in book order), as in the
+ * CLI.  Only data is read: nothing from a book is evaluated.
  *
  * The data comes in parts (search_index.py documents them): `create(names file)` ranks
- * titles and aliases at once; `addShard` takes the books' word filters, a book's full
- * text or a terms file (the library's word counts); `missing(query)` names the parts a query still needs for its
- * list to be the one every part gives (none when the names settle it), and `search`
- * ranks with what is in.  MiniSearch runs over the loaded books only, with the whole
- * library's statistics put in (`_index`), so its scores are the whole index's.
+ * titles and aliases at once; `addShard` takes the books' filters and vocabulary, a book's
+ * text or a terms file (each term's library-wide count and its per-book bounds);
+ * `missing(query)` names the parts a query still needs for its list to be the one every
+ * part gives (none when the names settle it): the terms files of its words, then the books
+ * whose bound could still place a rule in the list, best first; `search` ranks with what
+ * is in, and its full-text scores are the whole index's (the counts are the library's).
  */
 (function (root, factory) {
   if (typeof module === "object" && module.exports) {
-    module.exports = factory(require("./minisearch-7.2.0.umd.js"));
+    require("./snowball-base-stemmer.js");
+    require("./snowball-porter-stemmer.js");
+    module.exports = factory(global.PorterStemmer);
   } else {
-    root.RulesSearch = factory(root.MiniSearch);
+    root.RulesSearch = factory(root.PorterStemmer);
   }
-})(typeof self !== "undefined" ? self : this, function (MiniSearch) {
+})(typeof self !== "undefined" ? self : this, function (PorterStemmer) {
   "use strict";
+
+  var VERSION = 3;
 
   // ------------------------------------------------------------ text as index.py sees it
   function norm(s) {
@@ -41,9 +49,6 @@
   }
   function unhyphenated(s) {
     return s.replace(/(?<=[A-Za-z0-9])-(?=[A-Za-z0-9])/g, "");
-  }
-  function joined(s) {
-    return (s.match(/[A-Za-z0-9]+(?:-[A-Za-z0-9]+)+/g) || []).map(function (w) { return w.replace(/-/g, ""); });
   }
 
   // ------------------------------------------------------------ difflib, ported
@@ -124,27 +129,272 @@
     return best;
   }
 
-  // ------------------------------------------------------------ the index
-  /* A light English stemmer for full text (the CLI's FTS5 uses Porter): plurals only. */
-  function processTerm(term) {
-    var t = term.toLowerCase();
-    if (t.length > 4 && t.endsWith("ies")) return t.slice(0, -3) + "y";
-    if (t.length > 3 && t.endsWith("s") && !/(ss|us|is)$/.test(t)) return t.slice(0, -1);
-    return t;
-  }
-  var FIELDS = ["title", "names", "text", "notes", "joined"];
+  // ------------------------------------------------------------ terms (textsearch.py)
+  var WORD = /[\p{L}\p{N}]+(?:-[\p{L}\p{N}]+)*/gu;
+  var APOSTROPHE = /(?<=[\p{L}\p{N}])['\u2019](?=[\p{L}\p{N}])/gu;
+  var NON_ASCII = /[^\x00-\x7f]/;
 
-  /* search_index.py's `slug`: a rule whose id is its title's slug stores "" */
-  function slug(title) {
-    return norm(title).replace(/ /g, "-");
+  /* textsearch.fold */
+  function fold(text) {
+    var s = text.toLowerCase();
+    if (NON_ASCII.test(s)) s = s.normalize("NFKD").replace(/\p{M}/gu, "");
+    return s.replace(APOSTROPHE, "");
   }
+  /* textsearch.words */
+  function words(text) {
+    return fold(text).match(WORD) || [];
+  }
+  var porter = new PorterStemmer(), stems = new Map();
+  /* textsearch.stem: Snowball Porter, memoised (the word itself where Porter leaves nothing) */
+  function stem(word) {
+    var s = stems.get(word);
+    if (s === undefined) { s = porter.stemWord(word) || word; stems.set(word, s); }
+    return s;
+  }
+
+  /* An analyser: the stop words and constants of one index (its names file). */
+  function Analyser(stop, rank) {
+    this.stop = stop;
+    this.rank = rank;
+  }
+  /* textsearch.tokens: [[term, place, joined]] */
+  Analyser.prototype.tokens = function (text) {
+    var stop = this.stop, out = [], place = 0;
+    words(text).forEach(function (w) {
+      var parts = w.split("-"), last = null;
+      parts.forEach(function (p) {
+        if (!stop.has(p)) { out.push([stem(p), place, false]); last = place; place++; }
+      });
+      if (parts.length > 1) {
+        var j = parts.join("");
+        if (!stop.has(j)) {
+          if (last === null) { last = place; place++; }
+          out.push([stem(j), last, true]);
+        }
+      }
+    });
+    return out;
+  };
+  /* textsearch.field_tokens */
+  Analyser.prototype.fieldTokens = function (items) {
+    var self = this, out = [], start = 0;
+    items.forEach(function (item) {
+      var toks = self.tokens(item);
+      if (!toks.length) return;
+      if (out.length) start += self.rank.gap;
+      var top = 0;
+      toks.forEach(function (t) { out.push([t[0], t[1] + start, t[2]]); if (t[1] > top) top = t[1]; });
+      start += top + 1;
+    });
+    return out;
+  };
+  /* textsearch.rule_fields */
+  function ruleFields(title, aliases, keywords, text, notes, mechanics) {
+    return [[title], aliases.slice(), keywords.slice(), [text + (mechanics ? "\n" + mechanics : "")], [notes]];
+  }
+
+  /* textsearch.Vocabulary: entries [[phrase terms], concept or null, [broader terms]] */
+  function Vocabulary(entries) {
+    var self = this;
+    this.entries = entries;
+    this.byFirst = new Map();
+    entries.forEach(function (e) {
+      var l = self.byFirst.get(e[0][0]);
+      if (!l) { l = []; self.byFirst.set(e[0][0], l); }
+      l.push(e);
+    });
+  }
+  Vocabulary.prototype.conceptsAt = function (terms, places) {
+    var out = [], self = this;
+    terms.forEach(function (t, i) {
+      (self.byFirst.get(t) || []).forEach(function (e) {
+        var phrase = e[0], n = phrase.length, ok = i + n <= terms.length;
+        for (var k = 0; ok && k < n; k++) if (terms[i + k] !== phrase[k]) ok = false;
+        for (k = 0; ok && k < n - 1; k++) if (places[i + k + 1] !== places[i + k] + 1) ok = false;
+        if (ok) out.push([phrase, e[1], e[2], i, i + n - 1]);
+      });
+    });
+    return out;
+  };
+  function vocabEntries(rows) {
+    return rows.map(function (r) {
+      return [r[0].split(" "), r[1] || null, r[2] ? r[2].split(" ") : []];
+    });
+  }
+
+  /* textsearch.analyse: Map term -> {tf: [per field], places: [[per field]]}, and lengths */
+  Analyser.prototype.analyse = function (fields, vocabulary) {
+    var self = this, nf = fields.length, lens = [], terms = new Map();
+    function add(term, f, place) {
+      var e = terms.get(term);
+      if (!e) {
+        e = {tf: [], places: []};
+        for (var k = 0; k < nf; k++) { e.tf.push(0); e.places.push([]); }
+        terms.set(term, e);
+      }
+      e.tf[f]++;
+      e.places[f].push(place);
+    }
+    fields.forEach(function (items, f) {
+      var toks = self.fieldTokens(items), parts = toks.filter(function (t) { return !t[2]; });
+      lens.push(parts.length);
+      toks.forEach(function (t) { add(t[0], f, t[1]); });
+      vocabulary.conceptsAt(parts.map(function (t) { return t[0]; }), parts.map(function (t) { return t[1]; }))
+        .forEach(function (m) { if (m[1] !== null) add(m[1], f, parts[m[4]][1]); });
+    });
+    return {len: lens, terms: terms};
+  };
+  /* textsearch.term_weight and saturated */
+  Analyser.prototype.termWeight = function (tf, lens) {
+    var r = this.rank, w = 0.0;
+    for (var f = 0; f < tf.length; f++) {
+      if (tf[f]) w += r.weights[f] * tf[f] / (1 - r.b[f] + r.b[f] * lens[f] / r.ref[f]);
+    }
+    return w;
+  };
+  Analyser.prototype.saturated = function (w) { return w / (this.rank.k1 + w); };
+  /* textsearch.rounded */
+  function rounded(x, digits) {
+    var m = Math.pow(10, digits === undefined ? 6 : digits);
+    return Math.floor(x * m + 0.5) / m;
+  }
+  function idf(n, df) {
+    return rounded(Math.log(1 + (n - df + 0.5) / (df + 0.5)), 9);
+  }
+
+  // ------------------------------------------------------------ queries (textsearch.py)
+  function Slot(word, stem_) { this.word = word; this.stem = stem_; this.terms = []; this.fuzzy = []; }
+  Slot.prototype.add = function (term, weight, first, book) {
+    book = book === undefined ? null : book;
+    for (var i = 0; i < this.terms.length; i++) {
+      if (this.terms[i][0] === term && this.terms[i][3] === book) return;
+    }
+    this.terms.push([term, weight, first, book]);
+  };
+  /* textsearch.query_slots */
+  Analyser.prototype.querySlots = function (query) {
+    var stop = this.stop, slots = [];
+    words(query).forEach(function (w) {
+      var spelled = w.replace(/-/g, "");
+      if (stop.has(spelled)) return;
+      var s = new Slot(spelled, stem(spelled));
+      s.add(s.stem, 1.0, slots.length);
+      slots.push(s);
+    });
+    return slots;
+  };
+  /* textsearch.expand: tables [[book or null, Vocabulary]] */
+  Analyser.prototype.expand = function (slots, tables, prefixes, similar) {
+    var r = this.rank;
+    if (!slots.length) return slots;
+    var terms = slots.map(function (s) { return s.stem; }), places = slots.map(function (_, i) { return i; });
+    tables.forEach(function (tb) {
+      tb[1].conceptsAt(terms, places).forEach(function (m) {
+        if (m[1] !== null) slots[m[4]].add(m[1], r.synonym, m[3], tb[0]);
+        m[2].forEach(function (b) { slots[m[4]].add(b, r.broader, m[3], tb[0]); });
+      });
+    });
+    var last = slots[slots.length - 1];
+    if (prefixes && last.word && last.word.length >= r.prefix_min) {
+      prefixes(last.word).forEach(function (t) { last.add(t, r.prefix, slots.length - 1); });
+    }
+    if (similar) {
+      slots.forEach(function (s, i) {
+        similar(s.stem).forEach(function (t) { s.add(t, r.fuzzy, i); s.fuzzy.push(t); });
+      });
+    }
+    return slots;
+  };
+  /* textsearch.similar_terms: candidates [[term, df]] */
+  Analyser.prototype.similarTerms = function (stem_, candidates) {
+    var r = this.rank, scored = [];
+    candidates.forEach(function (c) {
+      var term = c[0];
+      if (term === stem_ || term.charAt(0) === "~") return;
+      if (quickRatio(term, stem_) >= r.fuzzy_ratio) {
+        var q = ratio(term, stem_);
+        if (q >= r.fuzzy_ratio) scored.push([q, c[1], term]);
+      }
+    });
+    scored.sort(function (x, y) { return (y[0] - x[0]) || (y[1] - x[1]) || (x[2] < y[2] ? -1 : x[2] > y[2] ? 1 : 0); });
+    return scored.slice(0, r.fuzzy_max).map(function (x) { return x[2]; });
+  };
+  /* textsearch.score_parts: doc.terms Map term -> {sat, places} */
+  function scoreParts(slots, idfs, doc, book) {
+    var n = slots.length, covered = [], best = [], base = 0.0;
+    for (var k = 0; k < n; k++) { covered.push(false); best.push(0.0); }
+    slots.forEach(function (s, i) {
+      s.terms.forEach(function (t) {
+        if (t[3] !== null && t[3] !== book) return;
+        var e = doc.terms.get(t[0]);
+        if (!e) return;
+        var wi = t[1] * idfs.get(t[0]);
+        base += wi * e.sat;
+        for (var k = t[2]; k <= i; k++) {
+          covered[k] = true;
+          if (wi > best[k]) best[k] = wi;
+        }
+      });
+    });
+    return {base: base, covered: covered, best: best};
+  }
+  function slotPlaces(slots, i, book, doc) {
+    var out = new Map();
+    for (var j = i; j < slots.length; j++) {
+      slots[j].terms.forEach(function (t) {
+        if (t[2] > i || (t[3] !== null && t[3] !== book)) return;
+        var e = doc.terms.get(t[0]);
+        if (!e) return;
+        for (var f = 0; f < 4; f++) {
+          if (!e.places[f].length) continue;
+          var set = out.get(f);
+          if (!set) { set = new Set(); out.set(f, set); }
+          e.places[f].forEach(function (p) { set.add(p); });
+        }
+      });
+    }
+    return out;
+  }
+  function distance(a, b) {
+    var best = null;
+    a.forEach(function (ps, f) {
+      var qs = b.get(f);
+      if (!qs) return;
+      ps.forEach(function (p) {
+        qs.forEach(function (q) {
+          var d = q > p ? q - p : p - q + 1;
+          if (best === null || d < best) best = d;
+        });
+      });
+    });
+    return best;
+  }
+  /* textsearch.proximity */
+  Analyser.prototype.proximity = function (slots, covered, best, book, doc) {
+    var r = this.rank, prox = 0.0;
+    for (var i = 0; i < slots.length - 1; i++) {
+      if (covered[i] && covered[i + 1]) {
+        var d = distance(slotPlaces(slots, i, book, doc), slotPlaces(slots, i + 1, book, doc));
+        if (d !== null && d <= r.window) prox += r.prox * (best[i] + best[i + 1]) / 2 / d;
+      }
+    }
+    return prox;
+  };
+  /* textsearch.proximity_bound */
+  Analyser.prototype.proximityBound = function (covered, best) {
+    var b = 0.0;
+    for (var i = 0; i < covered.length - 1; i++) {
+      if (covered[i] && covered[i + 1]) b += this.rank.prox * (best[i] + best[i + 1]) / 2;
+    }
+    return b;
+  };
 
   // ------------------------------------------------------------ the Bloom filters
+  var UTF8 = new TextEncoder();
+  /* FNV-1a over the UTF-8 bytes of `s` (search_index.py's `_fnv`) */
   function fnv(s, basis) {
-    var h = basis >>> 0;
-    for (var i = 0; i < s.length; i++) {     // query words are [a-z0-9]: one byte each
-      h = Math.imul(h ^ s.charCodeAt(i), 16777619) >>> 0;
-    }
+    var h = basis >>> 0, bytes = UTF8.encode(s);
+    for (var i = 0; i < bytes.length; i++) h = Math.imul(h ^ bytes[i], 16777619) >>> 0;
     return h;
   }
   function decode(b64) {
@@ -165,15 +415,27 @@
     return true;
   }
 
+  /* search_index.py's `slug`: a rule whose id is its title's slug stores "" */
+  function slug(title) {
+    return norm(title).replace(/ /g, "-");
+  }
+  /* search_index.py's `term_file`: the terms file a term is in */
+  function termFile(t) {
+    var c = t.charAt(0);
+    return /[a-z0-9~]/.test(c) ? c : "_";
+  }
+
   /* The engine over the names file (search_index.py documents its format); full text
      comes per book, from shards added with `addShard` as the box loads them. */
   function Engine(data) {
-    if (!data || data.v !== 2) throw new Error("rules search: unknown index format");
+    if (!data || data.v !== VERSION) throw new Error("rules search: unknown index format");
     var self = this;
-    this.stats = data.stats;
+    this.n = data.n;
+    this.an = new Analyser(new Set(data.stop), data.rank);
     this.bloom = null;              // the filters file's data, once it is in
-    this.books = data.books.map(function (b) {
-      return {id: b[0], title: b[1], n: b[2], bits: 0, filter: null, loaded: false, first: -1};
+    this.books = data.books.map(function (b, i) {
+      return {id: b[0], title: b[1], n: b[2], index: i, bits: 0, filter: null, loaded: false, first: -1,
+              vocab: null, extra: null};
     });
     this.bookById = new Map();
     this.books.forEach(function (b) { self.bookById.set(b.id, b); });
@@ -182,7 +444,7 @@
       if (b.first < 0) b.first = i;
       return {i: i, book: b.id, bookTitle: b.title, rule: r[1] || slug(r[2]), title: r[2],
               section: data.sections[r[3]], url: data.pages[r[4]], aliases: r.slice(5),
-              keywords: [], text: "", notes: "", mechanics: "", loaded: false};
+              keywords: [], text: "", notes: "", mechanics: "", loaded: false, doc: null};
     });
     this.byRef = new Map();
     var names = new Map();
@@ -201,126 +463,63 @@
       r.aliases.forEach(function (a) { addName(a, r.i, 5); });
     });
     this.names = Array.from(names.entries());
-    this.mini = null;
-    this.tokenize = MiniSearch.getDefault("tokenize");
-    this.df = new Map();            // term -> [rules holding it, by field], the whole library's
-    this.dfLoaded = new Set();      // first letters whose terms file is in
-    this.termFiles = data.termfiles || "";   // the first letters that have a terms file
+    this.df = new Map();            // term -> [rules holding it, bound of the rest, book, bound, ...]
+    this.termsLoaded = new Set();   // terms files in
+    this.termFiles = data.termfiles || [];   // the terms files there are
+    this.shared = null;             // the shared vocabulary (filters file)
+    this.pending = [];              // books' shards that came before the filters
   }
 
-  /* A shard's data: a book's full text (`RulesSearchShard(...)`) or a terms file (`RulesSearchTerms(...)`). */
+  /* A shard's data: the filters (`RulesSearchFilters`), a book's text (`RulesSearchShard`)
+     or a terms file (`RulesSearchTerms`). */
   Engine.prototype.addShard = function (shard) {
-    if (shard && shard.v === 2 && Array.isArray(shard.filters)) {
+    var self = this;
+    if (!shard || shard.v !== VERSION) throw new Error("rules search: a shard of an unknown format");
+    if (Array.isArray(shard.filters)) {
       if (shard.filters.length !== this.books.length) throw new Error("rules search: the filters do not fit the index");
-      this.books.forEach(function (b, i) { b.bits = shard.filters[i][0]; b.filter = decode(shard.filters[i][1]); });
-      this.bloom = {k: shard.k, cap: shard.cap};
+      this.shared = new Vocabulary(vocabEntries(shard.vocab.shared));
+      this.books.forEach(function (b, i) {
+        b.bits = shard.filters[i][0]; b.filter = decode(shard.filters[i][1]);
+        b.extra = null; b.vocab = self.shared;
+      });
+      shard.vocab.books.forEach(function (x) {
+        var b = self.books[x[0]], extra = vocabEntries(x[1]);
+        b.extra = new Vocabulary(extra);
+        b.vocab = new Vocabulary(self.shared.entries.concat(extra));
+      });
+      this.bloom = {k: shard.k};
+      var waiting = this.pending;
+      this.pending = [];
+      waiting.forEach(function (w) { self.addShard(w); });
       return;
     }
-    if (shard && shard.v === 2 && typeof shard.terms === "string") {
+    if (typeof shard.terms === "string") {
       var df = this.df;
       Object.keys(shard.df).forEach(function (t) { df.set(t, shard.df[t]); });
-      this.dfLoaded.add(shard.terms);
+      this.termsLoaded.add(shard.terms);
       return;
     }
-    var b = shard && this.bookById.get(shard.book);
-    if (!b || shard.v !== 2 || shard.rules.length !== b.n) throw new Error("rules search: a shard does not fit the index");
+    var b = this.bookById.get(shard.book);
+    if (!b || shard.rules.length !== b.n) throw new Error("rules search: a shard does not fit the index");
     if (b.loaded) return;
+    // a book's text is read through its vocabulary, which comes with the filters: a shard
+    // fetched for a snippet before them waits for them
+    if (!this.bloom) { this.pending.push(shard); return; }
+    var an = this.an;
     for (var k = 0; k < b.n; k++) {
       var r = this.rules[b.first + k], s = shard.rules[k];
       r.text = s[0]; r.notes = s[1]; r.mechanics = s[2]; r.keywords = s.slice(3); r.loaded = true;
+      var d = an.analyse(ruleFields(r.title, r.aliases, r.keywords, r.text, r.notes, r.mechanics), b.vocab);
+      d.terms.forEach(function (e) { e.sat = an.saturated(an.termWeight(e.tf, d.len)); });
+      r.doc = d;
     }
     b.loaded = true;
-    this.mini = null;      // made again, in rule order, on the next full-text search
   };
 
-  /* MiniSearch over the loaded rules, in rule order, scoring as over every rule: the
-     document count and field lengths are the whole library's (names file), and so is
-     each word's document frequency (terms files: MiniSearch reads it as the size of the
-     word's postings, which here are the loaded rules' only).  A book is left out only
-     when its rules cannot match (`missing`), so the scores and the list are the whole
-     index's. */
-  Engine.prototype._index = function () {
-    if (this.mini) return this.mini;
-    var mini = new MiniSearch({idField: "i", fields: FIELDS, processTerm: processTerm,
-                               searchOptions: {prefix: true}});
-    mini.addAll(this.rules.filter(function (r) { return r.loaded; }).map(function (r) {
-      var names = r.aliases.concat(r.keywords).join(" ");
-      var text = r.text + "\n" + r.mechanics;
-      var j = joined(r.title + " " + names);
-      return {i: r.i, title: r.title, names: names, text: text, notes: r.notes,
-              joined: j.concat(j, joined(text)).join(" ")};
-    }));
-    this.natural = {n: mini._documentCount, avg: mini._avgFieldLength.slice()};
-    mini._documentCount = this.stats.n;
-    mini._avgFieldLength = this.stats.avg.slice();
-    var df = this.df, termResults = mini.termResults;
-    mini.termResults = function (sourceTerm, derivedTerm, weight, termBoost, fieldTermData) {
-      var counts = df.get(derivedTerm);
-      if (fieldTermData && counts) {
-        var global = new Map();
-        fieldTermData.forEach(function (freqs, fieldId) {
-          global.set(fieldId, {size: counts[fieldId] || freqs.size, keys: function () { return freqs.keys(); },
-                               get: function (id) { return freqs.get(id); }});
-        });
-        var args = Array.prototype.slice.call(arguments);
-        args[4] = global;
-        return termResults.apply(this, args);
-      }
-      return termResults.apply(this, arguments);
-    };
-    this.mini = mini;
-    return mini;
-  };
-
-  /* MiniSearch's best `limit` rules for the words of `q`, as (rule, score relative to the best). */
-  Engine.prototype._fulltext = function (q, book, limit, fields, boost, orFallback) {
-    var self = this, mini = this._index();
-    var opts = {fields: fields, boost: boost, prefix: true, combineWith: "AND"};
-    if (book) opts.filter = function (res) { return self.rules[res.id].book === book; };
-    var hits = mini.search(q, opts), factor = 1;
-    if (!hits.length && orFallback) {
-      opts.combineWith = "OR";
-      hits = mini.search(q, opts);
-      factor = 0.5;
-    }
-    if (!hits.length) return [];
-    var best = hits[0].score;
-    return hits.slice(0, limit).map(function (h) { return [h.id, factor * (best ? h.score / best : 1)]; });
-  };
-
-  function spellingsOf(query) {
-    var spellings = [norm(query)];
-    var other = norm(unhyphenated(query));
-    if (other !== spellings[0]) spellings.push(other);
-    return spellings;
-  }
-
-  /* The query's full-text words, as MiniSearch sees them: one list per spelling. */
-  Engine.prototype._words = function (query) {
-    var self = this;
-    return spellingsOf(query).map(function (q) {
-      var out = [];
-      self.tokenize(q).forEach(function (t) {
-        var p = processTerm(t);
-        if (p && out.indexOf(p) < 0) out.push(p);
-      });
-      return out;
-    });
-  };
-  Engine.prototype._terms = function (query) {
-    var out = new Set();
-    this._words(query).forEach(function (ws) { ws.forEach(function (w) { out.add(w); }); });
-    return Array.from(out);
-  };
-
-  /* Whether book `bookId`'s text may hold a word starting with one of `terms` (true for
-     every book until the filters are in). */
-  Engine.prototype.mayMatch = function (bookId, terms) {
-    var b = this.bookById.get(bookId);
-    if (!b) return false;
+  /* Whether book `b`'s text may hold `term` (its filter; true until the filters are in). */
+  Engine.prototype.mayHold = function (b, term) {
     if (!this.bloom) return true;
-    var k = this.bloom.k, cap = this.bloom.cap;
-    return terms.some(function (t) { return bloomHas(b.filter, b.bits, k, t.slice(0, cap)); });
+    return bloomHas(b.filter, b.bits, this.bloom.k, term);
   };
 
   /* The title/alias tier: {rule index: score}. */
@@ -341,16 +540,124 @@
     });
     return scores;
   };
+  function spellingsOf(query) {
+    var spellings = [norm(query)];
+    var other = norm(unhyphenated(query));
+    if (other !== spellings[0]) spellings.push(other);
+    return spellings;
+  }
 
-  /* The shards `search(query, options)` still needs to rank as the whole index does,
-     by name (`rules-search/<name>.js`): books by id, terms files as `terms/<letter>`,
-     and first of all the books' word filters, `_filters` (no book id starts with "_").
-     [] when none: the names alone fill the list with scores full text cannot reach (over
-     40), or every part that matters is in.  What matters: the terms files of the query's
-     words (their document frequencies), the books whose filter admits every word of a
-     spelling (only their rules can match all words); and, if none of those rules does,
-     the books that admit any word (full text then takes any word).  Call again after
-     adding them: the last step needs the first's shards. */
+  /* The query's slots with the vocabulary's terms (no prefixes or fuzzy terms yet), and
+     the terms files those and the prefixes and fuzzy terms need. */
+  Engine.prototype._slotsAndFiles = function (query) {
+    var an = this.an, slots = an.querySlots(query), files = [];
+    if (!slots.length) return {slots: slots, files: files};
+    var tables = [[null, this.shared]];
+    this.books.forEach(function (b) { if (b.extra) tables.push([b.id, b.extra]); });
+    an.expand(slots, tables, null, null);
+    function want(t) { var f = termFile(t); if (files.indexOf(f) < 0) files.push(f); }
+    slots.forEach(function (s) { s.terms.forEach(function (t) { want(t[0]); }); });
+    var last = slots[slots.length - 1];
+    if (last.word && last.word.length >= an.rank.prefix_min) want(last.word);
+    return {slots: slots, files: files};
+  };
+
+  /* The query's slots, every term in (the terms files must be): textsearch.expand. */
+  Engine.prototype._slots = function (query) {
+    var self = this, an = this.an, slots = an.querySlots(query);
+    if (!slots.length) return slots;
+    var tables = [[null, this.shared]];
+    this.books.forEach(function (b) { if (b.extra) tables.push([b.id, b.extra]); });
+    function prefixes(word) {
+      var out = [];
+      self.df.forEach(function (v, t) { if (t !== word && t.startsWith(word)) out.push([t, v[0]]); });
+      out.sort(function (x, y) { return (y[1] - x[1]) || (x[0] < y[0] ? -1 : x[0] > y[0] ? 1 : 0); });
+      return out.slice(0, an.rank.prefix_max).map(function (x) { return x[0]; });
+    }
+    function similar(stem_) {
+      if (self.df.has(stem_)) return [];
+      var c = stem_.charAt(0), cands = [];
+      self.df.forEach(function (v, t) {
+        if (t.charAt(0) === c && t.length >= stem_.length - 2 && t.length <= stem_.length + 2) cands.push([t, v[0]]);
+      });
+      return an.similarTerms(stem_, cands);
+    }
+    return an.expand(slots, tables, prefixes, similar);
+  };
+
+  /* The idf of every query term the library holds. */
+  Engine.prototype._idfs = function (slots) {
+    var self = this, idfs = new Map();
+    slots.forEach(function (s) {
+      s.terms.forEach(function (t) {
+        var d = self.df.get(t[0]);
+        if (d && !idfs.has(t[0])) idfs.set(t[0], idf(self.n, d[0]));
+      });
+    });
+    return idfs;
+  };
+
+  /* index.py's `_fulltext` over the loaded rules: [[rule index, score, covered]] best first. */
+  Engine.prototype._fulltext = function (slots, idfs, book, limit) {
+    var an = this.an, hits = [];
+    if (!slots.length) return hits;
+    this.rules.forEach(function (r) {
+      if (!r.loaded || (book && r.book !== book)) return;
+      var p = scoreParts(slots, idfs, r.doc, r.book);
+      if (!p.covered.some(Boolean)) return;
+      var near = false;
+      for (var i = 0; i < slots.length - 1; i++) if (p.covered[i] && p.covered[i + 1]) near = true;
+      var prox = near ? an.proximity(slots, p.covered, p.best, r.book, r.doc) : 0.0;
+      hits.push([r.i, rounded(p.base + prox), p.covered]);
+    });
+    hits.sort(function (x, y) { return (y[1] - x[1]) || (x[0] - y[0]); });
+    return hits.slice(0, limit);
+  };
+
+  /* The list from what is loaded: [[rule index, score]] best first, and the full-text
+     hits behind it. */
+  Engine.prototype._ranked = function (query, book, limit) {
+    var scores = this._names(query, book), hits = [], slots = null;
+    function offer(i, s) { if (s > (scores.get(i) || 0)) scores.set(i, s); }
+    if (this.bloom && this.books.some(function (b) { return b.loaded; })) {
+      slots = this._slots(query);
+      hits = this._fulltext(slots, this._idfs(slots), book, limit);
+      var best = hits.length ? hits[0][1] : 0;
+      hits.forEach(function (h) { offer(h[0], best ? 40 * h[1] / best : 40); });
+    }
+    var ranked = Array.from(scores.entries())
+      .sort(function (x, y) { return (y[1] - x[1]) || (x[0] - y[0]); })
+      .slice(0, limit);
+    return {ranked: ranked, hits: hits, slots: slots};
+  };
+
+  /* A book's bound: no rule of it scores more than this in full text for `slots`. */
+  Engine.prototype._bound = function (b, slots, idfs) {
+    var self = this, n = slots.length, covered = [], best = [], base = 0.0;
+    for (var k = 0; k < n; k++) { covered.push(false); best.push(0.0); }
+    slots.forEach(function (s, i) {
+      s.terms.forEach(function (t) {
+        if (t[3] !== null && t[3] !== b.id) return;
+        var d = self.df.get(t[0]);
+        if (!d || !self.mayHold(b, t[0])) return;
+        var q = d[1];
+        for (var j = 2; j < d.length; j += 2) if (d[j] === b.index) { q = d[j + 1]; break; }
+        if (!q) return;
+        var wi = t[1] * idfs.get(t[0]);
+        base += wi * q / 1000;
+        for (var k = t[2]; k <= i; k++) { covered[k] = true; if (wi > best[k]) best[k] = wi; }
+      });
+    });
+    return base + this.an.proximityBound(covered, best);
+  };
+
+  /* The shards `search(query, options)` still needs to rank as the whole index does, by
+     name (`rules-search/<name>.js`): the filters (`_filters`), then the terms files of the
+     query's terms (`terms/<c>`), then the books that could still place a rule in the list
+     (their bound, from the terms files, at least what the list's last rule scores), best
+     first, a few at a time.  [] when none: the names alone fill the list with scores full
+     text cannot reach (over 40), or no book left could change it.  Call again after adding
+     them. */
   Engine.prototype.missing = function (query, options) {
     options = options || {};
     var book = options.book || null, limit = options.limit || 5, self = this;
@@ -358,81 +665,129 @@
     var strong = 0;
     this._names(query, book).forEach(function (s) { if (s > 40) strong++; });
     if (strong >= limit) return [];
-    if (!this.bloom) return ["_filters"];     // first the filters: they say which books to fetch
-    var words = this._words(query), need = [], matching = 0;
-    function want(name) { if (need.indexOf(name) < 0) need.push(name); }
-    var books = this.books.filter(function (b) { return !book || b.id === book; });
-    function admit(ws, all) {
-      books.forEach(function (b) {
-        if (all ? ws.every(function (w) { return self.mayMatch(b.id, [w]); }) : self.mayMatch(b.id, ws)) {
-          matching++;
-          if (!b.loaded) want(b.id);
-        }
-      });
-    }
-    words.forEach(function (ws) { if (ws.length) admit(ws, true); });
-    if (!need.length) {
-      spellingsOf(query).forEach(function (q, i) {
-        if (words[i].length && !self._fulltext(q, book, 1, ["title", "names", "text", "notes"], {}, false).length) {
-          admit(words[i], false);
-        }
-      });
-    }
-    if (matching) {       // some rule may match: score it with the library's word counts
-      this._terms(query).forEach(function (t) {
-        if (!self.dfLoaded.has(t[0]) && self.termFiles.indexOf(t[0]) >= 0) want("terms/" + t[0]);
-      });
-    }
-    return need;
+    if (!this.bloom) return ["_filters"];
+    var first = this._slotsAndFiles(query);
+    if (!first.slots.length) return [];
+    var files = first.files.filter(function (f) {
+      return !self.termsLoaded.has(f) && self.termFiles.indexOf(f) >= 0;
+    }).map(function (f) { return "terms/" + f; });
+    if (files.length) return files;
+    var slots = this._slots(query), idfs = this._idfs(slots);
+    // what else the list needs: the terms files of fuzzy and prefix terms are in (same files)
+    var now = this._ranked(query, book, limit), bestFt = now.hits.length ? now.hits[0][1] : 0;
+    var kth = now.ranked.length >= limit ? now.ranked[limit - 1][1] : 0;
+    var need = [];
+    this.books.forEach(function (b) {
+      if (b.loaded || (book && b.id !== book)) return;
+      var ub = self._bound(b, slots, idfs);
+      if (ub <= 0) return;
+      if (ub >= bestFt || now.ranked.length < limit || (bestFt && 40 * ub / bestFt >= kth)) need.push([ub, b.index, b.id]);
+    });
+    need.sort(function (x, y) { return (y[0] - x[0]) || (x[1] - y[1]); });
+    return need.slice(0, 6).map(function (x) { return x[2]; });
   };
 
   /* `rules lookup QUERY [--book BOOK] [--limit N]`: the best rules, best first, from the
      names and the shards loaded (`missing` says which shards make it the whole answer).
-     A result whose book is not loaded yet has `text` null. */
+     A result whose book is not loaded yet has `text` null; `matched` lists the query's
+     words its text holds. */
   Engine.prototype.search = function (query, options) {
     options = options || {};
     var book = options.book || null, limit = options.limit || 5, self = this;
     if (!norm(query)) return [];
-    var scores = this._names(query, book);
-    function offer(i, s) {
-      if (book && self.rules[i].book !== book) return;
-      if (s > (scores.get(i) || 0)) scores.set(i, s);
-    }
-    if (this.books.some(function (b) { return b.loaded; })) {
-      spellingsOf(query).forEach(function (q) {
-        self._fulltext(q, book, limit * 4, ["title", "names", "text", "notes"], {title: 8, names: 4}, true)
-          .forEach(function (h) { offer(h[0], 40 * h[1]); });
-        self._fulltext(q, book, limit * 4, ["joined"], {}, false)
-          .forEach(function (h) { offer(h[0], 36 * h[1]); });
+    var res = this._ranked(query, book, limit), covered = new Map();
+    res.hits.forEach(function (h) { covered.set(h[0], h[2]); });
+    return res.ranked.map(function (e) {
+      var r = self.rules[e[0]], c = covered.get(e[0]) || [];
+      return {book: r.book, bookTitle: r.bookTitle, rule: r.rule, title: r.title, section: r.section,
+              url: r.url, score: Math.round(e[1] * 100) / 100, text: r.loaded ? r.text : null,
+              matched: res.slots ? res.slots.filter(function (_, i) { return c[i]; }).map(function (s) { return s.word; }) : []};
+    });
+  };
+
+  /* The query's search words, and those no rule holds (nor a synonym or a longer word;
+     a near spelling does not count): what the box says when a word finds nothing.  Needs the
+     filters and the query's terms files (null until they are in). */
+  Engine.prototype.words = function (query) {
+    var self = this;
+    if (!this.bloom) return null;
+    var first = this._slotsAndFiles(query);
+    if (first.files.some(function (f) { return !self.termsLoaded.has(f) && self.termFiles.indexOf(f) >= 0; })) return null;
+    var slots = this._slots(query);
+    return {words: slots.map(function (s) { return s.word; }),
+            unknown: slots.filter(function (s) {
+              return !s.terms.some(function (t) { return self.df.has(t[0]) && s.fuzzy.indexOf(t[0]) < 0; });
+            })
+              .map(function (s) { return s.word; })};
+  };
+
+  /* Rules whose titles are near the query or one of its words, for "nothing found": the
+     names tier's score of each against each title (typos included) or difflib's ratio
+     over 0.6, best first, one rule a title: [{book, rule, title, bookTitle, url}]. */
+  Engine.prototype.nearTitles = function (query, n, book) {
+    n = n || 5;
+    var best = new Map(), an = this.an, qs = [norm(query)];
+    words(query).forEach(function (w) {
+      var q = norm(w);
+      if (w.length >= 3 && !an.stop.has(w) && qs.indexOf(q) < 0) qs.push(q);
+    });
+    this.rules.forEach(function (r) {
+      if (book && r.book !== book) return;
+      var nn = norm(r.title), s = 0;
+      qs.forEach(function (q) {
+        if (!q) return;
+        s = Math.max(s, scoreName(q, nn, q.length >= 5 && q.indexOf(" ") < 0), ratio(nn, q) >= 0.6 ? 40 : 0);
       });
-    }
-    return Array.from(scores.entries())
-      .sort(function (x, y) { return (y[1] - x[1]) || (x[0] - y[0]); })
-      .slice(0, limit)
-      .map(function (e) {
-        var r = self.rules[e[0]];
-        return {book: r.book, bookTitle: r.bookTitle, rule: r.rule, title: r.title, section: r.section,
-                url: r.url, score: Math.round(e[1] * 100) / 100, text: r.loaded ? r.text : null};
+      if (s > 0 && (!best.has(r.title) || s > best.get(r.title)[0])) best.set(r.title, [s, r]);
+    });
+    return Array.from(best.values())
+      .sort(function (x, y) { return (y[0] - x[0]) || (x[1].i - y[1].i); })
+      .slice(0, n).map(function (x) {
+        var r = x[1];
+        return {book: r.book, rule: r.rule, title: r.title, bookTitle: r.bookTitle, url: r.url};
       });
   };
 
-  /* A short piece of `text` around the first word of `query` it contains (else its start). */
-  function snippet(text, query, size) {
+  /* [start, end] ranges of `text` to mark for `query`: words whose stem is a term of the
+     query (stop words never are: "can" no longer lights up "cannot"), or that the query's
+     last word begins. */
+  Engine.prototype.marks = function (text, query) {
+    var an = this.an, slots = an.querySlots(query), want = new Set(), out = [];
+    if (!slots.length) return out;
+    slots.forEach(function (s) { want.add(s.stem); });
+    var last = slots[slots.length - 1].word, re = /[\p{L}\p{N}]+(?:['\u2019-][\p{L}\p{N}]+)*/gu, m;
+    while ((m = re.exec(text))) {
+      var hit = false;
+      words(m[0]).forEach(function (w) {
+        var joined = w.replace(/-/g, "");
+        if (want.has(stem(joined)) || (last.length >= an.rank.prefix_min && joined.startsWith(last))) hit = true;
+        w.split("-").forEach(function (p) { if (!an.stop.has(p) && want.has(stem(p))) hit = true; });
+      });
+      if (hit) out.push([m.index, m.index + m[0].length]);
+    }
+    return out;
+  };
+
+  /* A short piece of `text` around the first word `marks` finds (else its start). */
+  Engine.prototype.snippet = function (text, query, size) {
     size = size || 160;
-    var lower = text.toLowerCase(), at = -1;
-    norm(query).split(" ").filter(function (w) { return w.length >= 3; }).some(function (w) {
-      at = lower.indexOf(w);
-      return at >= 0;
-    });
+    var m = this.marks(text, query), at = m.length ? m[0][0] : -1;
     var start = at > size / 3 ? text.lastIndexOf(" ", at - size / 3) + 1 : 0;
     var piece = text.slice(start, start + size);
     if (start + size < text.length) piece = piece.replace(/\s+\S*$/, "") + " …";
     return (start > 0 ? "… " : "") + piece;
-  }
+  };
+
+  /* A rule's document as textsearch.analyse makes it (tests compare the two). */
+  Engine.prototype.document = function (i) {
+    var d = this.rules[i].doc, out = {len: d.len, terms: {}};
+    d.terms.forEach(function (e, t) { out.terms[t] = [e.tf, e.places]; });
+    return out;
+  };
 
   return {
-    Engine: Engine, create: function (data) { return new Engine(data); },
-    norm: norm, ratio: ratio, quickRatio: quickRatio, scoreName: scoreName, snippet: snippet,
-    slug: slug, bloomHas: bloomHas, processTerm: processTerm
+    Engine: Engine, create: function (data) { return new Engine(data); }, VERSION: VERSION,
+    norm: norm, ratio: ratio, quickRatio: quickRatio, scoreName: scoreName, slug: slug,
+    bloomHas: bloomHas, fold: fold, words: words, stem: stem, idf: idf, rounded: rounded
   };
 });

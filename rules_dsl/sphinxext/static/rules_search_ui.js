@@ -3,20 +3,23 @@
  * The box is put at the top of the page's main column (on a phone it is on screen
  * without opening the menu) and replaces the theme's sidebar box; the theme's search
  * page stays, for full text ("search all text").  The ranking is rules_search.js (the
- * port of `rules lookup`); it, MiniSearch and the names file (_static/rules-search-index.js,
- * written at build time: titles and aliases, enough for exact and typo matches) are
- * loaded on first use, as scripts, so a page opened from disk works too.  Each keystroke
- * is answered from the names at once; the books' full text comes in per-book shards
- * (_static/rules-search/<book>.js, `RulesSearchShard(...)`), fetched only for books whose
- * word filter (_static/rules-search/_filters.js, fetched in the background once the box
- * is used) says they may match, with the words' library-wide counts
- * (_static/rules-search/terms/<c>.js), and only when the names cannot settle the list
- * (`RulesSearch` `missing` says what to fetch): at once for a query of several words or
- * on Enter, else after a short typing pause (`PAUSE`).  Once they are in, the list is the one the whole index gives.  The box's
- * `data-state` says where it is: "names", "loading" or "done".  Results are links to
- * each rule's anchor, with the book, the section and a snippet; a book filter; arrows
- * move, Enter opens, Escape closes.  Text from the
- * books is only ever set as textContent.
+ * port of `rules lookup`); it, the Snowball stemmer it uses and the names file
+ * (_static/rules-search-index.js, written at build time: titles and aliases, enough for
+ * exact and typo matches) are loaded on first use, as scripts, so a page opened from disk
+ * works too.  Each keystroke is answered from the names at once; the books' full text
+ * comes in per-book shards (_static/rules-search/<book>.js, `RulesSearchShard(...)`),
+ * fetched only when the names cannot settle the list and only for the books that could
+ * still place a rule in it (`RulesSearch` `missing` says what to fetch: the filters and
+ * vocabulary, _static/rules-search/_filters.js, fetched in the background once the box
+ * is used; the terms files of the query's words, _static/rules-search/terms/<c>.js; then
+ * the books): at once for a query of several words or on Enter, else after a short typing
+ * pause (`PAUSE`).  Once they are in, the list is the one the whole index gives.  The
+ * box's `data-state` says where it is: "names", "loading" or "done".  Results are links
+ * to each rule's anchor, with the book, the section and a snippet, the query's words
+ * marked by stem (stop words never are); when nothing is found the box says so and
+ * offers the nearest titles, and when a word is in no rule it says which.  A book
+ * filter; arrows move, Enter opens, Escape closes.  Text from the books is only ever set
+ * as textContent.
  *
  * On Sphinx's own search page ("search all text"), the rules whose text matches are
  * listed first (`mountSearchPage`, up to `PAGE_LIMIT`): Sphinx's index there holds
@@ -83,7 +86,8 @@
   function engine() {
     if (!enginePromise) {
       var data = new Promise(function (resolve) { window.RulesSearchData = resolve; });
-      enginePromise = (window.MiniSearch ? Promise.resolve() : loadScript(STATIC + "minisearch-7.2.0.umd.js"))
+      enginePromise = (window.BaseStemmer ? Promise.resolve() : loadScript(STATIC + "snowball-base-stemmer.js"))
+        .then(function () { return window.PorterStemmer ? null : loadScript(STATIC + "snowball-porter-stemmer.js"); })
         .then(function () { return window.RulesSearch ? null : loadScript(STATIC + "rules_search.js"); })
         .then(function () { return loadScript(STATIC + "rules-search-index.js"); })
         .then(function () { return data; })
@@ -111,33 +115,31 @@
     return shardPromises[id];
   }
 
-  /* text with the query's words marked (<mark>), as DOM nodes: never HTML */
-  function marked(parent, text, query) {
-    var words = window.RulesSearch.norm(query).split(" ").filter(function (w) { return w.length >= 2; });
-    if (!words.length) { parent.appendChild(document.createTextNode(text)); return; }
-    var re = new RegExp("(" + words.map(function (w) { return w.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"); })
-      .join("|") + ")", "ig");
-    var last = 0, m;
-    while ((m = re.exec(text))) {
-      parent.appendChild(document.createTextNode(text.slice(last, m.index)));
-      parent.appendChild(el("mark", {}, m[0]));
-      last = m.index + m[0].length;
-    }
+  /* text with the query's words marked (<mark>), as DOM nodes: never HTML.  A word is
+     marked when its stem is one of the query's (`RulesSearch` `marks`): "running" marks
+     "runs", and "can" marks nothing, least of all inside "cannot". */
+  function marked(eng, parent, text, query) {
+    var last = 0;
+    eng.marks(text, query).forEach(function (m) {
+      parent.appendChild(document.createTextNode(text.slice(last, m[0])));
+      parent.appendChild(el("mark", {}, text.slice(m[0], m[1])));
+      last = m[1];
+    });
     parent.appendChild(document.createTextNode(text.slice(last)));
   }
 
   function href(r) { return ROOT + r.url + "#" + r.book + ":" + r.rule; }
 
   /* a rule found: its title, where it is (book › section) and a snippet, as one link */
-  function resultLink(r, query) {
+  function resultLink(eng, r, query) {
     var a = el("a", {href: href(r)});
     var title = el("span", {"class": "rules-search-title"});
-    marked(title, r.title, query);
+    marked(eng, title, r.title, query);
     a.appendChild(title);
     a.appendChild(el("span", {"class": "rules-search-where"},
                      r.bookTitle + (r.section && r.section !== r.bookTitle ? " › " + r.section : "")));
     var snip = el("span", {"class": "rules-search-snippet"});
-    if (r.text !== null) marked(snip, window.RulesSearch.snippet(r.text, query), query);
+    if (r.text !== null) marked(eng, snip, eng.snippet(r.text, query), query);
     a.appendChild(snip);
     return a;
   }
@@ -177,12 +179,14 @@
     part.appendChild(summary);
     part.appendChild(list);
     holder.parentNode.insertBefore(part, holder);
-    engine().then(function (eng) {
+    var eng = null;
+    engine().then(function (e) {
+      eng = e;
       return finalResults(eng, query, {limit: PAGE_LIMIT});
     }).then(function (results) {
       results.forEach(function (r) {
         var li = el("li", {"class": "rules-search-result"});
-        li.appendChild(resultLink(r, query));
+        li.appendChild(resultLink(eng, r, query));
         list.appendChild(li);
       });
       summary.textContent = results.length
@@ -212,11 +216,13 @@
     var panel = el("div", {"class": "rules-search-panel", hidden: ""});
     var list = el("ul", {id: "rules-search-results", "class": "rules-search-results", role: "listbox",
                          "aria-label": "Rules found"});
+    var note = el("p", {"class": "rules-search-note", "aria-live": "polite", hidden: ""});
     var foot = el("p", {"class": "rules-search-foot"});
     var all = el("a", {href: ROOT + "search.html"}, "search all text");
     var status = el("span", {"class": "rules-search-status", "aria-live": "polite"});
     foot.appendChild(status);
     foot.appendChild(all);
+    panel.appendChild(note);
     panel.appendChild(list);
     panel.appendChild(foot);
     bar.appendChild(input);
@@ -251,16 +257,39 @@
       window.location.href = href(r);
     }
     var shownQuery = null;
-    function render(query) {
+    /* The list for `query`; once it is `final`, what the box should say besides: that no
+       rule matches, with the nearest titles, or which words no rule holds. */
+    function render(eng, query, final) {
       shownQuery = query;
       list.textContent = "";
+      note.textContent = "";
+      note.hidden = true;
       active = -1;
       input.removeAttribute("aria-activedescendant");
       all.setAttribute("href", ROOT + "search.html?q=" + encodeURIComponent(query));
+      if (final && !results.length) {
+        note.appendChild(document.createTextNode("No rule matches \u201c" + query.trim() + "\u201d."));
+        var near = eng.nearTitles(query, 5, select.value || null);
+        if (near.length) {
+          note.appendChild(document.createTextNode(" Nearest titles: "));
+          near.forEach(function (r, i) {
+            if (i) note.appendChild(document.createTextNode(" \u00b7 "));
+            note.appendChild(el("a", {href: href(r), "class": "rules-search-near"}, r.title));
+          });
+        }
+        note.hidden = false;
+      } else if (final) {
+        var w = eng.words(query);
+        if (w && w.unknown.length) {
+          note.textContent = "No rule mentions " + w.unknown.map(function (x) { return "\u201c" + x + "\u201d"; })
+            .join(", ") + ".";
+          note.hidden = false;
+        }
+      }
       results.forEach(function (r, i) {
         var li = el("li", {id: "rules-search-opt-" + i, role: "option", "aria-selected": "false",
                            "class": "rules-search-result"});
-        var a = resultLink(r, query);
+        var a = resultLink(eng, r, query);
         a.setAttribute("tabindex", "-1");
         li.appendChild(a);
         li.addEventListener("mousedown", function (e) { e.preventDefault(); });   // keep the focus
@@ -296,7 +325,7 @@
             ? results[active].book + ":" + results[active].rule : null;
           results = eng.search(query, opts);
           var need = needed(eng, results, query, opts);
-          render(query);
+          render(eng, query, !need.length);
           if (picked) {     // a rule picked with the arrows stays picked when the list fills in
             var again = results.findIndex(function (r) { return r.book + ":" + r.rule === picked; });
             if (again >= 0) setActive(again);
