@@ -60,6 +60,7 @@ class Book:
     title: str
     prose: str = ""
     edition: str = ""
+    vocabulary: list = field(default_factory=list)     # of (phrases, broader): what players call things
     broken: str = ""                 # "compile": a mechanic reads an unknown name; "example": an example fails
     folder: bool = False             # a folder of files, one per top-level section, and a header file
     sections: list = field(default_factory=list)
@@ -205,7 +206,10 @@ def write_section(s: Section, book: Book, ids: dict, pad: str = "") -> str:
 def write_header(b: Book) -> str:
     prose = f'    """{b.prose}"""\n' if b.prose else ""
     edition = f"    edition {_q(b.edition)}\n" if b.edition else ""
-    return f"book {b.id} {{\n    title {_q(b.title)}\n{edition}    dice d6\n{prose}}}\n"
+    vocabulary = "".join(f"    vocabulary {', '.join(map(_q, phrases))}"
+                         + (f" -> {', '.join(map(_q, broader))}" if broader else "") + "\n"
+                         for phrases, broader in b.vocabulary)
+    return f"book {b.id} {{\n    title {_q(b.title)}\n{edition}    dice d6\n{vocabulary}{prose}}}\n"
 
 
 def sources(lib: Library) -> dict:
@@ -441,6 +445,16 @@ def edit_source(lib, a, b):
         r.flavour = "" if r.flavour else f"The {word} was all we had."
 
 
+def edit_vocabulary(lib, a, b):
+    """A book's `vocabulary` (what players call things, for search): a group added or taken out."""
+    book = _pick(lib.books, a)
+    if book.vocabulary and b % 3 == 0:
+        book.vocabulary.pop(a % len(book.vocabulary))
+        return
+    phrases = (f"{WORDS[b % len(WORDS)]} {WORDS[a % len(WORDS)]}", WORDS[(a + b) % len(WORDS)])
+    book.vocabulary.append((phrases, (WORDS[(a * 3 + b) % len(WORDS)],) if b % 2 else ()))
+
+
 def edit_section_prose(lib, a, b):
     book = _pick(lib.books, a)
     if b % 3 == 0:
@@ -578,7 +592,7 @@ def edit_real(lib, a, b):
 
 EDITS = {f.__name__[len("edit_"):]: f for f in (
     edit_prose, edit_title, edit_aliases, edit_uses, edit_note, edit_odds, edit_mechanic, edit_table, edit_const,
-    edit_source, edit_section_prose, edit_add_rule, edit_delete_rule, edit_move_rule, edit_add_section, edit_delete_section,
+    edit_source, edit_vocabulary, edit_section_prose, edit_add_rule, edit_delete_rule, edit_move_rule, edit_add_section, edit_delete_section,
     edit_move_section, edit_add_book, edit_delete_book, edit_book_form, edit_break, edit_real)}
 
 
