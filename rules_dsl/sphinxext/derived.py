@@ -9,6 +9,7 @@ by result, never for the whole book by a coarser record.
 """
 from __future__ import annotations
 
+import hashlib
 import pickle
 import re
 from pathlib import Path
@@ -88,9 +89,14 @@ def compute_derived(book, code: str = "") -> dict:
     for name, chk in book.compiled.checks.items():
         key = "check:" + closures.key(chk.node, placed=True, owner=chk.rule_id)
         findings.extend(store.get(key, lambda: _run_check(book, name, chk)))
-    for f in (book.name_findings() if hasattr(book, "name_findings") else ()):   # cheap: not cached
-        findings.append({"rule": f.rule, "kind": f.kind, "check": "", "message": f.message, "cases": [],
-                         "printed": f.printed, "line": _line_of(f.location)})
+    # undefined names: made of every rule's title, aliases, keywords (the hints) and `uses`,
+    # written where they are
+    from ..model import rules_of
+    names_key = "names:" + hashlib.sha256(repr((code, [(p.node.id, p.node.title, p.node.aliases, p.node.keywords,
+                                                         p.node.uses) for p in rules_of(book.ast)])).encode()).hexdigest()
+    findings.extend(store.get(names_key, lambda: [
+        {"rule": f.rule, "kind": f.kind, "check": "", "message": f.message, "cases": [], "printed": f.printed,
+         "line": _line_of(f.location)} for f in (book.name_findings() if hasattr(book, "name_findings") else ())]))
     failures = []
     counters = {}
     for rule_id, ex in book.example_cases():

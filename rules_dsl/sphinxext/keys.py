@@ -61,6 +61,9 @@ def digest(obj) -> str:
 
 
 # ------------------------------------------------------------------ closures
+_ATOMS = (str, int, float, bool, type(None), n.Span)
+
+
 class Closures:
     """Keys for cached results: the hash of a declaration (a check, a mechanic, an
     example) together with everything its result is made of: every declaration it
@@ -93,25 +96,27 @@ class Closures:
         self._names, self._reprs = {}, {}
 
     def names(self, node) -> set:
+        """The names `node` reads (names, named types, dice).  The walk of `nodes.iter_nodes`,
+        over each node's attributes directly: it runs over every declaration and example of
+        a book each time the book is compiled (a third faster than the generic walk)."""
         key = id(node)
         if key not in self._names:
-            out = set()
-
-            def visit(x):
-                if isinstance(x, n.Name):
-                    out.add(x.name)
-                elif isinstance(x, n.NamedType):
+            out, stack = set(), [node]
+            while stack:
+                x = stack.pop()
+                if isinstance(x, _ATOMS):
+                    continue
+                if isinstance(x, (tuple, list)):
+                    stack.extend(x)
+                    continue
+                fields = getattr(x, "__dict__", None)      # AST nodes: dataclasses without slots
+                if fields is None:
+                    continue
+                if isinstance(x, (n.Name, n.NamedType)):
                     out.add(x.name)
                 elif isinstance(x, n.DiceSpec):
                     out.add(x.die)
-                if dataclasses.is_dataclass(x) and not isinstance(x, type):
-                    for f in dataclasses.fields(x):
-                        if f.name != "span":
-                            visit(getattr(x, f.name))
-                elif isinstance(x, (tuple, list)):
-                    for i in x:
-                        visit(i)
-            visit(node)
+                stack.extend(fields.values())
             self._names[key] = out
         return self._names[key]
 
