@@ -139,25 +139,26 @@ def load_models(cache: ModelCache):
     `LazyModels`) for the books that compile, summaries book id -> `summary_of` its
     model; problems is a list of (kind, book, location, message) to report.
 
-    A book's entry is reused while its own files (`content_key`) and those of the books
-    its references were checked against (its ``deps``, as the lookup index keeps them)
-    are unchanged: a book whose reference to another book's rule is left dangling by an
-    edit of that other book no longer compiles, whatever its own files say.
+    A book's entry is reused while its own files (`content_key`) are unchanged and so is
+    what its references read of other books (its ``deps``: `Consulted`): a book whose
+    reference to another book's rule is left dangling by an edit of that other book no
+    longer compiles, whatever its own files say.
     """
     code = code_key()
     ids, made, summaries, problems = [], {}, {}, []
     keys = _book_keys(code, problems)
+    consulted = Consulted(cache, keys)
     for bid, ckey in keys.items():
         if bid == "*" or ckey is None:
             continue
         head = cache.heads.get(bid)
         if (head is not None and head.get("content_key") == ckey and head.get("summary") is not None
-                and all(keys.get(d) == k for d, k in (head.get("deps") or {}).items())):
+                and all(consulted.key(d) == k for d, k in (head.get("deps") or {}).items())):
             ids.append(bid)
             summaries[bid] = head["summary"]
             problems.extend(head.get("problems", []))
             continue
-        entry = _build_entry(bid, cache, keys, problems)
+        entry = _build_entry(bid, cache, keys, problems, consulted)
         if entry is None:
             continue
         ids.append(bid)
@@ -188,7 +189,48 @@ def _book_keys(code: str, problems: list | None = None) -> dict:
     return out
 
 
-def _build_entry(bid: str, cache: ModelCache, keys: dict | None = None, problems: list | None = None):
+def ids_key(ast) -> str:
+    """What another book's references read of this one: the ids of its rules and sections
+    (as `Library` checks a `[[book:rule]]` against them)."""
+    from .. import nodes as n
+    from ..model import walk
+    return digest(sorted(p.node.id for p in walk(ast.items) if isinstance(p.node, (n.Rule, n.Section))))
+
+
+class Consulted:
+    """The keys of what a book's references read of the other books (`Library.load_consulted`
+    names those books): of a book, the ids of its rules and sections (`ids_key`), taken
+    from its head while its files are those the head was made of, else from its parse
+    ("any" when it does not parse: every id is then accepted; None when it is gone); of
+    ``"*"``, the list of books.  So a prose edit of a book leaves the books referring to
+    it alone, and deleting a rule they name does not."""
+
+    def __init__(self, cache: ModelCache, keys: dict):
+        self.cache, self.keys, self.known = cache, keys, {}
+
+    def key(self, other: str):
+        if other == "*":
+            return self.keys["*"]
+        if other not in self.known:
+            head = self.cache.heads.get(other)
+            if self.keys.get(other) is None:
+                self.known[other] = None
+            elif head is not None and head.get("content_key") == self.keys[other] and head.get("ids_key"):
+                self.known[other] = head["ids_key"]
+            else:
+                from ..errors import RulebookError, RulesError
+                from ..loader import parse_book
+                try:
+                    self.known[other] = ids_key(parse_book(other)[0])
+                except RulebookError:
+                    self.known[other] = "any"
+                except (OSError, RulesError):
+                    self.known[other] = None
+        return self.known[other]
+
+
+def _build_entry(bid: str, cache: ModelCache, keys: dict | None = None, problems: list | None = None,
+                 consulted: Consulted | None = None):
     """Compile a book and make its entry (its derived data made of the results kept by
     `compute_derived` wherever they still hold); None (and a problem) when it does not
     compile."""
@@ -197,8 +239,9 @@ def _build_entry(bid: str, cache: ModelCache, keys: dict | None = None, problems
     code = code_key()
     problems = problems if problems is not None else []
     keys = keys if keys is not None else _book_keys(code)
+    consulted = consulted if consulted is not None else Consulted(cache, keys)
     try:
-        book, consulted = load_consulted(bid)
+        book, others = load_consulted(bid)
     except RulebookError as e:
         d = e.diagnostics[0]
         problems.append(("compile", bid, (d.file, d.line), e.render()))
@@ -210,7 +253,8 @@ def _build_entry(bid: str, cache: ModelCache, keys: dict | None = None, problems
     derived = compute_derived(book, engine_key())
     model = build_model(book, derived)
     summary = summary_of(model)
-    entry = {"content_key": keys.get(bid), "deps": {d: keys.get(d) for d in sorted(consulted)},
+    entry = {"content_key": keys.get(bid), "ids_key": ids_key(book.ast),
+             "deps": {d: consulted.key(d) for d in sorted(others)},
              "derived": derived, "model": model,
              "locations": example_locations(book), "digests": {**model_digests(model), **summary_digests(summary)},
              "summary": summary}
