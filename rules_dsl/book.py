@@ -66,7 +66,8 @@ class Finding:
     failing case (those with no printed value behind them too); `check-error`, a
     check that cannot run; `undefined-name`, a name a rule `uses` that no rule of
     the book defines.  `printed` names the printed entry (`table(key=value)`),
-    `check_location` is where the check is written."""
+    `check_location` is where the check is written.  `sentences` says each case in
+    words, for players (the check's `finding` phrase, else display forms: wording.py)."""
     book: str
     rule: str
     kind: str
@@ -76,11 +77,13 @@ class Finding:
     cases: tuple = ()
     printed: str = ""
     check_location: str = ""
+    sentences: tuple = ()
 
     def as_json(self) -> dict:
         return {"book": self.book, "rule": self.rule, "kind": self.kind, "check": self.check,
                 "message": self.message, "location": self.location, "cases": list(self.cases),
-                "printed": self.printed, "check_location": self.check_location}
+                "printed": self.printed, "check_location": self.check_location,
+                "sentences": list(self.sentences)}
 
 
 class Book:
@@ -111,6 +114,14 @@ class Book:
 
     def __repr__(self):
         return f"<Book {self.id}: {len(self.rules)} rules, {len(self.mechanics)} mechanics>"
+
+    @property
+    def display(self):
+        """The display forms of the book's names (a `rules_dsl.display.Names`): what
+        players read in place of identifiers (`book.display.member("suppression_state",
+        "under_fire")` -> "Under Fire"), and `value(v)` for any value in words."""
+        from .display import names_of
+        return names_of(self.compiled)
 
     # -- lookups
     def rule(self, rule_id: str) -> RuleView:
@@ -220,6 +231,11 @@ class Book:
         if not failures:
             return []
         doc, at = chk.node.doc or name, str(chk.node.span)
+        from .wording import finding_sentence
+        names = self.display
+
+        def said(cases):
+            return tuple(finding_sentence(names, chk.node, c) for c in cases)
         out = []
         by_value = {}      # the first printed value behind each case -> its cases
         for c in failures:
@@ -231,12 +247,12 @@ class Book:
             more = f"; and {len(cases) - 12} more" if len(cases) > 12 else ""
             out.append(Finding(self.id, self.rule_of(p.table) or chk.rule_id, "disagreement", name,
                                f"{doc}: the printed {label} (line {p.span.line}) disagrees: {shown}{more}",
-                               str(p.span), tuple(case_text(c) for c in cases), label, at))
+                               str(p.span), tuple(case_text(c) for c in cases), label, at, said(cases)))
         shown = "; ".join(case_text(c) for c in failures[:12])
         more = f"; and {len(failures) - 12} more" if len(failures) > 12 else ""
         out.append(Finding(self.id, chk.rule_id, "check-summary", name,
                            f"{doc}: fails in {len(failures)} of {total} cases: {shown}{more}",
-                           at, tuple(case_text(c) for c in failures), "", at))
+                           at, tuple(case_text(c) for c in failures), "", at, said(failures)))
         return out
 
     def _printed_label(self, p) -> str:

@@ -1,7 +1,8 @@
 """Static checks over a book's AST, one pass per concern, each collecting diagnostics.
 
 Passes: ids (rule and section ids unique, kebab-case), declarations (one
-namespace for constants, enums, dice, tables and mechanics), types (every named
+namespace for constants, enums, dice, tables and mechanics), words for players
+(checks_display.py: display forms, questions, answers, findings), types (every named
 type exists), references (prose [[refs]] resolve, in this book or another), and
 expressions (every name resolves in its scope, calls have the right arguments,
 rounding names its mode), and examples (checks_examples.py: worked examples
@@ -22,6 +23,7 @@ from typing import Callable, Optional
 from . import nodes as n
 from .builtins import BUILTINS, ROUND_MODES
 from .errors import Diagnostic, Related, RulebookError, did_you_mean, line_of
+from .checks_display import check_display
 from .checks_examples import check_examples
 from .checks_types import check_types_of_expressions
 from .model import BookAST, decls_of, walk
@@ -74,6 +76,7 @@ def check_book(book: BookAST, texts: dict, other_ids: Callable[[str], Optional[s
     check_ids(book, report)
     syms = collect_declarations(book, report)
     check_anchor_clashes(book, report)
+    check_display(book, report)
     check_types(book, syms, report)
     check_reserved_names(book, report)
     check_references(book, report, other_ids)

@@ -407,7 +407,7 @@ def _callable_and_inputs(args):
     """The mechanic or table `rules call` and `rules explain` name, with its inputs;
     a table's keys are checked by name, and `--seed` refused for it (it rolls nothing)."""
     book, kind, fn = _resolve(args.ref, allow_tables=True)
-    kwargs = _assignments(args.assignments)
+    kwargs = book.display.read_inputs(fn.name, _assignments(args.assignments))   # names and values in either form
     if kind == "table":
         names = [p.name for p in fn.keys]
         for k in kwargs:
@@ -429,29 +429,29 @@ def cmd_call(args):
     if args.json:
         _json({"result": to_json(result), "rolls": {k: to_json(v) for k, v in rolls.items()}})
         return 0
-    from .terminal import result_lines
-    from .values import show
+    from .terminal import answer_lines, rolls_line
     out = _output(args)
-    for line in result_lines(result, out):
+    for line in answer_lines(book, fn.name, result, kwargs, out, table=kind == "table"):
         _out(line)
     if rolls:
-        _out(out.style("rolls: " + ", ".join(f"{k}={show(v)}" for k, v in rolls.items()), "dim"))
+        _out(rolls_line(book, fn.name, rolls, out))
     return 0
 
 
 def cmd_explain(args):
-    from .values import show
     book, kind, fn, kwargs = _callable_and_inputs(args)
     ex = book.explain(fn.name, seed=args.seed, **kwargs)
     if args.json:
         _json(ex.as_json())
         return 0
+    from .terminal import rolls_line
+    from .working import text_lines, worked
     out = _output(args)
-    for line in ex.lines(width=out.width, locations=args.locations, style=out.style):
+    for line in text_lines(worked(ex, book.display, locations=args.locations), out.width, out.style,
+                           ascii_only=out.arrow != "→"):
         _out(line)
-    _out(out.style("result: ", "bold") + show(ex.result))
     if ex.rolls:
-        _out(out.style("rolls: " + ", ".join(f"{k}={show(v)}" for k, v in ex.rolls.items()), "dim"))
+        _out(rolls_line(book, fn.name, ex.rolls, out))
     return 0
 
 
@@ -464,37 +464,66 @@ def cmd_odds(args):
         _die("--explain and --vs do not combine: ask for each on its own", 2)
     if args.explain:
         return _odds_explained(args, book, mech)
-    dist = distribution(mech, **_assignments(args.assignments))
+    words = book.display
+    dist = distribution(mech, **words.read_inputs(mech.name, _assignments(args.assignments)))
     if args.vs:
-        other = distribution(mech, **{**_assignments(args.assignments), **_assignments(args.vs)})
+        other = distribution(mech, **words.read_inputs(mech.name, {**_assignments(args.assignments),
+                                                                   **_assignments(args.vs)}))
         if args.json:
             _json({"a": dist.as_json(), "b": other.as_json()})
             return 0
         from .odds import side_by_side
-        _out(side_by_side(dist, other))
+        _out(_fit(side_by_side(dist, other, label=lambda k: words.param(mech.name, k), **_odds_words(book, mech)), args))
         return 0
     if args.json:
         _json(dist.as_json())
         return 0
-    _out(dist.table())
+    _out(_fit(dist.table(**_odds_words(book, mech)), args))
     return 0
+
+
+def _fit(text: str, args) -> str:
+    """An odds text for the terminal: a line of words (a title) wider than the terminal
+    wrapped under itself; a table's rows (columns apart by two spaces) kept whole."""
+    import textwrap
+    width = _output(args).width
+    lines = []
+    for line in text.split("\n"):
+        if len(line) > width and "  " not in line.strip():
+            lines.extend(textwrap.wrap(line, width, subsequent_indent="   ", break_long_words=False,
+                                       break_on_hyphens=False))
+        else:
+            lines.append(line)
+    return "\n".join(lines)
+
+
+def _odds_words(book, mech) -> dict:
+    """How `rules odds` says a mechanic's results and inputs: in words (display.py)."""
+    from .wording import inputs_phrase
+    words = book.display
+
+    def title(d):
+        given = inputs_phrase(words, mech.name, d.inputs)
+        return f"{words.mechanic(mech.name)[:1].upper()}{words.mechanic(mech.name)[1:]}" + (f", with {given}" if given else "")
+    return {"show": words.value, "title": title, "result": words.result(mech.name)[:1].upper() + words.result(mech.name)[1:]}
 
 
 def _odds_explained(args, book, mech):
     """`rules odds --explain`: the distribution, and for each outcome the branches of
     the mechanic's result (a chain of `if`s) it comes from, with their probabilities."""
     from .explain import odds_by_branch
-    from .values import percent_text, show
-    found = odds_by_branch(mech, **_assignments(args.assignments))
+    from .values import percent_text
+    given = book.display.read_inputs(mech.name, _assignments(args.assignments))
+    found = odds_by_branch(mech, **given)
     if found is None:
         from .odds import distribution
-        dist = distribution(mech, **_assignments(args.assignments))
+        dist = distribution(mech, **given)
         note = (f"{book.id}:{mech.name}'s result is not a chain of branches (if ... then ... else ...), "
                 "so --explain has no branch to name; `rules explain` shows one evaluation's working")
         if args.json:
             _json(dict(dist.as_json(), branches=None, note=note))
             return 0
-        _out(dist.table())
+        _out(dist.table(**_odds_words(book, mech)))
         _out()
         _out(note)
         return 0
@@ -511,17 +540,20 @@ def _odds_explained(args, book, mech):
             o["from"] = [{"branch": label, "probability": frac(q), "float": float(q)} for label, q in parts]
         _json(data)
         return 0
-    _out(dist.table())
+    words = book.display
+    _out(dist.table(**_odds_words(book, mech)))
     _out()
-    _out(f"Where each result comes from: the branches of {mech.name}'s result ({title}, {rule}):")
-    from .render import expr_text
-    for i, (label, arm) in enumerate(arms, 1):
-        _out(f"  {i}. {label}: {expr_text(arm)}")
+    from .wording import branch_words
+    said = branch_words(mech.node, words)       # each branch in words, in the order of `arms`
+    _out(f"Where each result comes from: the branches of {words.mechanic(mech.name)} ({title}):")
+    for i, (label, arm) in enumerate(said, 1):
+        _out(f"  {i}. {label}: {arm}")
     _out()
+    index = {label: i for i, (label, _) in enumerate(arms)}
     for value, _p, parts in rows:
-        shares = "; ".join(f"branch {[a for a, _ in arms].index(label) + 1} ({label}) {frac(q)} = {percent_text(q)}"
+        shares = "; ".join(f"branch {index[label] + 1} ({said[index[label]][0]}) {frac(q)} = {percent_text(q)}"
                            for label, q in parts)
-        _out(f"  {show(value)}: {shares}")
+        _out(f"  {words.value(value)}: {shares}")
     return 0
 
 

@@ -64,6 +64,9 @@ class Step:
     notes: list = field(default_factory=list)      # of (kind, text, rule id)
     detail: dict = field(default_factory=dict)
     args: Optional[dict] = None     # a call's bound arguments as values (not in the JSON)
+    node: object = None             # the AST the step stands for, for renderers in words (not in the JSON)
+    owner: str = ""                 # the mechanic the step is in (not in the JSON)
+    reads: Optional[dict] = None    # a branch's values read, a lookup's keys, as values (not in the JSON)
 
     def set(self, value):
         self.value, self.has_value = value, True
@@ -316,9 +319,10 @@ class TracingCompiler(ExprCompiler):
     lookups made by them are recorded as steps of that rule.  Mechanic calls go to
     the traced twin of the mechanic (`traced(book, name)`)."""
 
-    def __init__(self, book, where: Where, rule: str):
+    def __init__(self, book, where: Where, rule: str, owner: str = ""):
         super().__init__(book)
         self.where, self.rule, self.title = where, rule, where.title(rule)
+        self.owner = owner      # the mechanic compiled (its parameters' words name the values read)
 
     def visit_IfElse(self, e, scope):
         c, t, o = (self.compile(x, scope) for x in (e.cond, e.then, e.orelse))
@@ -326,11 +330,13 @@ class TracingCompiler(ExprCompiler):
         chained = (isinstance(e.then, n.IfElse), isinstance(e.orelse, n.IfElse))
         read = list(dict.fromkeys(x.name for x in n.iter_nodes(e.cond) if isinstance(x, n.Name) and x.name in scope))
         rule, title, loc = self.rule, self.title, self.where.loc(e.span)
+        owner = self.owner
 
         def f(env, ctx):
             tr = ctx.tracer
             st = tr.open(Step("branch", rule, title, loc, f"if {cond}",
-                              detail={"condition": cond, "read": {k: show(env[k]) for k in read if k in env}}))
+                              detail={"condition": cond, "read": {k: show(env[k]) for k in read if k in env}},
+                              node=e, owner=owner, reads={k: env[k] for k in read if k in env}))
             try:
                 holds = bool(c(env, ctx))
                 st.detail["holds"] = holds
@@ -406,7 +412,8 @@ def _lookup(where: Where, t: TableFn, args: list, kwargs: dict, ctx):
         absent = [k for k, v in value.as_dict().items() if v is ABSENT]
     st = Step("lookup", rid, title, where.loc(p.span), f"{t.name}({', '.join(f'{k}={v}' for k, v in keys.items())})",
               notes=where.notes_for(t.name),
-              detail={"table": t.name, "keys": keys, "row": where.loc(p.span), "absent": absent})
+              detail={"table": t.name, "keys": keys, "row": where.loc(p.span), "absent": absent},
+              owner=t.name, reads={k.name: v for k, v in zip(t.keys, p.keys)})
     st.set(value)
     ctx.tracer.add(st)
     return value
@@ -439,22 +446,22 @@ class TracedMechanic:
         node = fn.node
         self.name = fn.name
         self.rule, self.title = where.rule_of(fn.name)
-        comp = TracingCompiler(book, where, self.rule)
+        comp = TracingCompiler(book, where, self.rule, fn.name)
         scope = frozenset(p.name for p in node.params)
         steps = []
         for s in node.body:
             loc = where.loc(s.span)
             if isinstance(s, n.Let):
                 steps.append(("let", s.name, comp.compile(s.value, scope), loc,
-                              {"expression": expr_text(s.value)}))
+                              {"expression": expr_text(s.value)}, s))
                 scope = scope | {s.name}
             elif isinstance(s, n.Roll):     # its dice count compiled traced too (it may call mechanics)
                 steps.append(("roll", s.name, fn._compile_roll(s, scope, comp.compile), loc,
-                              {"dice": dice_text(s.dice)}))
+                              {"dice": dice_text(s.dice)}, s))
                 scope = scope | {s.name}
             else:
                 steps.append(("require", s.message, comp.compile(s.cond, scope), loc,
-                              {"condition": expr_text(s.cond), "message": s.message}))
+                              {"condition": expr_text(s.cond), "message": s.message}, s))
         self.steps = steps
         self.result = comp.compile(node.result, scope)
         self.result_text = expr_text(node.result)
@@ -468,20 +475,21 @@ class TracedMechanic:
         args = ", ".join(f"{k}={show(v)}" for k, v in bound.items())
         call = tr.open(Step("call", rule, title, self.loc, f"{self.name}({args})", notes=list(self.notes),
                             detail={"name": self.name, "arguments": {k: show(v) for k, v in bound.items()}},
-                            args=dict(bound)))
+                            args=dict(bound), node=self.fn.node, owner=self.name))
         try:
             env = dict(bound)
-            for kind, name, fn, loc, detail in self.steps:
+            for kind, name, fn, loc, detail, node in self.steps:
                 if kind == "let":
                     st = tr.open(Step("let", rule, title, loc, f"let {name} = {detail['expression']}",
-                                      detail=dict(detail, name=name)))
+                                      detail=dict(detail, name=name), node=node, owner=self.name))
                     try:
                         env[name] = st.set(fn(env, ctx))
                     finally:
                         tr.close()
                 elif kind == "roll":
                     st = tr.open(Step("roll", rule, title, loc, f"roll {name}: {detail['dice']}",
-                                      detail=dict(detail, name=name, given=_is_given(ctx.roller, ctx.prefix + name))))
+                                      detail=dict(detail, name=name, given=_is_given(ctx.roller, ctx.prefix + name)),
+                                      node=node, owner=self.name))
                     try:
                         env[name] = st.set(fn(env, ctx))
                         said = _working(ctx.roller, ctx.prefix + name)
@@ -490,7 +498,8 @@ class TracedMechanic:
                     finally:
                         tr.close()
                 else:
-                    st = tr.open(Step("require", rule, title, loc, f"require {detail['condition']}", detail=dict(detail)))
+                    st = tr.open(Step("require", rule, title, loc, f"require {detail['condition']}", detail=dict(detail),
+                                      node=node, owner=self.name))
                     try:
                         ok = bool(st.set(bool(fn(env, ctx))))
                     finally:
@@ -498,7 +507,7 @@ class TracedMechanic:
                     if not ok:
                         raise EvaluationError(f"{self.name}: {name}")
             st = tr.open(Step("result", rule, title, self.result_loc, f"result {self.result_text}",
-                              detail={"expression": self.result_text}))
+                              detail={"expression": self.result_text}, node=self.fn.node.result, owner=self.name))
             try:
                 value = st.set(self.result(env, ctx))
             finally:
@@ -577,7 +586,7 @@ def explain_case(compiled, rule_id: str, case: n.ExampleCase) -> Explanation:
     from .examples import _guarded
     where = _traced_store(compiled)["where"]
     comp = TracingCompiler(compiled, where, rule_id)
-    root = Step("example", rule_id, where.title(rule_id), where.loc(case.span), case.source)
+    root = Step("example", rule_id, where.title(rule_id), where.loc(case.span), case.source, node=case)
     tracer = Tracer(root)
     roller = GivenRoller(rng=random.Random(0))
     try:

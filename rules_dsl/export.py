@@ -187,15 +187,19 @@ def type_json(t, compiled) -> dict:
 # ------------------------------------------------------------------ declarations
 def _mechanic(book, d, rule, model) -> dict:
     m = book.mechanics[d.name]
+    names = book.display
     params = []
     for p, (_name, _ttext, allowed, _default) in zip(d.params, model["params"]):
         params.append({"name": p.name, "type": type_json(p.type, book.compiled), "allowed": allowed,
-                       "default": value_json(m.default(p.name)) if p.default is not None else None})
+                       "default": value_json(m.default(p.name)) if p.default is not None else None,
+                       "display": names.param(d.name, p.name)})
     return {"name": d.name, "rule": rule, "doc": model["doc"] or "",
             "signature": model["signature"], "params": params,
-            "rolls": [{"name": name, "dice": dice} for name, dice in model["rolls"]],
+            "rolls": [{"name": name, "dice": dice, "display": names.roll(d.name, name)} for name, dice in model["rolls"]],
             "returns": {"type": type_json(d.returns, book.compiled), "allowed": model["returns"][1]},
-            "rolls_dice": model["has_dice"], "body": list(model["lines"])}
+            "rolls_dice": model["has_dice"], "body": list(model["lines"]),
+            "display": {"name": names.mechanic(d.name), "result": names.results.get(d.name),
+                        "question": names.questions.get(d.name), "answer": names.answers.get(d.name)}}
 
 
 def _cell(c) -> dict:
@@ -209,11 +213,15 @@ def _cell(c) -> dict:
 
 
 def _table(book, d, rule, model) -> dict:
-    columns = ([{"name": k, "type": type_json(t, book.compiled)} for k, t in d.returns.fields]
-               if isinstance(d.returns, n.RecordType) else [{"name": "value", "type": type_json(d.returns, book.compiled)}])
-    return {"name": d.name, "rule": rule, "doc": model["doc"] or "",
+    names = book.display
+    columns = ([{"name": k, "type": type_json(t, book.compiled), "display": names.field(d.name, k)}
+                for k, t in d.returns.fields]
+               if isinstance(d.returns, n.RecordType)
+               else [{"name": "value", "type": type_json(d.returns, book.compiled), "display": names.table(d.name)}])
+    return {"name": d.name, "rule": rule, "doc": model["doc"] or "", "display": names.table(d.name),
             "layout": "grid" if d.grid else "rows",
-            "keys": [{"name": p.name, "type": type_json(p.type, book.compiled)} for p in d.params],
+            "keys": [{"name": p.name, "type": type_json(p.type, book.compiled), "display": names.param(d.name, p.name)}
+                     for p in d.params],
             "columns": columns, "header": [_cell(c) for c in d.header],
             "rows": [[_cell(c) for c in row] for row in d.rows]}
 
@@ -275,9 +283,11 @@ def book_data(book, library=None, consulted: set | None = None) -> dict:
             tables.append(_table(book, d, rule, model))
         elif isinstance(d, n.Const):
             constants.append({"name": d.name, "rule": rule, "doc": d.doc or "",
-                              "value": value_json(book.constants[d.name]), "formula": model["formula"]})
+                              "value": value_json(book.constants[d.name]), "formula": model["formula"],
+                              "display": book.display.const(d.name)})
         elif isinstance(d, n.Enum):
-            enums.append({"name": d.name, "rule": rule, "members": list(d.members)})
+            enums.append({"name": d.name, "rule": rule, "members": list(d.members), "display": book.display.enum(d.name),
+                          "members_display": {m: book.display.member(d.name, m) for m in d.members}})
         elif isinstance(d, n.Check):
             checks.append({"name": d.name, "rule": rule, "doc": d.doc or "",
                            "formula": model["formula"]})
@@ -297,7 +307,8 @@ def book_data(book, library=None, consulted: set | None = None) -> dict:
     counts = {k: v for k, v in info.items() if isinstance(v, int)}
     counts.update(sections=len(sections), enums=len(enums), constants=len(constants), checks=len(checks),
                   notes=sum(len(r.node.notes) for r in book.rules))
-    dice = [{"name": name, "custom": die.custom, "faces": [to_json(f) for f in die.faces]}
+    dice = [{"name": name, "custom": die.custom, "faces": [to_json(f) for f in die.faces],
+             **({"faces_display": {str(f): book.display.member(name, f) for f in die.distinct}} if die.custom else {})}
             for name, die in compiled.dice.items()]
     return {
         "schema_version": SCHEMA_VERSION, "id": home, "title": h.title or home, "edition": h.edition,

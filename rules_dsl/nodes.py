@@ -124,6 +124,17 @@ class Index(Expr):
     index: Expr
 
 
+# ---------------------------------------------------------------- words for players
+@dataclass(frozen=True)
+class Phrase:
+    """Words a book gives for players, where it wrote them: a name's display form
+    (`under_fire called "Under Fire"`), a mechanic's question and answer, a check's
+    finding.  Identifiers stay what the language, the JSON and `book:id` use; a
+    `Phrase` is what pages and the CLI's text show instead (rules_dsl/display.py)."""
+    span: Span
+    text: str
+
+
 # ---------------------------------------------------------------------- types
 @dataclass(frozen=True)
 class Type:
@@ -154,6 +165,7 @@ class UnionType(Type):
 @dataclass(frozen=True)
 class RecordType(Type):
     fields: tuple          # of (name, Type)
+    displays: tuple = ()   # of (field name, Phrase): `move called "Move": 3..9`
 
 
 # ----------------------------------------------------------------- statements
@@ -187,6 +199,7 @@ class Roll:
     span: Span
     name: str
     dice: DiceSpec
+    display: Optional[Phrase] = None
 
 
 @dataclass(frozen=True)
@@ -203,6 +216,7 @@ class Param:
     name: str
     type: Type
     default: Optional[Expr] = None
+    display: Optional[Phrase] = None
 
 
 @dataclass(frozen=True)
@@ -211,6 +225,7 @@ class Const:
     name: str
     value: Expr
     doc: str = ""
+    display: Optional[Phrase] = None
 
 
 @dataclass(frozen=True)
@@ -219,6 +234,8 @@ class Enum:
     name: str
     members: tuple         # of str
     printed: tuple = ()    # (member, how the source prints it): `enum e { impossible "–" }`
+    displays: tuple = ()   # (member, Phrase): `enum e { under_fire called "Under Fire" }`
+    display: Optional[Phrase] = None   # the enum's own words: `enum suppression_state called "tokens" {...}`
 
 
 @dataclass(frozen=True)
@@ -230,6 +247,10 @@ class Mechanic:
     doc: str
     body: tuple            # of Let | Roll | Require
     result: Expr
+    display: Optional[Phrase] = None          # `mechanic token_dice called "dice to roll"(...)`
+    result_display: Optional[Phrase] = None   # `-> 2..3 called "dice"`
+    question: Optional[Phrase] = None         # `question "How many dice does the unit roll?"`
+    answer: Optional[Phrase] = None           # `answer "it rolls {result} dice"`
 
 
 @dataclass(frozen=True)
@@ -248,6 +269,7 @@ class Table:
     grid: bool
     header: tuple          # of Cell (the first row: column labels, or a grid's column keys)
     rows: tuple            # of tuple of Cell
+    display: Optional[Phrase] = None
 
 
 @dataclass(frozen=True)
@@ -265,6 +287,7 @@ class Check:
     bindings: tuple        # of Binding
     where: Optional[Expr]
     claim: Expr
+    finding: Optional[Phrase] = None   # a failing case in words: `finding "printed {left} gc; ..."`
 
 
 Decl = Union[Const, Enum, Mechanic, Table, Check]
@@ -381,6 +404,7 @@ class Die:
     name: str
     faces: tuple           # standard dN: ints 1..N; custom: symbol names, repeated per face
     custom: bool
+    displays: tuple = ()   # (face, Phrase): `die dust { army called "army symbol": 2, ... }`
 
 
 @dataclass(frozen=True)

@@ -402,14 +402,17 @@ class _Builder:
                         continue
                     dice.append(n.Die(self.span(tok), str(tok), tuple(range(1, int(m.group(1)) + 1)), False))
             elif d == "h_custom_die":
-                faces = []
+                faces, shown = [], []
                 for face in f.children[1:]:
-                    count = self.int(face.children[1])
+                    name, called, count_tok = face.children
+                    count = self.int(count_tok)
                     if count > MAX_FACE_COUNT:
-                        self.error(face.children[1], f"a custom die has at most {MAX_FACE_COUNT} faces of one symbol")
+                        self.error(count_tok, f"a custom die has at most {MAX_FACE_COUNT} faces of one symbol")
                         count = 1
-                    faces.extend([str(face.children[0])] * count)
-                dice.append(n.Die(self.span(f), str(f.children[0]), tuple(faces), True))
+                    faces.extend([str(name)] * count)
+                    if called is not None:
+                        shown.append((str(name), self.called(called)))
+                dice.append(n.Die(self.span(f), str(f.children[0]), tuple(faces), True, tuple(shown)))
             elif d == "h_prose":
                 prose.append(self.prose(f.children[0]))
             elif d == "h_vocabulary":
@@ -517,22 +520,34 @@ class _Builder:
     def decl(self, t):
         return getattr(self, "d_" + t.data)(t)
 
+    def called(self, t):
+        """`called "words"` (or `question`, `answer`, `finding` "words") -> a located Phrase;
+        None when the clause is absent.  The words are checked in checks_display.py."""
+        if t is None:
+            return None
+        tok = t.children[0]
+        return n.Phrase(self.span(tok), self.string(tok))
+
     def d_const(self, t):
-        name, value, doc = t.children
-        return n.Const(self.span(t), str(name), self.expr(value), self.string(doc) if doc else "")
+        name, called, value, doc = t.children
+        return n.Const(self.span(t), str(name), self.expr(value), self.string(doc) if doc else "",
+                       self.called(called))
 
     def d_enum(self, t):
-        members = [m.children for m in t.children[1:]]
-        return n.Enum(self.span(t), str(t.children[0]), tuple(str(name) for name, _ in members),
-                      tuple((str(name), self.string(text)) for name, text in members if text is not None))
+        members = [m.children for m in t.children[2:]]
+        return n.Enum(self.span(t), str(t.children[0]), tuple(str(name) for name, _, _ in members),
+                      tuple((str(name), self.string(text)) for name, _, text in members if text is not None),
+                      tuple((str(name), self.called(called)) for name, called, _ in members if called is not None),
+                      self.called(t.children[1]))
 
     def params(self, t):
         if t is None:
             return ()
         out = []
         for p in t.children:
-            name, typ, default = p.children
-            out.append(n.Param(self.span(p), str(name), self.type(typ), self.expr(default) if default is not None else None))
+            name, called, typ, default = p.children
+            out.append(n.Param(self.span(p), str(name), self.type(typ), self.expr(default) if default is not None else None,
+                               self.called(called)))
         return tuple(out)
 
     def doc(self, t):
@@ -541,7 +556,7 @@ class _Builder:
         return self.text_or_string(t.children[0])
 
     def d_mechanic(self, t):
-        name, params, ret, doc, body = t.children
+        name, called, params, ret, ret_called, doc, question, answer, body = t.children
         stmts = []
         if body.data == "expr_body":
             result = self.expr(body.children[0])
@@ -550,7 +565,8 @@ class _Builder:
                 stmts.append(self.stmt(s))
             result = self.expr(body.children[-1])
         return n.Mechanic(self.span(t), str(name), self.params(params), self.type(ret), self.doc(doc),
-                          tuple(stmts), result)
+                          tuple(stmts), result, self.called(called), self.called(ret_called),
+                          self.called(question), self.called(answer))
 
     def stmt(self, s):
         sp = self.span(s)
@@ -558,8 +574,8 @@ class _Builder:
             return n.Let(sp, str(s.children[0]), self.expr(s.children[1]))
         if s.data == "require":
             return n.Require(sp, self.expr(s.children[0]), self.string(s.children[1]))
-        name, dice = s.children
-        return n.Roll(sp, str(name), self.dice(dice))
+        name, called, dice = s.children
+        return n.Roll(sp, str(name), self.dice(dice), self.called(called))
 
     def dice(self, d) -> n.DiceSpec:
         sp = self.span(d)
@@ -583,7 +599,7 @@ class _Builder:
                           self.expr(on), self.expr(then) if then is not None else None)
 
     def d_table(self, t):
-        name, params, ret, doc, grid, *rows = t.children
+        name, called, params, ret, doc, grid, *rows = t.children
         keys = self.params(params)
         rtype = self.type(ret)
         header, body = None, []
@@ -596,7 +612,7 @@ class _Builder:
             else:
                 body.append(tuple(cells))
         return n.Table(self.span(t), str(name), keys, rtype, self.doc(doc), grid is not None,
-                       header or (), tuple(body))
+                       header or (), tuple(body), self.called(called))
 
     def cell(self, c) -> n.Cell:
         sp = self.span(c)
@@ -629,11 +645,11 @@ class _Builder:
         return self.int(s.children[0])
 
     def d_check(self, t):
-        name, doc, *rest = t.children
+        name, doc, finding, *rest = t.children
         where, claim = rest[-2], rest[-1]
         binds = [n.Binding(self.span(b), str(b.children[0]), self.expr(b.children[1])) for b in rest[:-2]]
         return n.Check(self.span(t), str(name), self.doc(doc), tuple(binds),
-                       self.expr(where) if where is not None else None, self.expr(claim))
+                       self.expr(where) if where is not None else None, self.expr(claim), self.called(finding))
 
     # ------------------------------------------------------------------ types
     def type(self, t) -> n.Type:
@@ -650,7 +666,9 @@ class _Builder:
         if t.data == "list_type":
             return n.ListType(self.span(t), self.type(t.children[0]))
         if t.data == "record_type":
-            return n.RecordType(self.span(t), tuple((str(f.children[0]), self.type(f.children[1])) for f in t.children))
+            return n.RecordType(self.span(t), tuple((str(f.children[0]), self.type(f.children[2])) for f in t.children),
+                                tuple((str(f.children[0]), self.called(f.children[1])) for f in t.children
+                                      if f.children[1] is not None))
         raise AssertionError(t.data)  # pragma: no cover
 
     # ------------------------------------------------------------ expressions

@@ -33,8 +33,7 @@ def _prec(e) -> int:
 
 
 def _wrap(e, min_prec) -> str:
-    s = expr_text(e)
-    return f"({s})" if _prec(e) < min_prec else s
+    return _NOTATION.wrap(e, min_prec)
 
 
 def literal_text(v) -> str:
@@ -46,46 +45,81 @@ def literal_text(v) -> str:
     return literal(v)
 
 
-def expr_text(e) -> str:
-    if e is None:
-        return ""
-    if isinstance(e, n.Literal):
-        return literal_text(e.value)
-    if isinstance(e, n.Name):
-        return e.name
-    if isinstance(e, n.BinOp):
-        p = _prec(e)
-        return f"{_wrap(e.left, p)} {e.op} {_wrap(e.right, p + 1)}"
-    if isinstance(e, n.Compare):
-        op = {"in": "in", "notin": "not in"}.get(e.op, e.op)
-        return f"{_wrap(e.left, 5)} {op} {_wrap(e.right, 5)}"
-    if isinstance(e, n.BoolOp):
-        p = _prec(e)
-        return f"{_wrap(e.left, p)} {e.op} {_wrap(e.right, p + 1)}"
-    if isinstance(e, n.Not):
-        return f"not {_wrap(e.operand, 3)}"
-    if isinstance(e, n.Neg):
-        return f"-{_wrap(e.operand, 8)}"
-    if isinstance(e, n.IfElse):
-        return f"if {expr_text(e.cond)} then {expr_text(e.then)} else {expr_text(e.orelse)}"
-    if isinstance(e, n.RangeExpr):
-        return f"{_wrap(e.low, 6)}..{_wrap(e.high, 6)}"
-    if isinstance(e, n.ListLit):
-        return "[" + ", ".join(expr_text(x) for x in e.items) + "]"
-    if isinstance(e, n.SetLit):
-        return "{" + ", ".join(expr_text(x) for x in e.items) + "}"
-    if isinstance(e, n.Comprehension):
-        cond = f" if {expr_text(e.cond)}" if e.cond is not None else ""
-        return f"{expr_text(e.elem)} for {e.var} in {expr_text(e.source)}{cond}"
-    if isinstance(e, n.Call):
-        parts = [expr_text(a) for a in e.args] + [f"{k}={expr_text(a)}" for k, a in e.kwargs]
+class Notation:
+    """Writes an expression, operators spaced and precedence kept by brackets.  This class
+    writes the language's own notation (`expr_text`); a subclass changes how names,
+    literals, operators, calls and fields read (wording.py writes them in words) and keeps
+    the structure."""
+
+    def text(self, e) -> str:
+        if e is None:
+            return ""
+        if isinstance(e, n.Literal):
+            return self.literal(e.value)
+        if isinstance(e, n.Name):
+            return self.name(e.name)
+        if isinstance(e, (n.BinOp, n.BoolOp)):
+            p = _prec(e)
+            return f"{self.wrap(e.left, p)} {self.operator(e.op)} {self.wrap(e.right, p + 1)}"
+        if isinstance(e, n.Compare):
+            return f"{self.wrap(e.left, 5)} {self.operator(e.op)} {self.wrap(e.right, 5)}"
+        if isinstance(e, n.Not):
+            return f"not {self.wrap(e.operand, 3)}"
+        if isinstance(e, n.Neg):
+            return f"-{self.wrap(e.operand, 8)}"
+        if isinstance(e, n.IfElse):
+            return f"if {self.text(e.cond)} then {self.text(e.then)} else {self.text(e.orelse)}"
+        if isinstance(e, n.RangeExpr):
+            return f"{self.wrap(e.low, 6)}{self.range_sep}{self.wrap(e.high, 6)}"
+        if isinstance(e, n.ListLit):
+            return "[" + ", ".join(self.text(x) for x in e.items) + "]"
+        if isinstance(e, n.SetLit):
+            return self.set_open + ", ".join(self.text(x) for x in e.items) + self.set_close
+        if isinstance(e, n.Comprehension):
+            return self.comprehension(e)
+        if isinstance(e, n.Call):
+            return self.call(e)
+        if isinstance(e, n.Attr):
+            return self.field(e)
+        if isinstance(e, n.Index):
+            return f"{self.wrap(e.obj, 9)}[{self.text(e.index)}]"
+        return "?"
+
+    def wrap(self, e, min_prec) -> str:
+        s = self.text(e)
+        return f"({s})" if _prec(e) < min_prec else s
+
+    # what a subclass may change
+    range_sep, set_open, set_close = "..", "{", "}"
+
+    def literal(self, v) -> str:
+        return literal_text(v)
+
+    def name(self, ident: str) -> str:
+        return ident
+
+    def operator(self, op: str) -> str:
+        return {"in": "in", "notin": "not in"}.get(op, op)
+
+    def comprehension(self, e) -> str:
+        cond = f" if {self.text(e.cond)}" if e.cond is not None else ""
+        return f"{self.text(e.elem)} for {e.var} in {self.text(e.source)}{cond}"
+
+    def call(self, e) -> str:
+        parts = [self.text(a) for a in e.args] + [f"{k}={self.text(a)}" for k, a in e.kwargs]
         parts += [e.mode] if e.mode else []
-        return f"{_wrap(e.func, 9)}({', '.join(parts)})"
-    if isinstance(e, n.Attr):
-        return f"{_wrap(e.obj, 9)}.{e.name}"
-    if isinstance(e, n.Index):
-        return f"{_wrap(e.obj, 9)}[{expr_text(e.index)}]"
-    return "?"
+        return f"{self.wrap(e.func, 9)}({', '.join(parts)})"
+
+    def field(self, e) -> str:
+        return f"{self.wrap(e.obj, 9)}.{e.name}"
+
+
+_NOTATION = Notation()
+
+
+def expr_text(e) -> str:
+    """An expression in the language's own notation (it parses back to the same tree)."""
+    return _NOTATION.text(e)
 
 
 def type_text(t) -> str:

@@ -216,12 +216,52 @@ def result_lines(value, out: Out) -> list:
     return [show(value)]
 
 
+def answer_lines(book, name: str, result, given: dict, out: Out, table: bool = False, lead: str = "") -> list:
+    """A call's result in words: as the mechanic answers it (wording.answer: "The unit is
+    Under Fire.", else "Token dice: 3"), a table's value by the table's name, a record one
+    field a line (labels in words, aligned)."""
+    from .display import capitalised
+    from .values import ABSENT, Record
+    from .wording import answer
+    names = book.display
+    if isinstance(result, Record):
+        fields = result.as_dict()
+        labels = {k: capitalised(names.field(name if table else None, k)) for k in fields}
+        w = max((len(x) for x in labels.values()), default=0)
+        lines = wrap_segments([(lead + capitalised(names.table(name) if table else names.result(name)) + ":", ())],
+                              out.width, out)
+        for k, v in fields.items():
+            lines.extend(labelled(labels[k], w, absent_text(out) if v is ABSENT else names.value(v), out, "  "))
+        return lines
+    if result is ABSENT:
+        text = f"{capitalised(names.table(name) if table else names.result(name))}: {absent_text(out)}"
+    elif table:
+        text = f"{capitalised(names.table(name))}: {names.value(result, name)}"
+    else:
+        text = answer(names, name, result, given)
+    return wrap_segments([(lead + text, ())], out.width, out, "", "  ")
+
+
+def rolls_line(book, name: str, rolls: dict, out: Out) -> str:
+    """The dice a call rolled, in words ("rolled: dice army symbol, shield"); a roll inside a
+    called mechanic (`callee.roll`) says whose it is."""
+    names = book.display
+    parts = []
+    for key, v in rolls.items():
+        path = key.split(".")
+        owner, roll = (name, key) if len(path) == 1 else (path[-2], path[-1])
+        label = names.roll(owner, roll) + (f" ({names.mechanic(owner)})" if owner != name else "")
+        parts.append(f"{label} {names.value(v)}")
+    return "\n".join(out.style(line, "dim") for line in
+                     wrap_segments([("rolled: " + "; ".join(parts), ())], out.width, out, "", "  "))
+
+
 def labelled(label: str, w: int, text: str, out: Out, indent: str, styles=()) -> list:
     """`label  text` with the label padded to `w` and bold, the text wrapped under itself."""
     hang = " " * (len(indent) + w + 2)
     if out.width - len(hang) < 24:     # labels too wide to leave room: the text under its label
         below = indent + "    "
-        return ([indent + out.style(label, "bold")]
+        return ([line.rstrip() for line in wrap_segments([(label, ("bold",))], out.width, out, indent, indent + "  ")]
                 + [line.rstrip() for line in wrap_segments([(text, tuple(styles))], out.width, out, below)])
     wrapped = wrap_segments([(text, tuple(styles))], out.width, out, hang) or [hang]
     wrapped[0] = indent + out.style(label.ljust(w), "bold") + "  " + wrapped[0][len(hang):]
@@ -233,14 +273,20 @@ def absent_text(out: Out) -> str:
 
 
 # ------------------------------------------------------------------ tables
-def cell_text(v, out: Out):
-    """A table cell from the source -> (text, absent?)."""
+def cell_text(v, out: Out, names=None):
+    """A table cell from the source -> (text, absent?); with `names` (display.Names) a
+    member or face in its words, a boolean yes/no."""
     from . import nodes as n
     from .values import ABSENT, show
     if v is ABSENT:
         return out.dash, True
     if isinstance(v, n.Name):
+        if names is not None:
+            owner, _, member = v.name.rpartition(".")
+            return (names.member(owner, member) if owner else names.name(member)), False
         return v.name, False
+    if names is not None and isinstance(v, bool):
+        return names.value(v), False
     if isinstance(v, tuple) and len(v) == 2:
         return f"{v[0]}..{v[1]}", False
     if isinstance(v, str):
@@ -248,26 +294,40 @@ def cell_text(v, out: Out):
     return show(v), False
 
 
-def table_lines(node, out: Out, indent: str = "  ") -> list:
+def table_lines(node, out: Out, indent: str = "  ", names=None) -> list:
     """A table declaration -> aligned text: header, a rule, rows; wrapped cells when too
     wide; one record per block when even that does not fit. Absent cells are a dash,
-    explained under the table."""
-    header = [cell_text(c.value, out)[0] for c in node.header]
-    rows = [[cell_text(c.value, out) for c in row] for row in node.rows]
+    explained under the table.  With `names` (display.Names) the header's names, the
+    members and faces in the cells and yes/no are in words."""
+    from . import nodes as n
+    keys = [p.name for p in node.params]
+    columns = keys + ([k for k, _ in node.returns.fields] if isinstance(node.returns, n.RecordType) else [])
+
+    def head(c):
+        if names is not None and isinstance(c.value, n.Name) and c.value.name in columns:
+            ident = c.value.name
+            return names.param(node.name, ident) if ident in keys else names.field(node.name, ident)
+        return cell_text(c.value, out, names)[0]
+    header = [head(c) for c in node.header]
+    rows = [[cell_text(c.value, out, names) for c in row] for row in node.rows]
     ncols = max([len(header)] + [len(r) for r in rows]) if (header or rows) else 0
     if len(header) < ncols:
-        from . import nodes as n
-        names = [p.name for p in node.params]
         rt = node.returns
-        names += [k for k, _ in rt.fields] if isinstance(rt, n.RecordType) else ["value"]
-        header = header + names[len(header):ncols] + [""] * max(0, ncols - len(names))
+        if names is not None:
+            labels = [names.param(node.name, k) for k in keys]
+            labels += ([names.field(node.name, k) for k, _ in rt.fields] if isinstance(rt, n.RecordType)
+                       else [names.table(node.name)])
+        else:
+            labels = keys + ([k for k, _ in rt.fields] if isinstance(rt, n.RecordType) else ["value"])
+        header = header + labels[len(header):ncols] + [""] * max(0, ncols - len(labels))
     rows = [r + [("", False)] * (ncols - len(r)) for r in rows]
     any_absent = any(a for r in rows for _, a in r)
     lines = _grid_text(header, rows, out, indent)
     if lines is None:
         labels = list(header)
         if node.grid and len(node.params) == 2:   # a grid's row key, then "column-key value" labels
-            labels = [node.params[0].name] + [f"{node.params[1].name} {h}" for h in header[1:]]
+            said = [names.param(node.name, p.name) if names is not None else p.name for p in node.params]
+            labels = [said[0]] + [f"{said[1]} {h}" for h in header[1:]]
         lines = _records_text(labels, rows, out, indent)
     if any_absent:
         lines.append(indent + out.style(f"{out.dash} absent: the rulebook gives no value", "dim"))
@@ -345,10 +405,13 @@ def die_name(die: str, book=None) -> tuple:
     return f"{name} die", f"{name} dice"
 
 
-def dice_phrase(spec) -> str:
-    """A roll statement as a reader says it: 'roll a d10', 'roll 2 Dust dice', 'roll hits d6'."""
+def dice_phrase(spec, text=None, face=None) -> str:
+    """A roll statement as a reader says it: 'roll a d10', 'roll 2 Dust dice', 'roll hits d6'.
+    `text` writes an expression (default: the language's notation; display.py's words for
+    players), `face` a die face named in it."""
     from . import nodes as n
-    from .render import expr_text
+    from .render import expr_text as notation
+    expr_text = text or notation
     one, many = die_name(spec.die)
     article = "an" if one[:1].lower() in "aeiou" else "a"
 
@@ -359,14 +422,15 @@ def dice_phrase(spec) -> str:
 
     def faces(e):
         if isinstance(e, (n.SetLit, n.ListLit)):
-            items = [expr_text(x) for x in e.items]
+            items = [face(x.name) if face and isinstance(x, n.Name) else expr_text(x) for x in e.items]
             return " or ".join([", ".join(items[:-1]), items[-1]]) if len(items) > 1 else (items[0] if items else "nothing")
         if isinstance(e, n.RangeExpr):
             return f"{expr_text(e.low)}..{expr_text(e.high)}"
         return expr_text(e)
 
     if spec.kind in ("reroll", "explode"):
-        base = dice_phrase(n.DiceSpec(spec.span, "one" if spec.count is None else "pool", spec.die, spec.count))
+        base = dice_phrase(n.DiceSpec(spec.span, "one" if spec.count is None else "pool", spec.die, spec.count),
+                           text, face)
         if spec.kind == "reroll":
             each = "re-rolling it once" if spec.count is None else "re-rolling each die once"
             return f"{base}, {each} if it shows {faces(spec.on)} (the new face is kept)"
@@ -394,28 +458,34 @@ def dice_phrase(spec) -> str:
 
 
 def mechanic_lines(mech, out: Out, book_id: str, indent: str = "  ") -> list:
-    """A mechanic as a reader needs it: its name and result, what it is for, each parameter
-    with its range, values or default, and each roll in words."""
+    """A mechanic as a player needs it, in words: the question it answers (or its name),
+    what it is for, each input with what it accepts and its default, each roll in words;
+    then, dim, the command that calls it (by its identifiers, as `rules call` takes them)."""
+    from .display import capitalised, names_of
     from .render import expr_text
-    from .values import show
+    from .wording import doc_words, expr_words, title
+    names = names_of(mech.book)
     node = mech.node
-    kind = "dice mechanic" if mech.has_dice else "mechanic"
     sub = indent + "  "
-    lines = wrap_segments([(kind + " ", ("dim",)), (mech.name, ("name",)), (f" {out.arrow} {mech.returns.describe}", ())],
-                          out.width, out, indent, sub + "  ")
+    said = [(title(names, mech.name), ("name",))]
+    if mech.has_dice:
+        said.append(("  (rolls dice)", ("dim",)))
+    lines = wrap_segments(said, out.width, out, indent, sub + "  ")
     if node.doc:
-        lines.extend(wrap_segments(inline(node.doc), out.prose_width, out, sub))
+        lines.extend(wrap_segments(inline(doc_words(node.doc, names, mech.name)), out.prose_width, out, sub))
+    scope = {p.name: names.param(mech.name, p.name) for p in node.params}
     rows = []
     for p in mech.params:
-        desc = mech.checks[p.name].describe
+        desc = names.describe(p.type)
         if p.default is not None:
             try:
-                desc += f"; default {show(mech.default(p.name))}"
+                desc += f"; default {names.value(mech.default(p.name))}"
             except Exception:  # a default that does not evaluate: show its source
                 desc += f"; default {expr_text(p.default)}"
-        rows.append((p.name, desc))
+        rows.append((capitalised(names.param(mech.name, p.name)), desc))
     for r in mech.rolls:
-        rows.append((r.name, f"{dice_phrase(r.dice)} (rolled unless given: {r.name}=...)"))
+        phrase = dice_phrase(r.dice, text=lambda e: expr_words(e, names, scope), face=names.name)
+        rows.append((capitalised(names.roll(mech.name, r.name)), f"{phrase} (rolled unless given: {r.name}=...)"))
     if rows:
         w = max(len(k) for k, _ in rows)
         for k, desc in rows:
@@ -427,18 +497,26 @@ def mechanic_lines(mech, out: Out, book_id: str, indent: str = "  ") -> list:
 
 
 def table_title_lines(node, table, out: Out, book_id: str, indent: str = "  ") -> list:
+    """A table's caption in words (its docstring, else its name), what it is looked up by
+    and gives; then, dim, the command that looks it up."""
     from . import nodes as n
-    from .render import type_text
-    keys = ", ".join(f"{p.name}: {type_text(p.type)}" for p in node.params)
-    rt = node.returns
-    ret = ("(" + ", ".join(f"{k}: {type_text(t)}" for k, t in rt.fields) + ")"
-           if isinstance(rt, n.RecordType) else type_text(rt))
-    lines = wrap_segments([("table ", ("dim",)), (node.name, ("name",)), (f"({keys}) {out.arrow} {ret}", ())],
-                          out.width, out, indent, indent + "    ")
-    if node.doc:
-        lines.extend(wrap_segments(inline(node.doc), out.prose_width, out, indent + "  "))
-    if node.grid and len(node.params) == 2:
-        lines.append(f"{indent}  {out.style(f'rows: {node.params[0].name}; columns: {node.params[1].name}', 'dim')}")
+    from .display import capitalised
+    from .display import names_of
+    names = names_of(table.book) if table is not None else None
+    label = node.doc or (capitalised(names.table(node.name)) if names is not None else node.name)
+    lines = wrap_segments([(label, ("name",))], out.prose_width, out, indent, indent + "  ")
+    if names is not None:
+        keys = " and ".join(names.param(node.name, p.name) for p in node.params)
+        gives = (", ".join(names.field(node.name, k) for k, _ in node.returns.fields)
+                 if isinstance(node.returns, n.RecordType) else "")
+        lines.extend(wrap_segments([(f"look up by {keys}" + (f"; gives {gives}" if gives else ""), ("dim",))],
+                                   out.width, out, indent + "  ", indent + "    "))
+    if node.grid and len(node.params) == 2 and names is not None:
+        rows_, cols = (names.param(node.name, p.name) for p in node.params)
+        lines.append(f"{indent}  {out.style(f'rows: {rows_}; columns: {cols}', 'dim')}")
+    keys = " ".join(f"{p.name}=..." for p in node.params)
+    lines.extend(wrap_segments([(f"rules call {book_id}:{node.name} {keys}", ("dim",))], out.width, out,
+                               indent + "  ", indent + "      "))
     return lines
 
 
@@ -450,10 +528,9 @@ NOTE_TITLES = {"clarification": "Clarification", "interpretation": "Interpretati
 def rule_lines(book, rv, record: dict, out: Out, title_of=None) -> list:
     """A rule as the website shows it: title, reference line, prose, flavour, notes, then
     its mechanics, tables, constants, enumerations and checks, findings, examples.
-    `record` is the rule's index record (for its findings, computed once at indexing)."""
+    `record` is the rule's index record; its findings are the book's, as sentences."""
     from . import nodes as n
     from .render import expr_text
-    from .values import show
     W = out.prose_width
     node = rv.node
     lines = wrap_segments([(node.title, ("bold",))], W, out)
@@ -483,37 +560,55 @@ def rule_lines(book, rv, record: dict, out: Out, title_of=None) -> list:
         label = NOTE_TITLES.get(note.kind, note.kind)
         body = prose_lines(note.text.text, out, title_of, indent="    ")
         section([f"  {out.style(label, 'warn' if note.kind == 'erratum' else 'bold')}"] + body)
+    names = book.display
+    from .display import capitalised
     for d in node.decls:
         if isinstance(d, n.Mechanic):
             section(mechanic_lines(book.mechanics[d.name], out, rv.book))
         elif isinstance(d, n.Table):
             section(table_title_lines(d, book.tables.get(d.name), out, rv.book) + [""]
-                    + table_lines(d, out, indent="    "))
+                    + table_lines(d, out, indent="    ", names=names))
         elif isinstance(d, n.Const):
             try:
-                value = show(book.constants[d.name])
+                value = names.value(book.constants[d.name])
             except Exception:  # pragma: no cover - constants are evaluated at compile time
                 value = expr_text(d.value)
-            formula = expr_text(d.value)
-            text = f"{d.name} = {value}" + (f" ({formula})" if formula != value else "")
+            text = f"{capitalised(names.const(d.name))}: {value}"
             if d.doc:
                 text += f" {out.dash} {d.doc}"
-            section(wrap_segments([("constant ", ("dim",)), (text, ())], W, out, "  ", "    "))
+            section(wrap_segments([(text, ())], W, out, "  ", "    "))
         elif isinstance(d, n.Enum):
-            section(wrap_segments([("values of ", ("dim",)), (d.name, ("name",)), (": " + ", ".join(d.members), ())],
-                                  W, out, "  ", "    "))
+            said = ", ".join(names.member(d.name, m) for m in d.members)
+            section(wrap_segments([(capitalised(names.enum(d.name)), ("name",)), (": " + said, ())], W, out, "  ", "    "))
         elif isinstance(d, n.Check):
             binds = ", ".join(f"{b.name} in {expr_text(b.source)}" for b in d.bindings)
             where = f" where {expr_text(d.where)}" if d.where is not None else ""
-            section(wrap_segments([("check ", ("dim",)), (d.name, ("name",)), (f" {out.dash} {d.doc}" if d.doc else "", ())],
-                                  W, out, "  ", "    ")
-                    + wrap_segments([(f"for {binds}{where}: {expr_text(d.claim)}", ("dim",))], out.width, out,
-                                    "    ", "      "))
-    for f in record.get("findings", []):
-        section([f"  {out.style('Finding: the book disagrees with itself', 'warn')}"]
-                + wrap_segments([(f, ())], W, out, "    "))
+            section(wrap_segments([("check: ", ("dim",)), (d.doc or d.name, ())], W, out, "  ", "    ")
+                    + wrap_segments([(f"{d.name}: for {binds}{where}: {expr_text(d.claim)}", ("dim",))], out.width,
+                                    out, "    ", "      "))
+    for f in book.findings:
+        if f.rule != rv.id:
+            continue
+        said = list(f.sentences) or [f.message]
+        head = {"disagreement": "Finding: a printed value disagrees",
+                "check-summary": "Finding: the book disagrees with itself",
+                "undefined-name": "Finding: a name used but never defined"}.get(f.kind, "Finding")
+        body = []
+        for line in said[:12]:
+            body.extend(wrap_segments([(line, ())], W, out, "    " + out.bullet + " ", "      "))
+        if len(said) > 12:
+            body.append(f"    {out.ellipsis} and {len(said) - 12} more")
+        section([f"  {out.style(head, 'warn')}"] + body)
+    from .wording import example_cases
     for i, ex in enumerate(node.examples):
         label = "Example" + (f" {i + 1}" if len(node.examples) > 1 and not ex.title else "")
-        head = f"  {out.style(label + (': ' + ex.title if ex.title else ''), 'bold')}"
-        section([head] + ["    " + line if line.strip() else "" for line in ex.text.rstrip("\n").splitlines()])
+        body = [f"  {out.style(label + (': ' + ex.title if ex.title else ''), 'bold')}"]
+        for case in example_cases(book, rv.id, ex, working=False):
+            if case["sentence"]:
+                body.extend(wrap_segments([(case["sentence"], ())], W, out, "    ", "    "))
+            for line in case["code"].splitlines():      # the `>>>` lines, for designers: dim, wrapped at spaces
+                if line.strip():
+                    body.extend(out.style(x, "dim") for x in
+                                wrap_segments([(line.strip(), ())], out.width, out, "      ", "          "))
+        section(body)
     return lines

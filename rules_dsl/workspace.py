@@ -26,7 +26,8 @@ from .errors import Diagnostic, RulebookError
 KEYWORDS = ("book", "title", "edition", "source", "units", "dice", "die", "vocabulary", "section", "rule", "aliases",
             "keywords", "uses", "odds", "findings", "flavour", "note", "example", "const", "enum", "mechanic", "table", "check",
             "let", "roll", "require", "return", "chain", "of", "on", "then", "reroll", "explode", "up", "to", "grid", "for", "in", "where",
-            "if", "else", "and", "or", "not", "true", "false", "absent", "list", "int", "bool", "text", "number")
+            "if", "else", "and", "or", "not", "true", "false", "absent", "list", "int", "bool", "text", "number",
+            "called", "question", "answer", "finding")
 
 _HEADER = re.compile(r"^\s*book\s+([a-z][a-z0-9]*(?:-[a-z0-9]+)*)", re.M)
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")

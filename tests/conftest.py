@@ -16,6 +16,12 @@ import tempfile
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
+
+# No per-example deadline: a deadline is a timed test, and on a shared or busy machine
+# (CI included) a slow example is not a failing one. Budgets are tested as budgets.
+settings.register_profile("rules-dsl", deadline=None)
+settings.load_profile("rules-dsl")
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent

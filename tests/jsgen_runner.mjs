@@ -27,6 +27,23 @@ async function run(job) {
     const { cases } = await load(job.dir, `${job.id}.examples.mjs`);
     out.examples = cases.map((c) => outcome(R, () => B.evaluate(c)));
   }
+  if (job.words) {   // names in words (runtime Words, the twin of rules_dsl/display.py and wording.py)
+    const { cases } = await load(job.dir, `${job.id}.examples.mjs`);
+    out.words = { values: [], answers: [], signatures: [] };
+    cases.forEach((c, i) => {
+      let v;
+      try { v = B.evaluate(c); } catch (e) { out.words.values.push(null); out.words.answers.push(null); return; }
+      out.words.values.push(B.words.value(v));
+      const m = job.words.answer_of[i];
+      out.words.answers.push(m ? B.answer(m, v, {}) : null);
+    });
+    for (const name of B.mechanics.keys()) {
+      const sig = B.signature(name);
+      out.words.signatures.push([name, { title: sig.title, result: sig.result, rollLabels: sig.rollLabels,
+        params: sig.params.map((p) => [p.label, p.describeWords]) }]);
+    }
+    out.words.read = (job.words.read || []).map(([t, text]) => { const got = B.words.read(t, text); return got === undefined ? null : String(got); });
+  }
   if (job.constants) for (const name of B.constants.keys()) out.constants[name] = outcome(R, () => B.constant(name));
   if (job.tables) for (const [name, t] of B.tables) out.tables[name] = outcome(R, () => t.rows());
   for (const c of job.calls || []) {

@@ -193,7 +193,7 @@ def test_an_unknown_findings_mode_is_a_diagnostic(demo_books):
 def test_odds_vs_puts_two_distributions_side_by_side(demo_books):
     p = run(demo_books, "odds", "demo:sustained", "n=2", "--vs", "n=3")
     assert p.returncode == 0, p.stderr
-    assert "B: the same with n=3" in p.stdout and "B - A (points)" in p.stdout
+    assert "B: the same with n 3" in p.stdout and "B - A (points)" in p.stdout
     j = json.loads(run(demo_books, "odds", "demo:sustained", "n=2", "--vs", "n=3", "--json").stdout)
     assert j["a"]["inputs"]["n"] == 2 and j["b"]["inputs"]["n"] == 3
     bad = run(demo_books, "odds", "demo:sustained", "n=2", "--vs", "m=3")

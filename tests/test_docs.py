@@ -267,7 +267,7 @@ def test_odds_table_for_dice_mechanics(tiny):
     assert "Exact odds" in demo and "rules-odds" in demo
     xss = page(tiny, "docs/books/xss/esc")
     # two_dice: 7 is the likeliest sum, 6/36; 7 or more: 21/36
-    assert re.search(r"<code[^>]*><span class=\"pre\">7</span></code>.*?16\.67%.*?58\.33%.*?1/6", xss, re.S)
+    assert re.search(r"<p>7</p>.*?16\.67%.*?58\.33%.*?1/6", xss, re.S)     # results in words, not code
     assert "At least" in xss
 
 
@@ -327,8 +327,8 @@ def test_roles_and_directive_from_markdown(tiny):
     assert links["Opposed Stat Rolls"] == "books/demo/basics.html#demo:opposed-stat-rolls"
     assert links["the chart rule"] == "books/demo/basics.html#demo:opposed-stat-rolls"
     assert links["The Basics"] == "books/demo/basics.html#demo:basics"
-    assert links["needed"] == "books/demo/basics.html#demo:needed"
-    assert links["chart"] == "books/demo/basics.html#demo:chart"
+    assert links["Needed"] == "books/demo/basics.html#demo:needed"      # a mechanic, a table: by their words
+    assert links["Chart"] == "books/demo/basics.html#demo:chart"
     assert links["Demo"] == "books/demo/index.html#demo"
     assert links["Dice"] == "books/demo/basics.html#demo:dice-rolls"     # {any}
     # the rule shown again without registering it: no second anchor, same content
@@ -758,20 +758,25 @@ def test_no_page_over_budget_and_every_rule_on_exactly_one_page(real_site):
 
 
 def test_show_working_under_each_example_line(tiny):
-    """Each `>>>` line of a worked example has a "show working" fold under it: the
-    explanation's text (rule titles, lines, notes), escaped like all book text."""
+    """Each `>>>` line of a worked example is a sentence in words with a "show working"
+    fold under it: a worked solution in words (rule titles, notes), a paragraph a step,
+    then the `>>>` line itself, escaped like all book text."""
     xss = page(tiny, "docs/books/xss/esc")
     tricks = xss[xss.index('id="xss:dice-tricks"'):]
     fold = tricks[tricks.index('<details class="rules-working">'):]
     fold = html.unescape(fold[:fold.index("</details>")])
     assert "<summary>show working</summary>" in fold
-    assert "Dice Tricks (dice-tricks): two_dice()" in fold
-    assert "roll a (d6): 3 (given)" in fold and "=> two_dice gives 7" in fold
-    # the fold follows the example's `>>>` line and comes before its next block
-    assert tricks.index("two_dice") < tricks.index('<details class="rules-working">')
+    steps = re.findall(r'<p class="rules-work rules-work-(\w+) rules-depth-(\d)">([^<]*)</p>', fold)
+    assert ("call", "0", "Two dice (Dice Tricks)") in steps
+    assert ("roll", "1", "A (a d6): 3, given.") in steps and ("answer", "1", "Two dice: 7.") in steps
+    assert "two_dice(a=3, b=4)" in re.sub(r"<[^>]+>", "", fold)        # the `>>>` line, for designers
+    # the sentence comes first, then the fold
+    sentence = tricks.index('class="rules-example-sentence"')
+    assert sentence < tricks.index('<details class="rules-working">')
+    assert "Two dice, with a 3, b 4: 7." in tricks
     evil = xss[xss.index('id="xss:evil"'):xss.index('id="xss:dice-tricks"')]
     assert '<details class="rules-working">' in evil
-    assert "table labels" in evil and "&lt;script&gt;alert(4)" in evil
+    assert "Look up labels" in evil and "&lt;script&gt;alert(4)" in evil
     demo = page(tiny, "docs/books/demo/basics")
     assert demo.count('<details class="rules-working">') >= 2
 
@@ -868,3 +873,36 @@ def test_a_keyword_or_term_bigger_than_a_page_is_cut_by_books(tmp_path):
     (books / "xss.rules").unlink()                             # a book taken out of the library: its pages go
     _ok(build(project, out, books, cache))
     assert not (out / "docs/books/xss").exists() or not list((out / "docs/books/xss").rglob("*.html"))
+
+
+def test_changing_words_rebuilds_what_shows_them_as_a_clean_build_does(tmp_path):
+    """Display forms are part of what a page, a book's JavaScript module, its exact odds and its
+    open data show: renaming a member (`called "..."`) or phrasing a mechanic makes the rebuild
+    write them again, byte for byte what a clean build of the edited books writes."""
+    project = make_project(tmp_path / "project")
+    books = _books(tmp_path, {"xss": XSS_BOOK})
+    out, cache = tmp_path / "out", tmp_path / "cache"
+    _ok(build(project, out, books, cache))
+    before = page(out, "docs/books/demo/basics")
+    assert "out of action" in html.unescape(before)
+    src = books / "demo.rules"
+    text = src.read_text()
+    edited = text.replace("enum outcome { ignored, pinned, out_of_action }",
+                          'enum outcome { ignored, pinned called "Pinned down", out_of_action called "Out of the fight" }')
+    edited = edited.replace("    mechanic sustained(n: 1..30) -> int {",
+                            '    mechanic sustained(n called "attack dice": 1..30) -> int\n'
+                            '      question "How many hits does a sustained attack score?"\n      answer "{result} hits"\n    {')
+    assert edited.count("called") == 3
+    src.write_text(edited)
+    proc = build(project, out, books, cache)
+    _ok(proc)
+    after = html.unescape(page(out, "docs/books/demo/basics"))
+    assert "Out of the fight" in after and "How many hits does a sustained attack score?" in after
+    assert "Attack dice" in after                         # the odds table's inputs, in the new words
+    module = (out / "_static" / "js" / "demo.mjs").read_text(encoding="utf-8")
+    assert "Out of the fight" in module and "{result} hits" in module
+    # a clean build of the edited books: the same bytes
+    clean = tmp_path / "clean"
+    _ok(build(project, clean, books, tmp_path / "cache-clean"))
+    for rel in ("docs/books/demo/basics.html", "_static/js/demo.mjs", "data/demo.json", "_static/rules-previews/demo.js"):
+        assert (out / rel).read_bytes() == (clean / rel).read_bytes(), rel

@@ -246,13 +246,16 @@ def test_cli_explain_text_json_and_same_as_call():
     p = cli("explain", "null-strike:morale_check", "morale=4", "--seed", "2")
     assert p.returncode == 0, p.stderr
     lines = p.stdout.splitlines()
-    assert lines[0].startswith("Morale and Panic (morale-and-panic): morale_check(morale=4, penalty=0, fearless=false)")
+    # a worked solution in words: the mechanic by its words, its rule's title, where it is written
+    assert lines[0].startswith("Morale check (Morale and Panic)")
     assert "[null-strike.rules:" in lines[0]
+    assert lines[1] == "  With morale 4, penalty 0, fearless no."
     c = cli("call", "null-strike:morale_check", "morale=4", "--seed", "2", "--json")
     j = cli("explain", "null-strike:morale_check", "morale=4", "--seed", "2", "--json")
     call, expl = json.loads(c.stdout), json.loads(j.stdout)
     assert expl["result"] == call["result"] and expl["rolls"] == call["rolls"]
-    assert f"result: {call['result']}" in lines
+    said = cli("call", "null-strike:morale_check", "morale=4", "--seed", "2").stdout.splitlines()[0]
+    assert f"  {said}." in lines or f"  {said}" in lines          # the answer, as `rules call` says it
     assert expl["explanation"]["rule"] == {"id": "morale-and-panic", "title": "Morale and Panic"}
 
 
@@ -303,10 +306,10 @@ def test_cli_odds_explain():
     p = cli("odds", "warhammer-40k:caught_in_area", "status=hidden", "--explain")
     assert p.returncode == 0, p.stderr
     out = p.stdout
-    assert "Where each result comes from: the branches of caught_in_area's result" in out
-    assert "  2. else if die >= 4: hit" in out
-    assert "  hit: branch 2 (else if die >= 4) 1/2 = 50.00%" in out
-    assert "  not_hit: branch 3 (else) 1/2 = 50.00%" in out
+    assert "Where each result comes from: the branches of caught in area (" in out
+    assert "  2. else if die ≥ 4: hit" in out
+    assert "  hit: branch 2 (else if die ≥ 4) 1/2 = 50.00%" in out
+    assert "  not hit: branch 3 (otherwise) 1/2 = 50.00%" in out
     j = json.loads(cli("odds", "warhammer-40k:caught_in_area", "status=hidden", "--explain", "--json").stdout)
     assert j["branches"][0].startswith("if status == visible")
     assert {o["value"]: [f["branch"] for f in o["from"]] for o in j["outcomes"]} == {
@@ -340,5 +343,5 @@ def test_cli_colour_only_when_asked():
     plain = cli("explain", "warhammer-40k:spots", "initiative=3", "distance=2").stdout
     coloured = cli("explain", "warhammer-40k:spots", "initiative=3", "distance=2", "--color").stdout
     assert "\x1b[" not in plain
-    assert "\x1b[1mSpotting Hidden Models (spotting-hidden-models)\x1b[0m" in coloured
-    assert "\x1b[2m  [warhammer-40k.rules:" in coloured
+    assert "\x1b[1mSpots (Spotting Hidden Models)\x1b[0m" in coloured
+    assert "  \x1b[2m[warhammer-40k.rules:" in coloured

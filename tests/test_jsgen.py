@@ -98,6 +98,57 @@ def agree(py, js) -> bool:
     return py[-1] == js[-1]
 
 
+# ---------------------------------------------------------------- names in words
+@pytest.mark.parametrize("book_id", BOOKS)
+def test_names_in_words_agree_under_node(book_id, libraries, out_dir):
+    """The forms speak as the CLI and the pages do: every mechanic's title, result words and
+    parameters' labels and accepted values in words (signature), every worked example's value
+    in words, and its answer as the mechanic says it (wording.answer), are the same in the
+    runtime's `Words` as in display.py and wording.py; a member typed in words reads back."""
+    from rules_dsl import wording
+    from rules_dsl.display import capitalised
+    book, books_dir = built(book_id, libraries, out_dir)
+    names = book.display
+    cases = [c for _, ex in book.example_cases() for c in ex.cases]
+    answer_of = [c.expr.func.name if isinstance(c.expr, n.Call) and isinstance(c.expr.func, n.Name)
+                 and c.expr.func.name in book.mechanics else None for c in cases]
+    reads = [({"k": "enum", "name": e}, names.member(e, m).upper()) for e, ms in names.enum_members.items() for m in ms]
+    out = run_node(out_dir, book_id, {"words": {"answer_of": answer_of, "read": [[t, x] for t, x in reads]}})["words"]
+    signatures = dict(out["signatures"])
+    for name, mech in book.mechanics.items():
+        sig = signatures[name]
+        assert sig["title"] == wording.title(names, name), name
+        assert sig["result"] == capitalised(names.result(name)), name
+        assert sig["params"] == [[names.param(name, p.name), names.describe(p.type)] for p in mech.params], name
+        assert sig["rollLabels"] == [names.roll(name, r.name) for r in mech.rolls], name
+    checked = 0
+    for case, said, answer, mech in zip(cases, out["values"], out["answers"], answer_of):
+        if said is None or case.error is not None:
+            continue
+        value = _example_value(book, case)
+        if value is _NO_VALUE:
+            continue
+        assert said == names.value(value), case.source
+        if mech:
+            assert answer == wording.answer(names, mech, value, {}), case.source
+        checked += 1
+    assert checked > len(cases) // 2
+    assert out["read"] == [m for e, ms in names.enum_members.items() for m in ms]
+
+
+_NO_VALUE = object()
+
+
+def _example_value(book, case):
+    """Python's value of an example's expression, as the example runner makes it (rolls from seed 0)."""
+    import random
+    try:
+        return _guarded(lambda: compile_expr(book.compiled, case.expr, frozenset())(
+            {}, Ctx(GivenRoller(rng=random.Random(0)))))
+    except RulesError:
+        return _NO_VALUE
+
+
 # ---------------------------------------------------------------- worked examples
 @pytest.mark.parametrize("book_id", BOOKS)
 def test_every_worked_example_agrees_under_node(book_id, libraries, out_dir):
@@ -265,16 +316,29 @@ def test_hostile_names_are_data_not_code(libraries, out_dir):
       const r = B.call("__proto__", {{constructor: 2, kind: "valueOf"}});
       const t = B.lookup("toString", new Map([["__proto__", "__lookupGetter__"]]));
       const c = B.constant("__defineGetter__");
+      const sig = B.signature("__proto__");
+      const said = [sig.title, sig.params[0].label, sig.params[1].describeWords, B.answer("__proto__", 3n, {{kind: "valueOf"}}),
+                    B.words.mechanic("toString"), B.words.member("constructor", "__lookupGetter__")];
       console.log(JSON.stringify({{
         proto: R.toJSON(r.result), row: R.toJSON(t), text: c,
         clean: Object.getPrototypeOf({{}}) === Object.prototype && typeof ({{}}).toString === "function"
                && ({{}}).hasOwnProperty === Object.prototype.hasOwnProperty && !("valueOf" in Object.create(null)),
-        names: [...B.mechanics.keys()].includes("__proto__") && B.tables.has("toString"),
+        names: [...B.mechanics.keys()].includes("__proto__") && B.tables.has("toString"), said,
       }}));
     """
     p = subprocess.run([NODE, "--input-type=module", "-e", code], capture_output=True, text=True, timeout=60)
     assert p.returncode == 0, p.stderr
     got = json.loads(p.stdout)
+    said = got.pop("said")     # names in words from hostile words: data, the same as Python's
+    from rules_dsl import wording
+    from rules_dsl.values import Sym
+    names = book.display
+    mech = book.mechanics["__proto__"]
+    assert said == [wording.title(names, "__proto__"), names.param("__proto__", "constructor"),
+                    names.describe(mech.params[1].type),
+                    wording.answer(names, "__proto__", 3, {"kind": Sym("valueOf", "constructor")}),
+                    names.mechanic("toString"), names.member("constructor", "__lookupGetter__")]
+    assert said[:2] == ["toString?</script>", "__proto__"] and said[3] == "3 {constructor} valueOf"
     assert got == {"proto": book.mechanics["__proto__"](constructor=2, kind="valueOf"), "row": {"hasOwnProperty": 1, "valueOf": "</script>"},
                    "text": book.constants["__defineGetter__"], "clean": True, "names": True}
 

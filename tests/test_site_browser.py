@@ -18,6 +18,7 @@ import fcntl
 import json
 import os
 import queue
+import re
 import shutil
 import subprocess
 import threading
@@ -375,8 +376,14 @@ def test_rule_page_on_a_phone_shows_the_prose_first(site, phone):
     assert facts["proseText"] > 0
     assert facts["proseBelowHeading"] < 0.4 * facts["height"], facts     # the rule's text opens its first screen
     kinds = {c.split()[1] for c, _, _ in facts["folds"]}
-    assert {"rules-fold-notes", "rules-fold-mechanics", "rules-fold-examples"} <= kinds, facts["folds"]
+    assert {"rules-fold-notes", "rules-fold-examples"} <= kinds, facts["folds"]
     assert not any(is_open for _, is_open, _ in facts["folds"]), "a fold is open on a phone"
+    # the mechanics are in view, each headed by its question, its form's place not in a fold
+    asks = phone.js(f"""Array.from(document.getElementById({json.dumps(RULE)}).querySelectorAll(
+        'div.rules-asks dl.mechanic')).map(d => [d.querySelector('dt').textContent.trim(),
+                                                 !!d.querySelector('div.rules-try') && !d.querySelector('div.rules-try').closest('details')])""")
+    assert asks and all(in_view for _, in_view in asks), asks
+    assert any(title.rstrip("¶").endswith("?") for title, _ in asks), asks
     assert facts["foldsAfterProse"]
     assert facts["pageWidth"] <= PHONE[0], "the page scrolls sideways on a phone"
     _shot(phone, site, "rule-390x844.png")
@@ -384,8 +391,7 @@ def test_rule_page_on_a_phone_shows_the_prose_first(site, phone):
         .scrollIntoView({{block: 'center', behavior: 'instant'}})""")
     time.sleep(0.2)
     _shot(phone, site, "rule-390x844-folds.png")
-    # one tap opens the mechanics; the exact odds are one more tap; tables scroll in their own box
-    phone.js(f"document.getElementById({json.dumps(RULE)}).querySelector('details.rules-fold-mechanics > summary').click()")
+    # a mechanic's exact odds are one tap; tables scroll in their own box
     boxes = phone.js(f"""(() => {{
         const sec = document.getElementById({json.dumps(RULE)});
         const odds = sec.querySelector('details.rules-fold-odds');
@@ -414,7 +420,7 @@ def test_rule_page_on_a_desktop_opens_the_folds(site, browser):
         folds = browser.js(f"""Array.from(document.getElementById({json.dumps(RULE)})
             .querySelectorAll(':scope > .rules-folds > details.rules-fold')).map(d => [d.className.split(' ')[1], d.open])""")
         state = dict(folds)
-        assert state.get("rules-fold-mechanics"), folds
+        assert browser.js(f"!!document.getElementById({json.dumps(RULE)}).querySelector('div.rules-asks div.rules-try')")
         # notes (often about how the text was restated) and worked examples stay a tap away
         assert state.get("rules-fold-examples") is False and state.get("rules-fold-notes") is False, folds
         _shot(browser, site, "rule-1400x1000.png")
@@ -764,6 +770,14 @@ def _range_case(book, dice=False, seed=None):
     return None
 
 
+def _answer(book, name, inputs, seed=None):
+    """What a form says for these inputs (rolled from `seed`): the mechanic's answer in words."""
+    from rules_dsl import wording
+    mech = book.mechanics[name]
+    value = mech.run(seed=seed, **inputs)[0] if seed is not None else mech(**inputs)
+    return wording.answer(book.display, name, value, inputs)
+
+
 def _open_form(browser, http_site, site, bid, name):
     """Open the page holding `bid:name`'s form over http, open its mechanics fold, wait for
     the form; returns the JS expression of its box."""
@@ -773,8 +787,7 @@ def _open_form(browser, http_site, site, bid, name):
     browser.goto(f"{http_site}/{page.relative_to(site).as_posix()}")
     browser.wait_for("document.readyState === 'complete'")
     box = f"document.querySelector('div.rules-try[data-book={json.dumps(bid)}][data-mechanic={json.dumps(name)}]')"
-    browser.js(f"{box}.closest('details.rules-fold-mechanics').querySelector('summary').click();"
-               f"{box}.scrollIntoView({{block: 'center', behavior: 'instant'}})")
+    browser.js(f"{box}.scrollIntoView({{block: 'center', behavior: 'instant'}})")
     browser.wait_for(f"{box}.hasAttribute('data-ready')", timeout=20)
     return box
 
@@ -809,14 +822,16 @@ def test_mechanic_forms_on_a_phone_match_the_python_back_end(site, http_site, ph
         phone.goto(f"{http_site}/{page.relative_to(site).as_posix()}")
         phone.wait_for("document.readyState === 'complete'")
         box = f"document.querySelector('div.rules-try[data-book={json.dumps(bid)}][data-mechanic={json.dumps(name)}]')"
-        assert phone.js("document.querySelectorAll('script[src*=rules_try]').length") == 0, "loaded before it was needed"
-        phone.js(f"window.__t0 = performance.now(); {box}.closest('details.rules-fold-mechanics').querySelector('summary').click();"
-                 f"{box}.scrollIntoView({{block: 'center', behavior: 'instant'}})")
+        near = phone.js("Array.from(document.querySelectorAll('div.rules-try')).some(b => b.getBoundingClientRect().top < innerHeight + 200)")
+        if not near:      # no form near the first screen: its script is not loaded yet
+            assert phone.js("document.querySelectorAll('script[src*=rules_try]').length") == 0, "loaded before it was needed"
+        phone.js(f"window.__t0 = performance.now(); {box}.scrollIntoView({{block: 'center', behavior: 'instant'}})")
         phone.wait_for(f"{box}.hasAttribute('data-ready')", timeout=20)
         ms = phone.js("[performance.getEntriesByName('rules-try-first-result')[0].startTime, performance.now() - window.__t0]")
         _fill(phone, box, inputs)
         shown = phone.js(f"{box}.querySelector('output.rules-try-result').textContent")
-        assert shown == f"= {want}", (bid, name, inputs, shown, want)
+        said = _answer(load(bid), name, inputs)
+        assert shown == said, (bid, name, inputs, shown, want)
         labels = phone.js(f"""Array.from({box}.querySelectorAll('input, select'))
             .every(i => i.labels.length === 1 && i.labels[0].textContent.trim())""")
         assert labels, "a field without its label"
@@ -826,7 +841,9 @@ def test_mechanic_forms_on_a_phone_match_the_python_back_end(site, http_site, ph
             return {{text: i.parentElement.querySelector('.rules-try-error').textContent,
                      invalid: i.getAttribute('aria-invalid'),
                      failed: {box}.querySelector('output').classList.contains('rules-try-failed')}}; }})()""")
-        assert f"'{first.name}'" in err["text"] and err["invalid"] == "true" and err["failed"], err
+        label = load(bid).display.param(name, first.name)
+        assert err["text"].lower().startswith(label.lower() + ": must be "), err     # in words, naming its field
+        assert err["invalid"] == "true" and err["failed"], err
         assert phone.js("document.documentElement.scrollWidth") <= PHONE[0], "the form makes the page scroll sideways"
         if checked == 0 and AXE.is_file():     # the forms (with an error shown) pass axe-core too
             bad = _axe(phone)
@@ -848,13 +865,13 @@ def test_mechanic_forms_on_a_phone_match_the_python_back_end(site, http_site, ph
         box = _open_form(phone, http_site, site, bid, name)
         _fill(phone, box, {**inputs, "seed": 7})
         shown = phone.js(f"{box}.querySelector('output.rules-try-result').textContent")
-        assert shown.startswith(f"= {want} (rolled: "), (bid, name, inputs, shown, want)
+        assert shown.startswith(f"{_answer(load(bid), name, inputs, seed=7)} (rolled: "), (bid, name, inputs, shown, want)
         # the same faces typed by hand, from another seed: the same result, and those faces
         _fill(phone, box, {"seed": 8, **{f"roll:{k}": v for k, v in made.items()}})
         by_hand = phone.js(f"{box}.querySelector('output.rules-try-result').textContent")
         assert by_hand == shown, (made, by_hand, shown)
         label = phone.js(f"{box}.querySelector('[name={json.dumps('roll:' + next(iter(made)))}]').labels[0].textContent")
-        assert label == f"roll {next(iter(made))}"
+        assert label == f"Roll: {load(bid).display.roll(name, next(iter(made)))}"
         report["dice"] = {"book": bid, "mechanic": name, "inputs": inputs, "seed": 7, "shown": shown, "typed": made}
         assert phone.console_errors == [], phone.console_errors
 
@@ -883,7 +900,7 @@ def test_a_dice_form_shows_the_pages_exact_odds_for_its_inputs(site, http_site, 
                  rows: Array.from(o.querySelectorAll('tbody tr')).map(r => Array.from(r.cells).map(c => c.textContent))}}; }})()""")
     assert odds["title"].startswith("Exact odds for these inputs"), odds
     assert odds["rows"] == held[1]["rows"], odds            # the rows of the page's own table
-    assert ["true", "82.64%"] == odds["rows"][-1][:2], odds   # docs/adding-a-book.md: 119/144
+    assert ["yes", "82.64%"] == odds["rows"][-1][:2], odds   # docs/adding-a-book.md: 119/144 (in words)
     _fill(phone, box, {"nerve": 8})
     none = phone.js(f"{box}.querySelector('.rules-try-odds').textContent")
     assert "were not computed for this page" in none, none
@@ -913,3 +930,125 @@ def test_search_page_lists_the_rules_whose_text_matches_first(http_site, browser
     browser.wait_for("(() => { const s = document.querySelector('p.search-summary');"
                      " return s && /finished/i.test(s.textContent); })()", timeout=60)
     assert browser.console_errors == []
+
+
+# ------------------------------------------------------------------ names in words (issue 26)
+REAL_BOOKS = ("dust-tactics", "null-strike", "void", "warhammer-40k", "xenotactics")
+IDENTIFIER = r"\b[A-Za-z0-9]+_[A-Za-z0-9_]+\b"
+WORDS_SHOTS = Path(os.environ.get("RULES_DSL_WORDS_SHOTS") or SHOTS)
+
+
+def _build_every_form(browser):
+    """Bring each form's place near the screen in turn (forms are built lazily, as a reader
+    scrolls), then wait until every one is built; returns how many there are."""
+    return browser.js("""(async () => {
+        const boxes = Array.from(document.querySelectorAll('div.rules-try'));
+        const frame = () => new Promise(r => requestAnimationFrame(r));
+        for (const b of boxes) {      // each one seen by the page's observers before the next (a condition, not a sleep)
+            b.scrollIntoView({block: 'center', behavior: 'instant'});
+            const t0 = performance.now();
+            while (!b.hasAttribute('data-pending') && !b.hasAttribute('data-ready') && performance.now() - t0 < 10000) await frame();
+        }
+        return boxes.length;
+    })()""", timeout=180)
+
+
+def test_a_rule_page_on_a_phone_speaks_in_words_and_its_working_fits(site, http_site, phone):
+    """390x844, Dust's Suppression: use a form (a select in words, the answer as the mechanic says
+    it), then open "show working": a worked solution that wraps, notes included, with no sideways
+    scroll in its box nor on the page; no identifier in what the player reads."""
+    page = _page_of(site, RULE)
+    phone.console_errors.clear()
+    phone.send("Page.navigate", {"url": "about:blank"})
+    phone.wait_for("location.href === 'about:blank'")
+    phone.goto(f"{http_site}/{page.relative_to(site).as_posix()}#{RULE}")
+    phone.wait_for("document.readyState === 'complete'")
+    WORDS_SHOTS.mkdir(parents=True, exist_ok=True)
+    phone.screenshot(WORDS_SHOTS / "words-rule-390x844.png")
+    box = "document.querySelector('div.rules-try[data-book=\"dust-tactics\"][data-mechanic=\"suppression_after_attack\"]')"
+    phone.js(f"{box}.scrollIntoView({{block: 'center', behavior: 'instant'}})")
+    phone.wait_for(f"{box}.hasAttribute('data-ready')", timeout=20)
+    choices = phone.js(f"Array.from({box}.querySelector('select[name=state]').options).map(o => o.textContent)")
+    assert choices == ["clear", "Under Fire", "Suppressed"], choices
+    phone.js(f"""(() => {{ const s = {box}.querySelector('select[name=state]'); s.value = '1';
+                 s.dispatchEvent(new Event('change')); }})()""")
+    _fill(phone, box, {"hits": 1})
+    shown = phone.js(f"{box}.querySelector('output.rules-try-result').textContent")
+    assert shown == "The unit is Suppressed", shown
+    labels = phone.js(f"Array.from({box}.querySelectorAll('label')).map(l => l.textContent)")
+    assert labels[0] == "Tokens before" and not any(re.search(IDENTIFIER, x) for x in labels), labels
+    assert phone.js("document.documentElement.scrollWidth <= document.documentElement.clientWidth")
+    phone.js(f"{box}.closest('dl').scrollIntoView({{block: 'start', behavior: 'instant'}})")
+    phone.screenshot(WORDS_SHOTS / "words-form-390x844.png")
+    # the worked examples: a sentence above each `>>>`; "show working" opens a worked solution
+    phone.js(f"document.getElementById({json.dumps(RULE)}).querySelector('details.rules-fold-examples > summary').click()")
+    sentence = phone.js(f"document.getElementById({json.dumps(RULE)}).querySelector('p.rules-example-sentence').textContent")
+    assert sentence.endswith(".") and not re.search(IDENTIFIER, sentence), sentence
+    working = f"document.getElementById({json.dumps(RULE)}).querySelector('details.rules-working')"
+    phone.js(f"{working}.querySelector('summary').click(); {working}.scrollIntoView({{block: 'start', behavior: 'instant'}})")
+    phone.wait_for(f"{working}.open && {working}.querySelector('div.rules-working-text').offsetHeight > 0")
+    facts = phone.js(f"""(() => {{
+        const w = {working}.querySelector('div.rules-working-text');
+        const notes = Array.from(w.querySelectorAll('p.rules-work-note'));
+        return {{box: [w.scrollWidth, w.clientWidth], page: [document.documentElement.scrollWidth, document.documentElement.clientWidth],
+                 lines: Array.from(w.querySelectorAll('p.rules-work')).map(p => [p.className, p.getBoundingClientRect().left, p.innerText]),
+                 notes: notes.map(p => [p.scrollWidth, p.clientWidth, p.innerText]),
+                 wraps: notes.some(p => p.getBoundingClientRect().height > 1.6 * parseFloat(getComputedStyle(p).lineHeight))}};
+    }})()""")
+    assert facts["box"][0] <= facts["box"][1], facts["box"]          # no sideways scroll in the working
+    assert facts["page"][0] <= facts["page"][1], facts["page"]       # nor on the page
+    assert facts["notes"] and facts["wraps"], "the notes are in the working, wrapped"
+    assert all(sw <= cw for sw, cw, _ in facts["notes"]), facts["notes"]
+    lefts = {c.split()[-1]: left for c, left, _ in facts["lines"]}
+    assert lefts.get("rules-depth-1", 0) > lefts.get("rules-depth-0", 0), lefts      # indented by depth
+    text = " ".join(t for _, _, t in facts["lines"])
+    assert not re.findall(IDENTIFIER, text), re.findall(IDENTIFIER, text)
+    phone.screenshot(WORDS_SHOTS / "words-working-390x844.png")
+    assert phone.console_errors == [], phone.console_errors
+
+
+@pytest.mark.parametrize("bid", REAL_BOOKS)
+def test_forms_odds_and_working_of_every_mechanic_are_in_words(site, http_site, phone, bid):
+    """Every page of a real book, at 390x844: every mechanic's form built (labels, choices,
+    hints, its answer), every exact-odds table and every "show working" opened; none of their
+    visible text holds an identifier (a word with an underscore), and nothing scrolls sideways."""
+    pages = sorted(p for p in (site / "docs" / "books" / bid).rglob("*.html")
+                   if 'class="rules-try"' in p.read_text(encoding="utf-8")
+                   or 'class="rules-working"' in p.read_text(encoding="utf-8"))
+    assert pages, f"no page of {bid} has a form or a working"
+    found, counts = {}, {"forms": 0, "odds": 0, "working": 0}
+    phone.console_errors.clear()
+    for page in pages:
+        phone.send("Page.navigate", {"url": "about:blank"})
+        phone.wait_for("location.href === 'about:blank'")
+        phone.goto(f"{http_site}/{page.relative_to(site).as_posix()}")
+        phone.wait_for("document.readyState === 'complete'")
+        forms = _build_every_form(phone)
+        phone.wait_for("Array.from(document.querySelectorAll('div.rules-try')).every(b => b.hasAttribute('data-ready'))",
+                       timeout=60)
+        texts = phone.js("""(() => {
+            document.querySelectorAll('details.rules-fold-odds, details.rules-fold-examples, details.rules-working')
+                .forEach(d => { d.open = true; });
+            const seen = (sel) => Array.from(document.querySelectorAll(sel)).filter(e => e.offsetParent !== null);
+            const wide = seen('div.rules-working-text').filter(w => w.scrollWidth > w.clientWidth + 1).length;
+            return {forms: seen('form.rules-try-form').map(f => f.innerText),
+                    odds: seen('div.table-wrapper.rules-odds').map(t => t.innerText),
+                    working: seen('div.rules-working-text').map(w => w.innerText),
+                    wide, page: document.documentElement.scrollWidth - document.documentElement.clientWidth};
+        })()""", timeout=60)
+        assert len(texts["forms"]) == forms, (page.name, len(texts["forms"]), forms)
+        assert texts["wide"] == 0 and texts["page"] <= 0, (page.name, texts["wide"], texts["page"])
+        for kind in ("forms", "odds", "working"):
+            counts[kind] += len(texts[kind])
+            for t in texts[kind]:
+                for ident in re.findall(IDENTIFIER, t):
+                    found.setdefault((kind, ident), page.name)
+    assert counts["forms"] == len(load_book(bid).mechanics), counts      # every mechanic's form, once
+    assert counts["working"] > 0, counts
+    assert not found, sorted(found.items())[:20]
+    assert phone.console_errors == [], phone.console_errors[:5]
+
+
+def load_book(bid):
+    from rules_dsl.loader import load
+    return load(bid)

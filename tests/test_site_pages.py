@@ -290,7 +290,8 @@ def test_weight_follows_what_a_rule_shows():
     plain = big_rule("r", "R", 100)
     odds = dict(plain, decls=[{"kind": "mechanic", "params": [("n", "int", "", None)], "rolls": [], "lines": ["x"],
                                "doc": "", "odds": [{"outcomes": [("1", 1, 2, "50%", "")] * 20}]}])
-    worked = dict(plain, examples=[("", ">>> f()\n1")], workings=[[(1, ["line of working"] * 30)]])
+    worked = dict(plain, examples=[("", ">>> f()\n1")],
+                  cases=[[{"sentence": "F: 1.", "code": ">>> f()\n1", "working": [(0, "let", "line of working")] * 30}]])
     assert pagesplit.rule_weight(odds) > pagesplit.rule_weight(plain) + 20 * pagesplit.PER_ODDS_ROW - 1
     assert pagesplit.rule_weight(worked) > pagesplit.rule_weight(plain) + 30 * len("line of working")
 

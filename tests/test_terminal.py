@@ -167,8 +167,9 @@ def test_rolls_read_as_words():
 
 def test_parameters_show_ranges_enums_and_defaults():
     out = rules("show", "void:spomm", COLUMNS=120).stdout
-    assert re.search(r"led_by_ungraded +true or false; default false", out)
-    assert re.search(r"role +one of: tactical_advance, fire_support", out)
+    assert re.search(r"Led by ungraded +yes or no; default no", out)      # names and values in words
+    assert re.search(r"Role +one of: Tactical Advance, Fire Support", out)   # the book's words
+    assert "rules call void:spomm_directive_for role=" in out               # the command: identifiers
 
 
 def test_show_json_keeps_its_keys():
@@ -180,7 +181,7 @@ def test_show_json_keeps_its_keys():
 # ------------------------------------------------------------------ rules call on a table
 def test_call_looks_a_table_up():
     p = rules("call", "void:spomm_grade_radius", "grade=1")
-    assert p.returncode == 0 and p.stdout.strip() == "short"
+    assert p.returncode == 0 and p.stdout.strip() == "Spomm grade radius: short range"
     assert json.loads(rules("call", "void:spomm_grade_radius", "grade=3", "--json").stdout) == {
         "result": "long", "rolls": {}}
 
@@ -188,8 +189,8 @@ def test_call_looks_a_table_up():
 def test_call_a_table_of_records_prints_one_field_a_line():
     p = rules("call", "null-strike:sample_weapons", "weapon=Blastgun (Heat)")
     assert p.returncode == 0
-    assert re.search(r"^points +absent \(the rulebook gives no value\)$", p.stdout, re.M)
-    assert re.search(r"^type +assault$", p.stdout, re.M)
+    assert re.search(r"^  Points +absent \(the rulebook gives no value\)$", p.stdout, re.M)
+    assert re.search(r"^  Type +assault$", p.stdout, re.M)
     j = json.loads(rules("call", "null-strike:sample_weapons", "weapon=Blastgun (Heat)", "--json").stdout)
     assert j["result"]["points"] is None and j["result"]["type"] == "assault"
 

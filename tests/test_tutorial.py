@@ -97,7 +97,7 @@ CONSOLE = blocks(DOC_TEXT, "console")
 def test_the_walkthrough_has_its_snippets():
     assert len(SNIPPETS) >= 10, SNIPPETS
     joined = "\n".join(body for _, body in SNIPPETS)
-    for word in ("book skirmish-tutorial", "findings fail", "roll first: 2d6", "roll second: 2d6",
+    for word in ("book skirmish-tutorial", "findings fail", "roll first called \"first roll\": 2d6", "question ",
                  "odds ", "grid", "check ", "example ", "note ", "[[", "rows(roster)"):
         assert word in joined, word
 

@@ -52,6 +52,10 @@ def book_module(book) -> tuple:
         faces = ", ".join(g.value(f) if die.custom else js_int(f) for f in die.faces)
         head.append(f"$d[{g.dice[name]}] = B.defineDie({js_str(name)}, [{faces}], {'true' if die.custom else 'false'}, "
                     f"{js_str(die.describe())});")
+    words = book.display.explicit_json()     # display forms the book wrote (the rest: words(identifier))
+    if words:   # parsed from a string: a name such as `__proto__` stays a key, never a prototype
+        import json
+        head.append(f"B.defineWords(JSON.parse({js_str(json.dumps(words, ensure_ascii=False, sort_keys=True))}));")
     tail = ["export { $m, $t, $c, $e, $d, $y, $s };", "export default B;", ""]
     return "\n".join(head + consts + tables + mechanics + tail), g
 

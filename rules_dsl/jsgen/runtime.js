@@ -840,13 +840,110 @@ export function callValue(ctx, span, fn, args, kwargs) {   // calling a mechanic
   fail(span, `${show(fn)} cannot be called`);
 }
 
+// ------------------------------------------------------------------ names in words
+// The twin of rules_dsl/display.py (Names) and wording.py (title, answer): a player reads each
+// name's display form, the words the book gave it (`under_fire called "Under Fire"`, carried by
+// the module as `defineWords`) or else the identifier's words (`under_fire` -> "under fire"),
+// and values in words (members by their words, booleans yes/no, lists comma-separated).
+export function words(id) {
+  const parts = String(id).split("_").filter((p) => p);
+  return parts.length ? parts.join(" ") : String(id);
+}
+export function capitalised(t) { return t ? t[0].toUpperCase() + t.slice(1) : t; }
+function toMaps(x) {
+  if (x === null || typeof x !== "object" || Array.isArray(x)) return x;
+  return new Map(Object.entries(x).map(([k, v]) => [k, toMaps(v)]));
+}
+function fold(t) { return String(t).replace(/[_\-\s]+/g, " ").toLowerCase().trim(); }   // display.fold
+function dieWords(name) { return /^d\d+$/.test(name) ? name : `${capitalised(words(name))} die`; }
+const PLACEHOLDER = /\{\{|\}\}|\{([^{}]*)\}/g;
+
+export class Words {
+  // data: the book's words as parsed JSON; kept in Maps, so a name such as `__proto__` is only data
+  constructor(book, data) { this.book = book; this.d = toMaps(data || {}); }
+  _get(key, a, b) {
+    const t = this.d.get(key);
+    if (!(t instanceof Map)) return undefined;
+    const x = t.get(String(a));
+    if (b === undefined) return typeof x === "string" ? x : undefined;
+    const y = x instanceof Map ? x.get(String(b)) : undefined;
+    return typeof y === "string" ? y : undefined;
+  }
+  mechanic(name) { return this._get("m", name) || this._get("t", name) || words(name); }
+  table(name) { return this._get("t", name) || words(name); }
+  param(owner, name) { return this._get("p", owner, name) || this._get("r", owner, name) || words(name); }
+  roll(mechanic, name) { return this._get("r", mechanic, name) || words(name); }
+  result(mechanic) { return this._get("res", mechanic) || this.mechanic(mechanic); }
+  field(table, name) { return (table != null && this._get("f", table, name)) || this._get("fa", name) || words(name); }
+  member(owner, name) { return this._get("e", owner, String(name)) || words(name); }
+  value(v, table) {        // Names.value
+    if (v === ABSENT) return "absent";
+    if (typeof v === "boolean") return v ? "yes" : "no";
+    if (v instanceof Sym) return v.owner ? this.member(v.owner, v.name) : words(v.name);
+    if (v instanceof Record) return [...v.fields].map(([k, x]) => `${this.field(table, k)} ${this.value(x)}`).join(", ");
+    if (Array.isArray(v)) {
+      if (!v.length) return "none";
+      const inner = v.map((x) => this.value(x));
+      return v.some((x) => Array.isArray(x) || x instanceof Record) ? "[" + inner.join("; ") + "]" : inner.join(", ");
+    }
+    if (v instanceof PySet) return v.items.map((x) => this.value(x)).sort(cpCompare).join(", ") || "none";
+    if (v instanceof Range) return `${v.start} to ${v.stop - 1n}`;
+    return show(v);
+  }
+  describe(t) {            // Names.describe: what a parameter of type t accepts
+    switch (t.k) {
+      case "range": return `${t.lo} to ${t.hi}`;
+      case "enum": return "one of: " + this.book.enums.get(t.name).members.map((m) => this.member(t.name, m.name)).join(", ");
+      case "die": {
+        const die = this.book.dice.get(t.name), faces = [];
+        for (const f of die.faces) if (!faces.some((x) => pyEq(x, f))) faces.push(f);
+        if (!die.custom) return `a face of a ${t.name}: ${faces[0]} to ${faces[faces.length - 1]}`;
+        return `a face of the ${dieWords(t.name)}: ` + faces.map((f) => this.member(t.name, f.name)).join(", ");
+      }
+      case "list": return `a list of ${this.describe(t.item)}`;
+      case "union": return t.options.map((o) => this.describe(o)).join(" or ");
+      case "record": return "a record";
+      default: return { int: "a whole number", bool: "yes or no", text: "text", number: "a number", absent: "absent" }[t.k] || words(t.k);
+    }
+  }
+  // a member or face typed by a player (Names.read_value): its name, or its words, case-insensitively
+  read(t, text) {
+    const want = fold(text);
+    for (const o of (t.k === "union" ? t.options : [t])) {
+      const u = o.k === "list" ? o.item : o;
+      if (u.k === "bool" && (want === "yes" || want === "no")) return want === "yes";
+      const names = u.k === "enum" ? this.book.enums.get(u.name).members.map((m) => m.name)
+        : u.k === "die" && this.book.dice.get(u.name).custom ? this.book.dice.get(u.name).faces.map((f) => f.name) : [];
+      for (const m of names) if (fold(m) === want || fold(this.member(u.name, m)) === want) return m;
+    }
+    return undefined;
+  }
+  title(mechanic) { return this._get("q", mechanic) || capitalised(this.mechanic(mechanic)); }   // wording.title
+  answer(mechanic, result, args) {   // wording.answer: the book's `answer` filled in, else "Name: value"
+    const value = this.value(result);
+    const template = this._get("a", mechanic);
+    if (template) {
+      const values = new Map([["result", value]]);
+      for (const [k, v] of entriesOf(args || {})) values.set(k, this.value(v));
+      return capitalised(template.replace(PLACEHOLDER, (m, name) => {
+        if (m === "{{" || m === "}}") return m[0];
+        const k = name.trim();
+        return values.has(k) ? values.get(k) : words(k);
+      }));
+    }
+    return `${capitalised(this.result(mechanic))}: ${value}`;
+  }
+}
+
 // ------------------------------------------------------------------ a book
 export class Book {
   constructor(info) {
     this.id = info.id; this.title = info.title;
     this.enums = new Map(); this.dice = new Map(); this.mechanics = new Map(); this.tables = new Map();
     this.constants = new Map();
+    this.words = new Words(this, {});
   }
+  defineWords(data) { this.words = new Words(this, data); return this.words; }
   defineEnum(name, members) { const e = new EnumNS(name, members); this.enums.set(name, e); return e; }
   defineDie(name, faces, custom, describe) { const d = new Die(name, faces, custom, describe); this.dice.set(name, d); return d; }
   defineConst(name, thunk) {
@@ -900,11 +997,16 @@ export class Book {
     return guarded(c);
   }
   // A mechanic's signature as data, for forms: params with their types and defaults, rolls
+  // with each name's words for players (`label`, `describeWords`, `rollLabels`, `title`, `result`)
   signature(name) {
-    const m = this.mechanic(name);
-    return { name, params: m.params.map((p) => ({ name: p.name, type: p.type, describe: p.describe, default: p.def ? m.defaultOf(p) : undefined })),
-      rolls: m.rolls.slice(), returns: m.returnsDescribe };
+    const m = this.mechanic(name), w = this.words;
+    return { name, params: m.params.map((p) => ({ name: p.name, type: p.type, describe: p.describe, default: p.def ? m.defaultOf(p) : undefined,
+      label: w.param(name, p.name), describeWords: w.describe(p.type) })),
+      rolls: m.rolls.slice(), returns: m.returnsDescribe,
+      rollLabels: m.rolls.map((r) => w.roll(name, r)), title: w.title(name), result: capitalised(w.result(name)) };
   }
+  // a result in words, as the mechanic answers (wording.answer): "The unit is Under Fire."
+  answer(name, result, inputs) { this.mechanic(name); return this.words.answer(name, result, inputs); }
   // evaluate a compiled expression (a worked example) as the example runner does: rolls from seed 0
   evaluate(thunk, seed = 0) { return guarded(() => thunk(new Ctx(new GivenRoller(new Map(), new PyRandom(seed))))); }
 }

@@ -122,18 +122,20 @@ class Distribution:
                                       "float": float(q)} for r, (cap, q) in self.explode_caps.items()]}
                    if self.explode_caps else {})}
 
-    def table(self) -> str:
+    def table(self, show=show, title=None, result: str = "result") -> str:
+        """The distribution as aligned text.  `show` writes a value (`display.Names.value`
+        for players' words), `title(distribution)` the first line, `result` the first column."""
         cum = self.cumulative()
-        rows = [(show(v), f"{p.numerator}/{p.denominator}" if p.denominator != 1 else str(p.numerator), _pct(p))
+        rows = [(_shown(v, show), f"{p.numerator}/{p.denominator}" if p.denominator != 1 else str(p.numerator), _pct(p))
                 + ((_pct(cum[i][2]), _pct(cum[i][3])) if cum is not None else ())
                 for i, (v, p) in enumerate(self.outcomes)]
-        head = ("result", "probability", "%") + (("at least", "at most") if cum is not None else ())
+        head = (result, "probability", "%") + (("at least", "at most") if cum is not None else ())
         k = len(head)
         w = [max(len(head[i]), *(len(r[i]) for r in rows)) for i in range(k)]
 
         def line(cells):
             return "  ".join(f"{c:<{w[i]}}" if i == 0 else f"{c:>{w[i]}}" for i, c in enumerate(cells))
-        lines = [self.title(), "", line(head), line(["-" * x for x in w])]
+        lines = [title(self) if title else self.title(), "", line(head), line(["-" * x for x in w])]
         lines += [line(r) for r in rows]
         lines.append("")
         if self.mean is not None:
@@ -161,7 +163,15 @@ def explode_lines(caps: dict) -> list:
     return out
 
 
-def side_by_side(left: Distribution, right: Distribution) -> str:
+def _shown(v, show_value) -> str:
+    """An outcome as text: a chain's "n or more" bucket says itself with `show_value` for n."""
+    if isinstance(v, OrMore):
+        return f"{show_value(v.n)} or {'more' if v.up else 'less'}"
+    return show_value(v)
+
+
+def side_by_side(left: Distribution, right: Distribution, show=show, title=None, result: str = "result",
+                 label=None) -> str:
     """Two distributions of one mechanic as one table: a row per result either can
     give, each side's chance (and, for numbers, its chance of at least that), and
     the difference -- "what does the keyword change?"."""
@@ -182,13 +192,13 @@ def side_by_side(left: Distribution, right: Distribution) -> str:
             out[v] = (probs.get(v, ZERO), above)
         return out
     a, b = law(left), law(right)
-    head = ["result", "A %"] + (["A at least"] if numeric else []) + ["B %"] + (["B at least"] if numeric else []) \
+    head = [result, "A %"] + (["A at least"] if numeric else []) + ["B %"] + (["B at least"] if numeric else []) \
         + ["B - A (points)"]
     rows = []
     for v in values:
         (pa, ga), (pb, gb) = a[v], b[v]
         diff = float(pb - pa) * 100
-        rows.append([show(v), _pct(pa)] + ([_pct(ga)] if numeric else []) + [_pct(pb)] + ([_pct(gb)] if numeric else [])
+        rows.append([_shown(v, show), _pct(pa)] + ([_pct(ga)] if numeric else []) + [_pct(pb)] + ([_pct(gb)] if numeric else [])
                     + [f"{diff:+.2f}" if pb != pa else "0"])
     w = [max(len(head[i]), *(len(r[i]) for r in rows)) for i in range(len(head))]
 
@@ -197,8 +207,11 @@ def side_by_side(left: Distribution, right: Distribution) -> str:
     changed = ", ".join(f"{k}={show(v)}" for k, v in right.inputs.items()
                         if k not in left.inputs or not _same_value(left.inputs[k], v))
     same_mechanic = left.mechanic is right.mechanic
-    b_title = f"the same with {changed}" if same_mechanic and changed else right.title()
-    lines = [f"A: {left.title()}", f"B: {b_title}", "", line(head), line(["-" * x for x in w])]
+    if label is not None:       # in words: "the same with extra die yes"
+        changed = ", ".join(f"{label(k)} {show(v)}" for k, v in right.inputs.items()
+                            if k not in left.inputs or not _same_value(left.inputs[k], v))
+    b_title = f"the same with {changed}" if same_mechanic and changed else (title(right) if title else right.title())
+    lines = [f"A: {title(left) if title else left.title()}", f"B: {b_title}", "", line(head), line(["-" * x for x in w])]
     lines += [line(r) for r in rows]
     lines.append("")
 

@@ -30,6 +30,7 @@ from pathlib import Path
 from .. import nodes as n
 from ..render import dice_text, expr_text, literal_text, mechanic_lines, type_text
 from ..prose import parse_prose, plain_text
+from ..display import capitalised, words
 from ..values import ABSENT, percent_text, show
 
 CASES_SHOWN = 12
@@ -85,19 +86,24 @@ def definition_of(paragraphs, title_of=None) -> str:
 
 
 # ------------------------------------------------------------------ values
-def cell_text(v, printed=None):
+def cell_text(v, printed=None, names=None):
     """A table cell from the source: (text, is_absent), or (text, False, member) for an
     enum member the source prints its own way (`enum chart_entry { impossible "–" }`:
-    the cell shows "–", and says "impossible" in its title and the table's legend)."""
+    the cell shows "–", and says "impossible" in its title and the table's legend).
+    With `names` (display.Names) a member or face is its display form, `true` "yes"."""
     if v is ABSENT:
         return ("absent in source", True)
     if isinstance(v, str):
         return (v, False)
     if isinstance(v, n.Name):
         member = v.name.rsplit(".", 1)[-1]
+        owner = v.name.rsplit(".", 1)[0] if "." in v.name else None
+        shown = (names.member(owner, member) if owner else names.name(member)) if names is not None else v.name
         if printed and member in printed:
-            return (printed[member], False, member)
-        return (v.name, False)
+            return (printed[member], False, shown)
+        return (shown, False)
+    if names is not None and isinstance(v, bool):
+        return (names.value(v), False)
     return (literal_text(v), False)
 
 
@@ -126,7 +132,13 @@ def odds_available():
 
 
 def compute_odds_one(mech):
-    """(rows, None) for a dice mechanic's page, or (None, error text)."""
+    """(rows, None) for a dice mechanic's page, or (None, error text).  Results and inputs
+    are in words (display.py: the words are part of the mechanic's closure key, so a
+    renamed member computes its odds' rows again); `inputs_shown` keeps the values as the
+    page's form matches them (values.show)."""
+    from ..display import names_of
+    from ..wording import inputs_phrase
+    names = names_of(mech.book)
     page_odds = odds_available()
     try:
         rows = []
@@ -136,13 +148,13 @@ def compute_odds_one(mech):
             for i, (value, p) in enumerate(dist.outcomes):
                 p = Fraction(p)
                 at_least = percent_text(Fraction(cum[i][2])) if cum is not None else ""
-                outcomes.append((show(value), p.numerator, p.denominator, percent_text(p), at_least))
+                outcomes.append((_value_words(names, value), p.numerator, p.denominator, percent_text(p), at_least))
             mean = getattr(dist, "mean", None)
             mean_text = None
             if mean is not None:
                 mean = Fraction(mean)
                 mean_text = show(mean) + ("" if mean.denominator == 1 else f" ≈ {float(mean):.3f}")
-            inputs_text = ", ".join(f"{k}={show(v)}" for k, v in dict(inputs).items()) or "(no inputs)"
+            inputs_text = capitalised(inputs_phrase(names, mech.name, dict(inputs))) or "(no inputs)"
             from ..odds.result import explode_lines
             given, shown_inputs = dict(inputs), {}
             for prm in mech.params:        # every parameter as shown, defaults included: the
@@ -156,6 +168,14 @@ def compute_odds_one(mech):
         return rows, None
     except Exception as e:  # the odds engine is another module: show why, do not break the site
         return None, f"{type(e).__name__}: {e}"
+
+
+def _value_words(names, value) -> str:
+    """An outcome in words; a chain's "n or more" bucket as it says itself."""
+    from ..odds.result import OrMore
+    if isinstance(value, OrMore):
+        return f"{names.value(value.n)} or {'more' if value.up else 'less'}"
+    return names.value(value)
 
 
 #: an odds block (one set of inputs) longer than this is folded: its likeliest outcomes,
@@ -193,18 +213,36 @@ def fold_odds(block: dict) -> dict:
 
 # ------------------------------------------------------------------ the model
 def _decl_model(book, d, odds):
+    from ..display import names_of
+    from ..wording import doc_words, title as mechanic_title
+    names = names_of(book.compiled)
     if isinstance(d, n.Mechanic):
         m = book.mechanics[d.name]
-        params = []
+        params, params_words = [], []
         for p in d.params:
-            default = None
+            default = default_words = None
             if p.default is not None:
                 default = expr_text(p.default)
+                try:
+                    default_words = names.value(m.default(p.name))
+                except Exception:  # a default that does not evaluate: its formula
+                    default_words = default
             params.append((p.name, type_text(p.type), m.checks[p.name].describe, default))
+            params_words.append((names.param(d.name, p.name), names.describe(p.type), default_words))
         rolls = [(r.name, dice_text(r.dice)) for r in m.rolls]
+        from ..terminal import dice_phrase
+        from ..wording import expr_words
+        rolls_words = [(names.roll(d.name, r.name),
+                        dice_phrase(r.dice, text=lambda e: expr_words(e, names, {p.name: names.param(d.name, p.name)
+                                                                                 for p in d.params}),
+                                    face=names.name)) for r in m.rolls]
         model = {"kind": "mechanic", "name": d.name, "doc": d.doc, "signature": m.signature_text(),
                  "params": params, "rolls": rolls, "returns": (type_text(d.returns), m.returns.describe),
-                 "lines": mechanic_lines(d), "has_dice": bool(m.has_dice), "odds": None}
+                 "lines": mechanic_lines(d), "has_dice": bool(m.has_dice), "odds": None,
+                 "words": {"title": mechanic_title(names, d.name), "name": capitalised(names.mechanic(d.name)),
+                           "doc": doc_words(d.doc, names, d.name), "params": params_words, "rolls": rolls_words,
+                           "returns": names.describe(d.returns),
+                           "result": capitalised(names.results[d.name]) if d.name in names.results else "Result"}}
         if odds is not None and d.name in odds[0]:
             model["odds"] = [fold_odds(b) for b in odds[0][d.name]]
         if odds is not None and d.name in odds[1]:
@@ -215,47 +253,58 @@ def _decl_model(book, d, odds):
         values = ([(k, type_text(t)) for k, t in rt.fields] if isinstance(rt, n.RecordType)
                   else [("value", type_text(rt))])
         printed = printed_members(book)
-        rows = [[cell_text(c.value, printed) for c in row] for row in d.rows]
+        rows = [[cell_text(c.value, printed, names) for c in row] for row in d.rows]
         used = {c[2] for row in rows for c in row if len(c) > 2}
+        columns = [p.name for p in d.params] + [k for k, _ in values]
+
+        def head(i, c):   # a header cell naming its key or column: that name's words
+            if isinstance(c.value, n.Name):
+                ident = c.value.name
+                if ident in [p.name for p in d.params]:
+                    return (names.param(d.name, ident), False)
+                if ident in columns:
+                    return (names.field(d.name, ident), False)
+            return cell_text(c.value, None, names)
+        keys_words = [names.param(d.name, p.name) for p in d.params]
+        values_words = ([names.field(d.name, k) for k, _ in values] if isinstance(rt, n.RecordType) else [])
         return {"kind": "table", "name": d.name, "doc": d.doc, "grid": d.grid,
                 "keys": [(p.name, type_text(p.type)) for p in d.params], "values": values,
-                "header": [cell_text(c.value) for c in d.header],
-                "rows": rows, "legend": [(printed[m], m) for m in printed if m in used],
-                "entries": len(book.tables[d.name].entries) if d.name in book.tables else 0}
+                "header": [head(i, c) for i, c in enumerate(d.header)],
+                "rows": rows, "legend": [(printed[m], names.name(m)) for m in printed
+                                         if names.name(m) in used or m in used],
+                "entries": len(book.tables[d.name].entries) if d.name in book.tables else 0,
+                "words": {"title": d.doc or capitalised(names.table(d.name)), "name": capitalised(names.table(d.name)),
+                          "keys": keys_words, "values": values_words,
+                          "columns": keys_words + (values_words or [capitalised(names.table(d.name))])}}
     if isinstance(d, n.Const):
         try:
             value = show(book.constants[d.name])
         except Exception:  # pragma: no cover - constants are evaluated at compile time
             value = "?"
         formula = expr_text(d.value)
+        try:
+            value_words = names.value(book.constants[d.name])
+        except Exception:  # pragma: no cover - constants are evaluated at compile time
+            value_words = "?"
         return {"kind": "const", "name": d.name, "doc": d.doc, "value": value,
-                "formula": formula if formula != value else None}
+                "formula": formula if formula != value else None,
+                "words": {"name": capitalised(names.const(d.name)), "value": value_words}}
     if isinstance(d, n.Enum):
-        return {"kind": "enum", "name": d.name, "members": list(d.members)}
+        return {"kind": "enum", "name": d.name, "members": list(d.members),
+                "words": {"name": capitalised(names.enum(d.name)),
+                          "members": [names.member(d.name, m) for m in d.members]}}
     if isinstance(d, n.Check):
         binds = ", ".join(f"{b.name} in {expr_text(b.source)}" for b in d.bindings)
         where = f" where {expr_text(d.where)}" if d.where is not None else ""
-        return {"kind": "check", "name": d.name, "doc": d.doc, "formula": f"for {binds}{where}: {expr_text(d.claim)}"}
+        return {"kind": "check", "name": d.name, "doc": d.doc, "formula": f"for {binds}{where}: {expr_text(d.claim)}",
+                "words": {"name": d.doc or capitalised(words(d.name))}}
     return None
 
 
-WORKING_WIDTH = 92
-
-
-def _workings(book, rule_id, ex) -> list:
-    """Each `>>>` line's working ("show working" under it on the page): a list of
-    (line of the example text after which the fold goes, the working's text lines)."""
-    if not hasattr(book, "explain_example"):
-        return []
-    text_lines = ex.text.rstrip("\n").split("\n")
-    starts = [c.span.line - ex.first_line for c in ex.cases]
-    out = []
-    for i, explanation in enumerate(book.explain_example(rule_id, ex)):
-        end = starts[i + 1] if i + 1 < len(starts) else len(text_lines)
-        while end > starts[i] + 1 and not text_lines[end - 1].strip():
-            end -= 1                       # the fold goes under the case's last non-blank line
-        out.append((end, explanation.lines(width=WORKING_WIDTH)))
-    return out
+def _example_cases(book, rule_id, ex) -> list:
+    """Each `>>>` of a worked example as the page shows it (wording.example_cases)."""
+    from ..wording import example_cases
+    return example_cases(book, rule_id, ex)
 
 
 def refs_of(book_id: str, r: n.Rule) -> list:
@@ -295,7 +344,7 @@ def build_model(book, derived: dict) -> dict:
             "notes": [(note.kind, note.text.text) for note in r.notes],
             "decls": decls, "findings": findings_by_rule.get(r.id, []),
             "examples": [(ex.title, ex.text) for ex in r.examples],
-            "workings": [_workings(book, r.id, ex) for ex in r.examples],
+            "cases": [_example_cases(book, r.id, ex) for ex in r.examples],
             "summary": summary_of([p.text for p in r.prose], title_of),
             "definition": definition_of([p.text for p in r.prose], title_of),
             "refs": refs_of(book.id, r),

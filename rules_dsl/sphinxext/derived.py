@@ -55,7 +55,8 @@ def _run_check(book, name, chk) -> list:
     """One check -> its findings, as plain data."""
     if hasattr(book, "run_check"):
         return [{"rule": f.rule, "kind": f.kind, "check": f.check, "message": f.message, "cases": list(f.cases),
-                 "printed": getattr(f, "printed", ""), "line": _line_of(f.location)}
+                 "printed": getattr(f, "printed", ""), "line": _line_of(f.location),
+                 "sentences": list(getattr(f, "sentences", ()))}
                 for f in book.run_check(name)]
     from ..compiler import case_text   # older Book without run_check: the same report
     try:

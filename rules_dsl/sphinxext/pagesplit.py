@@ -35,6 +35,7 @@ PER_NOTE = 450
 PER_EXAMPLE = 300
 WORKING_CHAR = (6, 5)   # a "show working" fold's text: 6/5 bytes per character (integers: the same on every machine)
 PER_WORKING = 450
+PER_WORK_LINE = 70     # each step of a worked solution: its own paragraph (<p class="rules-work ...">)
 PER_MECHANIC = 250
 MECHANIC_CHAR = 6       # a mechanic's formula and doc (its signature's spans are heavy), per character
 PER_PARAM = 360
@@ -52,9 +53,11 @@ def rule_weight(r: dict) -> int:
     w = RULE + PER_CHAR * (sum(len(t) for t in r["prose"]) + sum(len(t) for t in r["flavour"])
                            + sum(len(t) for _, t in r["notes"]))
     w += PER_NOTE * len(r["notes"]) + PER_EXAMPLE * len(r["examples"])
-    for per_example in r.get("workings") or ():
-        for _end, lines in per_example:
-            w += PER_WORKING + WORKING_CHAR[0] * (sum(map(len, lines)) + len(lines)) // WORKING_CHAR[1]
+    for per_example in r.get("cases") or ():
+        for case in per_example:
+            lines = case["working"]
+            text = sum(len(t) for _, _, t in lines) + len(case["sentence"]) + len(case["code"])
+            w += PER_WORKING + WORKING_CHAR[0] * (text + len(lines)) // WORKING_CHAR[1] + PER_WORK_LINE * len(lines)
     w += sum(decl_weight(d) for d in r["decls"])
     w += PER_LINK * (len(r["keywords"]) + len(r["aliases"]) + len(r.get("uses", ())))
     w += PER_FINDING_LINE * sum(1 + len(f.get("cases", ())) for f in r["findings"])

@@ -11,97 +11,100 @@ ODDS_ROWS_SHOWN = 400
 
 
 def decl_nodes(ctx, d, book) -> list:
+    """A declaration for players, in words (display forms: rules_dsl/display.py), with its
+    identifiers, signature and formula for designers one tap away ("For designers")."""
     kind = d["kind"]
+    w = d.get("words") or {}
     if kind == "mechanic":
         return [mechanic_node(ctx, d, book)]
     if kind == "table":
         return [data_table(ctx, d, book)]
     if kind == "const":
         p = nodes.paragraph(classes=["rules-const"])
-        p += nodes.Text("Constant ")
-        text = f"{d['name']} = {d['value']}"
-        p += literal(text)
-        if d.get("formula"):
-            p += nodes.Text(" (")
-            p += literal(d["formula"])
-            p += nodes.Text(")")
+        p += nodes.strong(w.get("name", d["name"]), w.get("name", d["name"]))
+        p += nodes.Text(f": {w.get('value', d['value'])}")
         if d["doc"]:
             p += nodes.Text(" — " + d["doc"])
-        return [p]
+        text = f"const {d['name']} = {d['value']}" + (f"  ({d['formula']})" if d.get("formula") else "")
+        return [p, designer_fold([nodes.paragraph("", "", literal(text))])]
     if kind == "enum":
         p = nodes.paragraph(classes=["rules-enum"])
-        p += nodes.Text("Values of ")
-        p += literal(d["name"])
-        p += nodes.Text(": ")
-        for i, m in enumerate(d["members"]):
-            if i:
-                p += nodes.Text(", ")
-            p += literal(m)
-        return [p]
+        p += nodes.strong(w.get("name", d["name"]), w.get("name", d["name"]))
+        p += nodes.Text(": " + ", ".join(w.get("members", d["members"])))
+        code = f"enum {d['name']} {{ {', '.join(d['members'])} }}"
+        return [p, designer_fold([nodes.paragraph("", "", literal(code))])]
     if kind == "check":
         cont = nodes.container(classes=["rules-check"])
         p = nodes.paragraph()
         p += nodes.strong("Check: ", "Check: ")
-        p += nodes.Text(d["doc"] or d["name"])
-        p += nodes.Text(" (")
-        p += literal(d["name"])
-        p += nodes.Text(")")
+        p += nodes.Text(w.get("name") or d["doc"] or d["name"])
         cont += p
-        cont += nodes.literal_block(d["formula"], d["formula"], language="none", classes=["rules-formula"])
+        formula = f"check {d['name']}: {d['formula']}"
+        cont += designer_fold([nodes.literal_block(formula, formula, language="none", classes=["rules-formula"])])
         return [cont]
     return []
 
 
+def designer_fold(children, label="For designers"):
+    """Identifiers, signatures and formulas: one tap away (a small fold)."""
+    return fold_node(label, children, "designer")
+
+
 def mechanic_node(ctx, d, book):
+    """A mechanic as a player asks it: its question (or its name in words), what it is for,
+    its form ("Try it", built in the browser), its exact odds (a tap away), and for
+    designers (a tap away) its signature, parameters, rolls and formula."""
     name, anchor = d["name"], f"{book}:{d['name']}"
+    w = d.get("words") or {}
+    title = w.get("title") or name
     desc = addnodes.desc(domain="rules", objtype="mechanic", desctype="mechanic", no_index=ctx.no_index,
                          classes=["rules", "mechanic"])
-    sig = addnodes.desc_signature("", "", classes=["rules-signature"])
+    sig = addnodes.desc_signature("", "", classes=["rules-signature", "rules-ask"])
     sig["fullname"] = anchor
-    ctx.target(sig, "mechanic", anchor, name, d["doc"] or d["signature"])
+    preview = " ".join(x for x in (title if title != w.get("name") else "", w.get("doc") or d["doc"]) if x)
+    ctx.target(sig, "mechanic", anchor, w.get("name") or name, preview or title)
     if not ctx.no_index:
-        desc += index_node([(f"{name} (mechanic, {clean_index(ctx.book_title(book))})", anchor)])
-    ann = addnodes.desc_annotation("", "")
-    ann += addnodes.desc_sig_keyword("dice mechanic" if d["has_dice"] else "mechanic",
-                                     "dice mechanic" if d["has_dice"] else "mechanic")
-    ann += addnodes.desc_sig_space()
-    sig += ann
-    sig += addnodes.desc_name(name, name)
-    plist = addnodes.desc_parameterlist()
-    for pname, ptype, _describe, default in d["params"]:
-        param = addnodes.desc_parameter("", "")
-        param += addnodes.desc_sig_name(pname, pname)
-        param += addnodes.desc_sig_punctuation(":", ":")
-        param += addnodes.desc_sig_space()
-        param += nodes.Text(ptype)
-        if default is not None:
-            param += addnodes.desc_sig_space()
-            param += addnodes.desc_sig_operator("=", "=")
-            param += addnodes.desc_sig_space()
-            param += nodes.inline(default, default, classes=["default_value"])
-        plist += param
-    for rname, dice in d["rolls"]:
-        param = addnodes.desc_parameter("", "", classes=["rules-roll"])
-        param += addnodes.desc_sig_keyword("roll", "roll")
-        param += addnodes.desc_sig_space()
-        param += addnodes.desc_sig_name(rname, rname)
-        param += addnodes.desc_sig_punctuation(":", ":")
-        param += addnodes.desc_sig_space()
-        param += nodes.Text(dice)
-        plist += param
-    sig += plist
-    sig += addnodes.desc_returns(d["returns"][0], d["returns"][0])
+        desc += index_node([(f"{clean_index(w.get('name') or name)} (mechanic, {clean_index(ctx.book_title(book))})",
+                             anchor)])
+    if d["has_dice"]:
+        sig += nodes.inline("dice", "dice", classes=["rules-mech-kind"])
+        sig += nodes.Text(" ")
+    sig += nodes.inline(title, title, classes=["rules-mech-title"])
     desc += sig
     content = addnodes.desc_content()
-    if d["doc"]:
-        content += text_para(d["doc"])
+    if w.get("doc") or d["doc"]:
+        content += text_para(w.get("doc") or d["doc"], ["rules-mech-doc"])
+    # "Try it": filled in the browser; a dice mechanic's form shows the exact odds this page
+    # holds for the inputs chosen (as data: the same rows as the table below), or says they are not here
+    content += try_form(book=book, mechanic=name, odds=form_odds(d))
+    if d.get("odds"):
+        content += fold_node("Exact odds", odds_nodes(d), "odds")    # a second tap: tables can be tall
+    elif d.get("odds_error"):
+        content += text_para(f"Exact odds unavailable: {d['odds_error']}", ["rules-odds-error"])
+    content += designer_fold(_designer_nodes(d, name))
+    desc += content
+    return desc
+
+
+def _designer_nodes(d, name):
+    """The mechanic as the language writes it: signature, parameters (range, values,
+    default), rolls, result, formula."""
+    w = d.get("words") or {}
+    out = []
+    sig = nodes.paragraph(classes=["rules-designer-signature"])
+    sig += nodes.Text("mechanic " if not d["has_dice"] else "dice mechanic ")
+    sig += literal(d.get("signature") or name)
+    out.append(sig)
     fl = nodes.field_list(classes=["rules-fields"])
     if d["params"]:
         lst = nodes.bullet_list()
-        for pname, ptype, describe, default in d["params"]:
+        said = w.get("params") or [None] * len(d["params"])
+        for (pname, ptype, describe, default), words_ in zip(d["params"], said):
             li = nodes.list_item()
             p = nodes.paragraph()
-            p += nodes.strong(pname, pname)
+            p += literal(pname)
+            if words_ is not None and words_[0] != pname:
+                p += nodes.Text(f" ({words_[0]})")
             p += nodes.Text(f" — {describe}")
             if default is not None:
                 p += nodes.Text(f"; default {default}")
@@ -110,29 +113,22 @@ def mechanic_node(ctx, d, book):
         fl += field("Parameters", lst)
     if d["rolls"]:
         lst = nodes.bullet_list()
-        for rname, dice in d["rolls"]:
+        said = w.get("rolls") or [None] * len(d["rolls"])
+        for (rname, dice), words_ in zip(d["rolls"], said):
             li = nodes.list_item()
             p = nodes.paragraph()
-            p += nodes.strong(rname, rname)
+            p += literal(rname)
             p += nodes.Text(f" — {dice}; rolled unless given by name (e.g. ")
             p += literal(f"{name}(..., {rname}=...)")
             p += nodes.Text(")")
             li += p
             lst += li
         fl += field("Rolls", lst)
-    fl += field("Returns", text_para(d["returns"][1]))
-    content += fl
+    fl += field("Returns", text_para(f"{d['returns'][0]} ({d['returns'][1]})"))
+    out.append(fl)
     formula = "\n".join(d["lines"])
-    content += nodes.literal_block(formula, formula, language="none", classes=["rules-formula"])
-    # "Try it": filled in the browser; a dice mechanic's form shows the exact odds this page
-    # holds for the inputs chosen (as data: the same rows as the table below), or says they are not here
-    content += try_form(book=book, mechanic=name, odds=form_odds(d))
-    if d.get("odds"):
-        content += fold_node("Exact odds", odds_nodes(d), "odds")    # a second tap: tables can be tall
-    elif d.get("odds_error"):
-        content += text_para(f"Exact odds unavailable: {d['odds_error']}", ["rules-odds-error"])
-    desc += content
-    return desc
+    out.append(nodes.literal_block(formula, formula, language="none", classes=["rules-formula"]))
+    return out
 
 
 def _cell(cell):
@@ -149,21 +145,25 @@ def _cell(cell):
 
 
 def data_table(ctx, d, book):
+    """A table as the book prints it, headed in words: its caption (what it is), and for
+    designers (a tap away) its signature."""
     name, anchor = d["name"], f"{book}:{d['name']}"
+    w = d.get("words") or {}
     keys = ", ".join(f"{k}: {t}" for k, t in d["keys"])
     values = d["values"]
     ret = values[0][1] if len(values) == 1 and values[0][0] == "value" else "(" + ", ".join(f"{k}: {t}" for k, t in values) + ")"
     signature = f"table {name}({keys}) -> {ret}"
     caption = nodes.title()
-    if d["doc"]:
-        caption += nodes.Text(d["doc"])
-    sig = nodes.inline(classes=["rules-table-signature"])
-    sig += literal(signature)
-    caption += sig
+    caption += nodes.Text(w.get("title") or d["doc"] or name)
+    if w.get("keys"):
+        by = nodes.inline(classes=["rules-table-signature"])
+        gives = ", ".join(w.get("values") or []) or w.get("name", "")
+        by += nodes.Text(f"Look up by {' and '.join(w['keys'])}" + (f"; gives {gives}" if gives else ""))
+        caption += by
     header = [c[0] for c in d["header"]]
     width = max([len(header)] + [len(r) for r in d["rows"]]) if (header or d["rows"]) else 1
     if len(header) < width:
-        names = [k for k, _ in d["keys"]] + [k for k, _ in values]
+        names = w.get("columns") or ([k for k, _ in d["keys"]] + [k for k, _ in values])
         header = header + names[len(header):width] + [""] * max(0, width - len(names))
     rows = []
     for row in d["rows"]:
@@ -171,13 +171,15 @@ def data_table(ctx, d, book):
         rows.append(cells)
     classes = ["rules-data", "rules-grid"] if d["grid"] else ["rules-data"]
     table = table_node(header, rows, classes=classes, title=caption)
-    ctx.target(table, "table", anchor, name, d["doc"] or signature)
+    ctx.target(table, "table", anchor, w.get("name") or name, d["doc"] or w.get("name") or signature)
     out = []
     if not ctx.no_index:
-        out.append(index_node([(f"{name} (table, {clean_index(ctx.book_title(book))})", anchor)]))
+        out.append(index_node([(f"{clean_index(w.get('name') or name)} (table, {clean_index(ctx.book_title(book))})",
+                                anchor)]))
     out.append(table)
     if d.get("legend"):
         out.append(_legend(d["legend"]))
+    out.append(designer_fold([nodes.paragraph("", "", literal(signature))]))
     return nodes.container("", *out, classes=["rules-table-wrapper"])
 
 
@@ -188,7 +190,7 @@ def _legend(legend):
         if i:
             p += nodes.inline(" · ", " · ", classes=["rules-meta-sep"])
         p += nodes.strong(text, text)
-        p += nodes.Text(f" {member.replace('_', ' ')}")
+        p += nodes.Text(f" {member}")
     return p
 
 
@@ -210,7 +212,7 @@ def odds_nodes(d):
     for block in d["odds"]:
         outs = block["outcomes"]
         label = nodes.paragraph()
-        label += literal(block["inputs"])
+        label += nodes.Text(block["inputs"])
         if block["mean"] is not None:
             label += nodes.inline("", "", nodes.Text(f"mean {block['mean']}"), classes=["rules-odds-mean"])
         if not block.get("exact", True):
@@ -226,7 +228,7 @@ def odds_nodes(d):
             if block.get("folded") and i == len(outs) - 1:   # the unlikely rest, as one row
                 row.append(nodes.paragraph("", "", nodes.emphasis(value, value, classes=["rules-odds-folded"])))
             else:
-                row.append(nodes.paragraph("", "", literal(value)))
+                row.append(nodes.paragraph(value, value))
             row.append(percent)
             row.append(at_least)
             row.append(exact)
@@ -235,7 +237,8 @@ def odds_nodes(d):
         if shown >= ODDS_ROWS_SHOWN:
             break
     rub = nodes.rubric("Exact odds", "Exact odds", classes=["rules-odds-title"])
-    table = table_node(["Inputs", "Result", "Probability", "At least", "Exact"], rows, classes=["rules-odds"],
+    result = (d.get("words") or {}).get("result") or "Result"
+    table = table_node(["Inputs", result, "Probability", "At least", "Exact"], rows, classes=["rules-odds"],
                        widths=[3, 3, 1, 1, 1])
     out = [rub, table]
     folded = sum(b.get("folded", 0) for b in d["odds"])

@@ -65,16 +65,22 @@ def rule_node(ctx: Ctx, r: dict) -> nodes.section:
     if tables:
         folds += fold_node(_counted("Table", len(tables)), [x for d in tables for x in decl_nodes(ctx, d, book)], "tables",
                     open_wide=True)
-    code = [d for d in r["decls"] if d["kind"] != "table"]
+    # the rule's mechanics, as the questions a player asks, each with its form: in view, not
+    # folded (a form is built only when it nears the screen, so the page stays light)
+    mechanics = [d for d in r["decls"] if d["kind"] == "mechanic"]
+    if mechanics:
+        asks = nodes.container(classes=["rules-asks"])
+        for d in mechanics:
+            asks.extend(decl_nodes(ctx, d, book))
+        sec += asks
+    code = [d for d in r["decls"] if d["kind"] not in ("table", "mechanic")]
     if code:
-        mechanics = sum(d["kind"] == "mechanic" for d in code)
-        label = _counted("Mechanic", mechanics) if mechanics == len(code) else ("Mechanics" if mechanics else "Definitions")
-        folds += fold_node(label, [x for d in code for x in decl_nodes(ctx, d, book)], "mechanics", open_wide=True)
+        folds += fold_node("Definitions", [x for d in code for x in decl_nodes(ctx, d, book)], "definitions")
     if r["examples"]:
-        workings = r.get("workings") or [None] * len(r["examples"])
+        cases = r.get("cases") or [None] * len(r["examples"])
         ex = []
-        for i, ((title, text), working) in enumerate(zip(r["examples"], workings)):
-            ex.extend(example_nodes(title, text, i, len(r["examples"]), working))
+        for i, ((title, text), said) in enumerate(zip(r["examples"], cases)):
+            ex.extend(example_nodes(title, text, i, len(r["examples"]), said))
         folds += fold_node(_counted("Worked example", len(r["examples"])), ex, "examples")
     if len(folds):
         sec += folds
@@ -176,43 +182,56 @@ FINDING_TITLES = {
 }
 
 
-def _cases_list(cases, most=12):
-    """A finding's failing cases as a bullet list of literals (the first `most`)."""
+def _cases_list(cases, most=12, words=False):
+    """A finding's failing cases as a bullet list (the first `most`): sentences in words, or
+    literals when the finding has no sentences."""
     lst = nodes.bullet_list(classes=["rules-finding-cases"])
     for case in cases[:most]:
         li = nodes.list_item()
-        li += nodes.paragraph("", "", literal(case))
+        li += nodes.paragraph(case, case) if words else nodes.paragraph("", "", literal(case))
         lst += li
     return lst
 
 
 def finding_node(f):
+    """A finding for players: what disagrees, in sentences ("Heavy power armor: printed 118 gc;
+    the book's own formula gives 82 gc"); the check's name and the printed entry's address
+    for designers, a tap away."""
     adm = nodes.admonition(classes=["rules-finding", f"rules-finding-{f['kind']}", "caution"])
     title = FINDING_TITLES.get(f["kind"], "Finding")
     adm += nodes.title(title, title)
     m = _FAILS.match(f["message"])
+    said = f.get("sentences") or []
+    cases = said or f["cases"]
     if f["kind"] == "disagreement" and f.get("printed"):
         # one wrong printed value, shown on the rule that prints it
         p = nodes.paragraph(classes=["rules-finding-printed"])
-        p += literal(f["printed"])
-        p += nodes.Text(f" (source line {f['line']}) disagrees with the check below:" if f.get("line")
-                        else " disagrees with the check below:")
+        p += nodes.Text("A printed entry" + (f" (source line {f['line']})" if f.get("line") else "")
+                        + " disagrees with the book's own rule:")
         adm += p
-        adm += _cases_list(f["cases"])
+        adm += _cases_list(cases, words=bool(said))
     elif m and f["cases"]:
-        adm += text_para(m.group("head") + ":")
-        adm += _cases_list(f["cases"])
-        if len(f["cases"]) > 12:
-            adm += text_para(f"… and {len(f['cases']) - 12} more.")
+        head = m.group("head")
+        doc, _, counts = head.rpartition(": fails in ")
+        adm += text_para(f"{doc}: not so in {counts}:" if doc else head + ":")
+        adm += _cases_list(cases, words=bool(said))
+        if len(cases) > 12:
+            adm += text_para(f"… and {len(cases) - 12} more.")
     else:
         adm += text_para(f["message"])
     p = nodes.paragraph(classes=["rules-finding-check"])
-    if f.get("check"):
-        p += nodes.Text("Check ")
-        p += literal(f["check"])
-        p += nodes.Text(". ")
     p += nodes.Text("Findings are facts about the source rulebook, not errors of this site.")
     adm += p
+    designer = []
+    if f.get("printed"):
+        designer.append(nodes.paragraph("", "", nodes.Text("Printed entry "), literal(f["printed"])))
+    if f.get("check"):
+        designer.append(nodes.paragraph("", "", nodes.Text("Check "), literal(f["check"])))
+    if said and f["cases"]:
+        designer.append(_cases_list(f["cases"]))
+    if designer:
+        from .render_decls import designer_fold
+        adm += designer_fold(designer)
     return adm
 
 
@@ -240,33 +259,36 @@ def depart_working_other(self, node):
     pass
 
 
-def working_node(lines) -> working:
+def working_node(lines, code: str = "") -> working:
+    """A worked solution, phone first: a paragraph per step, indented by its depth
+    (`rules-depth-N`), that wraps (no sideways scroll, no cut words); notes and answers
+    marked by their kind.  The `>>>` line it works out closes it, for designers."""
     fold = working(classes=["rules-working"])
-    code = "\n".join(lines)
-    block = nodes.literal_block(code, code, classes=["rules-working-text"])
-    block["language"] = "text"          # no highlighting: it is prose in the rules' notation
-    fold += block
+    box = nodes.container(classes=["rules-working-text"])
+    for depth, kind, text in lines:
+        box += nodes.paragraph(text, text, classes=["rules-work", f"rules-work-{kind}", f"rules-depth-{min(depth, 8)}"])
+    fold += box
+    if code:
+        fold += nodes.doctest_block(code, code, classes=["rules-example"])
     return fold
 
 
-def example_nodes(title, text, index, count, workings=None):
-    """The example's title and its text in doctest blocks, with a "show working" fold
-    under each `>>>` line (`workings`: (text line after which it goes, its lines))."""
+def example_nodes(title, text, index, count, cases=None):
+    """The example's title, then each of its `>>>` lines as a sentence in words with a
+    "show working" fold under it (the worked solution, then the `>>>` line itself).
+    Without `cases` (an older model), the text in doctest blocks."""
     label = "Example" + (f" {index + 1}" if count > 1 and not title else "")
     rub = nodes.rubric(classes=["rules-example-title"])
     rub += nodes.Text(f"{label}: {title}" if title else label)
     rub += nodes.inline(" checked at build time", " checked at build time", classes=["rules-checked"])
-    lines = text.rstrip("\n").split("\n")
-    out, start = [rub], 0
-    for end, working_lines in (workings or []):
-        if end <= start:
-            continue
-        code = "\n".join(lines[start:end]).strip("\n")
-        if code:
-            out.append(nodes.doctest_block(code, code, classes=["rules-example"]))
-        out.append(working_node(working_lines))
-        start = end
-    code = "\n".join(lines[start:]).strip("\n")
-    if code or start == 0:
+    out = [rub]
+    if cases is None:
+        code = text.rstrip("\n").strip("\n")
         out.append(nodes.doctest_block(code, code, classes=["rules-example"]))
+        return out
+    for case in cases:
+        if case["sentence"]:
+            out.append(text_para(case["sentence"], ["rules-example-sentence"]))
+        if case["code"]:
+            out.append(working_node(case["working"], case["code"]))
     return out

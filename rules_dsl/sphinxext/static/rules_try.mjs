@@ -1,15 +1,17 @@
-/* "Try it": a small form under every mechanic of a rule page, run in the browser.
+/* "Try it": a small form under every mechanic of a rule page, run in the browser, in words.
  *
- * Loaded lazily by rules_dsl.js (as <script type="module">) when a mechanics fold opens
- * or a form's place scrolls into view; each form is built when its place nears the screen.  Each `div.rules-try[data-book][data-mechanic]`
- * (written by the page renderer) gets a form built from `book.signature(mechanic)` of the
- * book's module in ./js/ (rules_dsl.jsgen, generated from the checked AST): a number field
- * per whole-number parameter with its declared min and max, a select per enum, boolean or
- * die face, a text field otherwise; dice mechanics roll from a seed (a "Roll again" button
- * draws a new one), so a result can be reproduced with `rules call --seed`, unless the
- * faces of a roll are typed in its own field (as `rules call` takes `dice=4,6`).  The result
- * (`R.show`) appears as you type; an InputError appears in words beside the parameter it
- * names.  Only textContent is used, never HTML: names come from a book, which is data.
+ * Loaded lazily by rules_dsl.js (as <script type="module">) when a form's place scrolls into
+ * view (or a fold holding one opens); each form is built when its place nears the screen.  Each
+ * `div.rules-try[data-book][data-mechanic]` (written by the page renderer) gets a form built
+ * from `book.signature(mechanic)` of the book's module in ./js/ (rules_dsl.jsgen, generated
+ * from the checked AST): a number field per whole-number parameter with its declared min and
+ * max, a select per enum, boolean or die face, a text field otherwise; dice mechanics roll
+ * from a seed (a "Roll again" button draws a new one), so a result can be reproduced with
+ * `rules call --seed`, unless the faces of a roll are typed in its own field (as `rules call`
+ * takes `dice=4,6`).  Everything a player reads is in words (the book's display forms,
+ * `book.words`: labels, choices, hints, the answer as the mechanic says it, "yes"/"no");
+ * the fields' names stay the identifiers.  An input the rules refuse is said beside its field.
+ * Only textContent is used, never HTML: names come from a book, which is data.
  */
 import * as R from "./js/runtime.mjs";
 import BOOKS from "./js/books.mjs";
@@ -38,15 +40,17 @@ function el(tag, props, ...children) {
 // the plain value of a text field for a parameter of type t ("" = not given): a list is
 // written with commas ("3, 5"), a fraction as 7/2 or 3.5; what does not fit goes to the
 // runtime as text, which says why in an InputError naming the parameter
-function parseText(t, text) {
+function parseText(book, t, text) {
   const s = text.trim();
   if (s === "") return undefined;
   if (t.k === "text") return text;
   if (t.k === "list") {
-    return s.replace(/^\[|\]$/g, "").split(",").map((x) => x.trim()).filter((x) => x !== "").map((x) => parseText(t.item, x));
+    return s.replace(/^\[|\]$/g, "").split(",").map((x) => x.trim()).filter((x) => x !== "").map((x) => parseText(book, t.item, x));
   }
   const list = t.k === "union" && t.options.find((o) => o.k === "list");
-  if (list && (s.includes(",") || s.startsWith("["))) return parseText(list, s);
+  if (list && (s.includes(",") || s.startsWith("["))) return parseText(book, list, s);
+  const named = book.words.read(t, s);      // a member or face typed in words ("army symbol") or by name
+  if (named !== undefined) return named;
   if (s === "absent") return null;
   if (s === "true" || s === "false") return s === "true";
   if (/^-?\d+$/.test(s)) return BigInt(s);
@@ -56,10 +60,14 @@ function parseText(t, text) {
   return s;
 }
 
-function choices(book, t) {   // [label, value] for a select, or null for a free field
-  if (t.k === "bool") return [["true", true], ["false", false]];
-  if (t.k === "enum") return book.enums.get(t.name).members.map((m) => [m.name, m.name]);
-  if (t.k === "die") return book.dice.get(t.name).faces.map((f) => [String(f), f instanceof R.Sym ? f.name : f]);
+function choices(book, t) {   // [label, value] for a select (labels in words), or null for a free field
+  if (t.k === "bool") return [["yes", true], ["no", false]];
+  if (t.k === "enum") return book.enums.get(t.name).members.map((m) => [book.words.member(t.name, m.name), m.name]);
+  if (t.k === "die") {
+    const seen = [];
+    for (const f of book.dice.get(t.name).faces) if (!seen.some((x) => R.pyEq(x, f))) seen.push(f);
+    return seen.map((f) => [f instanceof R.Sym ? book.words.member(t.name, f.name) : String(f), f instanceof R.Sym ? f.name : f]);
+  }
   if (t.k === "range" && t.hi - t.lo <= 0n) return [[String(t.lo), t.lo]];
   return null;
 }
@@ -67,8 +75,8 @@ function choices(book, t) {   // [label, value] for a select, or null for a free
 function field(book, box, p, onChange) {
   const id = `rules-try-${++uid}`;
   const wrap = el("div", { className: "rules-try-field" });
-  const label = el("label", { for: id, text: p.label || p.name });
-  const hint = el("span", { className: "rules-try-hint", id: `${id}-hint`, text: p.describe });
+  const label = el("label", { for: id, className: "rules-try-label", text: R.capitalised(p.label || p.name) });
+  const hint = el("span", { className: "rules-try-hint", id: `${id}-hint`, text: p.describeWords || p.describe });
   const err = el("span", { className: "rules-try-error", id: `${id}-err`, "aria-live": "polite" });
   const opts = choices(book, p.type);
   let input, read;
@@ -83,26 +91,28 @@ function field(book, box, p, onChange) {
     if (p.type.k === "range") { input.min = String(p.type.lo); input.max = String(p.type.hi); }
     const start = p.default !== undefined ? p.default : p.type.k === "range" ? p.type.lo : undefined;
     if (start !== undefined) input.value = R.show(start);
-    read = () => (input.value.trim() === "" ? (input.validity.badInput ? "?" : undefined) : parseText(p.type, input.value));
+    read = () => (input.value.trim() === "" ? (input.validity.badInput ? "?" : undefined) : parseText(book, p.type, input.value));
   } else {
     input = el("input", { id, name: p.name, type: "text", autocomplete: "off", spellcheck: "false" });
-    if (p.default !== undefined) input.value = R.show(p.default);
-    read = () => parseText(p.type, input.value);
+    if (p.default !== undefined) input.value = book.words.value(p.default);
+    read = () => parseText(book, p.type, input.value);
   }
   input.setAttribute("aria-describedby", `${id}-hint ${id}-err`);
   input.addEventListener("input", onChange);
   input.addEventListener("change", onChange);
   wrap.append(label, input, hint, err);
   box.appendChild(wrap);
-  return { name: p.name, input, err, read, required: p.default === undefined };
+  return { name: p.name, label: p.label || p.name, describe: p.describeWords || p.describe, input, err, read,
+    required: p.default === undefined };
 }
 
 function build(book, box, mechanic) {
   let sig;
   try { sig = book.signature(mechanic); } catch (e) { return; }
-  const form = el("form", { className: "rules-try-form", "aria-label": `Try ${mechanic}` });
+  const title = sig.title || mechanic;
+  const form = el("form", { className: "rules-try-form", "aria-label": `Try it: ${title}` });
   form.addEventListener("submit", (e) => e.preventDefault());
-  form.appendChild(el("p", { className: "rules-try-title", text: `Try ${mechanic}` }));
+  form.appendChild(el("p", { className: "rules-try-title", text: "Try it" }));
   const grid = el("div", { className: "rules-try-fields" });
   form.appendChild(grid);
   const out = el("output", { className: "rules-try-result", "aria-live": "polite" });
@@ -116,7 +126,7 @@ function build(book, box, mechanic) {
       f.err.textContent = "";
       f.input.removeAttribute("aria-invalid");
       const v = f.read();
-      if (v !== undefined) inputs.set(f.name, v); else if (f.required) missing.push(f.name);
+      if (v !== undefined) inputs.set(f.name, v); else if (f.required) missing.push(f.label);
     }
     out.classList.remove("rules-try-failed");
     if (missing.length) { out.textContent = `Fill in ${missing.join(", ")}`; return; }   // not an error yet
@@ -129,9 +139,9 @@ function build(book, box, mechanic) {
         if (faces.length) options.rolls.set(r.name, faces.length === 1 ? faces[0] : faces);
       }
       const { result, rolls } = book.call(mechanic, inputs, options);
-      out.textContent = `= ${R.show(result)}`;
+      out.textContent = book.answer(mechanic, result, inputs);
       if (sig.rolls.length) {
-        const made = [...rolls].map(([k, v]) => `${k} ${R.show(v)}`).join(", ");
+        const made = [...rolls].map(([k, v]) => `${rollWords(book, mechanic, k)} ${book.words.value(v)}`).join("; ");
         out.appendChild(el("span", { className: "rules-try-rolls", text: ` (rolled: ${made || "nothing"})` }));
       }
       if (sig.rolls.length) showOdds(odds, box, mechanic, sig, fields, inputs, oddsBox);
@@ -142,24 +152,27 @@ function build(book, box, mechanic) {
       const r = !f && given.find((x) => e.message.includes(`roll '${x.name}'`));
       if (f || r) {
         const at = f || r;
-        at.err.textContent = e.message;
+        // in words, naming the field by its label; the language's own message for designers (its title)
+        at.err.textContent = f ? `${R.capitalised(f.label)}: must be ${f.describe}` : `${R.capitalised(at.label)}: not faces of these dice`;
+        at.err.title = e.message;
         at.input.setAttribute("aria-invalid", "true");
-        out.textContent = `needs a valid ${at.name}`;
+        out.textContent = `Needs a valid ${at.label}`;
       } else {
-        out.textContent = e.message;
+        out.textContent = e.message.startsWith(`${mechanic}: `) ? R.capitalised(e.message.slice(mechanic.length + 2)) : e.message;
       }
       out.classList.add("rules-try-failed");
     }
   };
   for (const p of sig.params) fields.push(field(book, grid, p, run));
   if (sig.rolls.length) {
-    seed = field(book, grid, { name: "seed", type: { k: "int" }, default: BigInt(Math.floor(Math.random() * 1000)),
-      describe: `the dice (${sig.rolls.join(", ")}) are rolled from this seed, as rules call --seed does` }, run);
-    for (const name of sig.rolls) {   // a roll given by hand (faces read off the table), else from the seed
-      given.push(field(book, grid, { name, label: `roll ${name}`, type: { k: "text" },
+    const rollLabels = sig.rollLabels || sig.rolls;
+    seed = field(book, grid, { name: "seed", label: "seed", type: { k: "int" }, default: BigInt(Math.floor(Math.random() * 1000)),
+      describe: `the dice (${rollLabels.join(", ")}) are rolled from this number; the same number rolls the same dice` }, run);
+    sig.rolls.forEach((name, i) => {   // a roll given by hand (faces read off the table), else from the seed
+      given.push(field(book, grid, { name, label: `roll: ${rollLabels[i]}`, type: { k: "text" },
         describe: "the faces rolled, e.g. 4, 6 (empty: rolled from the seed)" }, run));
       given[given.length - 1].input.name = `roll:${name}`;
-    }
+    });
     const again = el("button", { type: "button", className: "rules-try-roll", text: "Roll again" });
     again.addEventListener("click", () => { seed.input.value = String(Math.floor(Math.random() * 1000000)); run(); });
     form.appendChild(again);
@@ -175,6 +188,13 @@ function build(book, box, mechanic) {
 // from the same rows as its odds table): [{inputs: {param: shown value}, rows: [[result,
 // percent, at least]], mean}].  Shown for the form's inputs when they are among them; else
 // the form says the page does not hold them and gives the `rules odds` command that computes them.
+// a roll made (its name, or `callee.roll` inside a called mechanic) in words
+function rollWords(book, mechanic, key) {
+  const parts = key.split(".");
+  if (parts.length === 1) return book.words.roll(mechanic, key);
+  return `${book.words.roll(parts[parts.length - 2], parts[parts.length - 1])} (${book.words.mechanic(parts[parts.length - 2])})`;
+}
+
 function readOdds(box) {
   try { return JSON.parse(box.dataset.odds || "[]"); } catch (e) { return []; }
 }
@@ -193,7 +213,7 @@ function showOdds(odds, box, mechanic, sig, fields, inputs, oddsBox) {
       text: `Exact odds for these inputs${block.mean ? ` (mean ${block.mean})` : ""}:` }));
     const table = el("table", { className: "rules-try-odds-table" });
     const head = el("tr");
-    for (const h of ["Result", "Probability", "At least"]) head.appendChild(el("th", { scope: "col", text: h }));
+    for (const h of [sig.result || "Result", "Probability", "At least"]) head.appendChild(el("th", { scope: "col", text: h }));
     table.appendChild(el("thead", {}, head));
     const body = el("tbody");
     for (const [value, percent, atLeast] of block.rows) {
@@ -201,12 +221,15 @@ function showOdds(odds, box, mechanic, sig, fields, inputs, oddsBox) {
     }
     table.appendChild(body);
     oddsBox.appendChild(el("div", { className: "rules-try-odds-scroll", tabindex: "0", role: "region",
-      "aria-label": `Exact odds of ${mechanic}` }, table));
+      "aria-label": `Exact odds: ${sig.title || mechanic}` }, table));
   } else {
     const args = Object.entries(shown).map(([k, v]) => `${k}=${v.includes(" ") ? JSON.stringify(v) : v}`).join(" ");
     oddsBox.appendChild(el("p", { className: "rules-try-odds-none",
-      text: `Exact odds for these inputs were not computed for this page${odds.length ? ` (it holds them for ${odds.length} other set${odds.length > 1 ? "s" : ""} of inputs)` : ""}; ` +
-        `to compute them: rules odds ${box.dataset.book}:${mechanic}${args ? " " + args : ""}` }));
+      text: `Exact odds for these inputs were not computed for this page${odds.length ? ` (it holds them for ${odds.length} other set${odds.length > 1 ? "s" : ""} of inputs)` : ""}.` }));
+    // the command that computes them, for designers: a tap away
+    oddsBox.appendChild(el("details", { className: "rules-try-designer" },
+      el("summary", { text: "Compute them on the command line" }),
+      el("code", { text: `rules odds ${box.dataset.book}:${mechanic}${args ? " " + args : ""}` })));
   }
 }
 
