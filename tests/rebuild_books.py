@@ -40,6 +40,7 @@ class Rule:
     table: list | None = None        # three values, with a check that each is at most 6
     source: str = ""                 # where the source rulebook says it
     flavour: str = ""                # a quotation that is not a rule
+    words: dict = field(default_factory=dict)    # slot -> `called "..."` words (WORD_SLOTS)
 
     @property
     def name(self) -> str:           # the stem of its declarations' names (ids have no underscore)
@@ -131,6 +132,15 @@ def _hits(r: Rule, n: int, target: int, given=None) -> int:
     return hit + r.dice["bonus"]
 
 
+#: where a rule's declarations take words (`called "..."`): the dice mechanic, its input n,
+#: its roll and its result; the constant; the table and its key
+WORD_SLOTS = {"dice": ("mechanic", "n", "roll", "result"), "const": ("const",), "table": ("table", "key")}
+
+
+def _called(r: Rule, slot: str) -> str:
+    return f" called {_q(r.words[slot])}" if slot in r.words else ""
+
+
 def write_rule(r: Rule, book: Book, ids: dict, pad: str) -> str:
     i = pad + "    "
     lines = [f"{pad}rule {r.id} {_q(r.title)} {{"]
@@ -156,20 +166,22 @@ def write_rule(r: Rule, book: Book, ids: dict, pad: str) -> str:
     if r.dice is not None:
         d = r.dice
         bonus = f" + {d['bonus']}" if d["bonus"] else ""
-        lines += [f"{i}mechanic hits_{r.name}(n: 1..4, target: 2..6) -> int",
+        lines += [f"{i}mechanic hits_{r.name}{_called(r, 'mechanic')}(n{_called(r, 'n')}: 1..4, target: 2..6)"
+                  f" -> int{_called(r, 'result')}",
                   f"{i}    {_q('How many of n dice score ' + ('at least' if d['cmp'] == '>=' else 'over') + ' target.')}",
-                  f"{i}{{", f"{i}    roll dice: n of d6",
+                  f"{i}{{", f"{i}    roll dice{_called(r, 'roll')}: n of d6",
                   f"{i}    return count(x for x in dice if x {d['cmp']} target){bonus}", f"{i}}}"]
         for n, target in d["odds"]:
             lines.append(f"{i}odds hits_{r.name}(n={n}, target={target})")
         given = d["given"]
         examples.append((f"hits_{r.name}({len(given)}, 4, dice={list(given)})", _hits(r, len(given), 4, given)))
     if r.const is not None:
-        lines += [f"{i}const bonus_{r.name} = {r.const} {_q('The bonus of ' + r.title)}",
+        lines += [f"{i}const bonus_{r.name}{_called(r, 'const')} = {r.const} {_q('The bonus of ' + r.title)}",
                   f"{i}mechanic plus_{r.name}(x: 0..5) -> int = x + bonus_{r.name}"]
         examples.append((f"plus_{r.name}(1)", 1 + r.const))
     if r.table is not None:
-        lines += [f"{i}table chart_{r.name}(key: 1..3) -> int {_q('Chart of ' + r.title)} {{",
+        lines += [f"{i}table chart_{r.name}{_called(r, 'table')}(key{_called(r, 'key')}: 1..3) -> int "
+                  f"{_q('Chart of ' + r.title)} {{",
                   f"{i}    | key | value |", f"{i}    |---|---|"]
         lines += [f"{i}    | {k + 1} | {v} |" for k, v in enumerate(r.table)]
         lines += [f"{i}}}", f"{i}check chart_{r.name}_small {_q('Every value of the chart is at most 6')} {{",
@@ -455,6 +467,20 @@ def edit_vocabulary(lib, a, b):
     book.vocabulary.append((phrases, (WORDS[(a * 3 + b) % len(WORDS)],) if b % 2 else ()))
 
 
+def edit_words(lib, a, b):
+    """Words for a name players see (`called "..."`: issue 26's display names), given or
+    taken back: a mechanic, its input, roll or result; a constant; a table or its key."""
+    slots = [(r, slot) for _, r, _ in all_rules(lib) for what, names in WORD_SLOTS.items()
+             if getattr(r, what) is not None for slot in names]
+    if not slots:
+        return edit_mechanic(lib, a, b)
+    r, slot = _pick(slots, a)
+    if slot in r.words:
+        del r.words[slot]
+    else:
+        r.words[slot] = f"{WORDS[b % len(WORDS)]} {slot} of {r.id}"
+
+
 def edit_section_prose(lib, a, b):
     book = _pick(lib.books, a)
     if b % 3 == 0:
@@ -592,7 +618,7 @@ def edit_real(lib, a, b):
 
 EDITS = {f.__name__[len("edit_"):]: f for f in (
     edit_prose, edit_title, edit_aliases, edit_uses, edit_note, edit_odds, edit_mechanic, edit_table, edit_const,
-    edit_source, edit_vocabulary, edit_section_prose, edit_add_rule, edit_delete_rule, edit_move_rule, edit_add_section, edit_delete_section,
+    edit_source, edit_vocabulary, edit_words, edit_section_prose, edit_add_rule, edit_delete_rule, edit_move_rule, edit_add_section, edit_delete_section,
     edit_move_section, edit_add_book, edit_delete_book, edit_book_form, edit_break, edit_real)}
 
 
