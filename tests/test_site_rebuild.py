@@ -10,9 +10,9 @@ other work adds later is held to the same property without this test knowing of 
   its section (a duplicate warning failed the rebuild).
 * The property: random sequences of edits (tests/rebuild_books.py: prose, titles,
   aliases and keywords, `uses`, notes, `odds` lines, mechanics, tables, constants,
-  worked examples, sources and editions; adding, moving and deleting rules, sections and
-  books; a book turned into a folder of files; a book broken and mended; references left
-  dangling; the tutorial edited as text) to small books made for it and the tutorial,
+  worked examples, sources and editions, names' words, search vocabulary; adding, moving
+  and deleting rules, sections and books; a book turned into a folder of files; a book
+  broken and mended; references left dangling; the tutorial edited as text) to small books made for it and the tutorial,
   the site rebuilt after each step (serially or with -j 2; default pages or pages cut
   small) and compared with a clean build of the same sources (its own folders, an empty
   cache). The suite runs a fixed sequence making every kind of edit, the sequences that
