@@ -2,9 +2,10 @@
 held as a model, written out as `.rules` sources, and edited one small change at a time.
 
 Every edit a designer makes to a book has a kind here: prose, titles, aliases and keywords,
-`uses`, notes, `odds` lines, a mechanic's body, a table's cells, a constant, a worked
-example; adding, moving and deleting rules, sections (with their rules) and whole books;
-cross-references inside a book and between books. The sources written are always valid
+`uses`, notes, `odds` lines (sweeps too), a mechanic's body, a table's cells, a constant, a
+worked example, a `priced` view; the book's front door (`about`, `start`, the `quick
+reference`'s dice, turn, tables and rules); adding, moving and deleting rules, sections
+(with their rules) and whole books; cross-references inside a book and between books. The sources written are always valid
 (every worked example passes, every reference has a target: a reference whose target is
 gone is written as plain words), so a build with `-W` succeeds and what is compared is
 the output, not an error.
@@ -35,12 +36,14 @@ class Rule:
     keywords: list = field(default_factory=list)
     uses: list = field(default_factory=list)
     notes: list = field(default_factory=list)           # of (kind, text)
-    dice: dict | None = None         # {"cmp": ">=" or ">", "bonus": int, "odds": [(n, target)], "given": [faces]}
+    dice: dict | None = None         # {"cmp": ">=" or ">", "bonus": int, "odds": [(n, target)], "given": [faces],
+    #                                   "sweeps": [(n, lo, hi)]: `odds hits(n=N, target=LO..HI)`}
     const: int | None = None         # a constant and a mechanic that adds it
     table: list | None = None        # three values, with a check that each is at most 6
     source: str = ""                 # where the source rulebook says it
     flavour: str = ""                # a quotation that is not a rule
     words: dict = field(default_factory=dict)    # slot -> `called "..."` words (WORD_SLOTS)
+    priced: dict | None = None       # a cost view of its dice mechanic: {"most": 1..3, "cost": 0..2, "chance": bool}
 
     @property
     def name(self) -> str:           # the stem of its declarations' names (ids have no underscore)
@@ -65,6 +68,13 @@ class Book:
     broken: str = ""                 # "compile": a mechanic reads an unknown name; "example": an example fails
     folder: bool = False             # a folder of files, one per top-level section, and a header file
     sections: list = field(default_factory=list)
+    # the front door (docs/language.md): `about` (tokens, as a rule's paragraph), `start` (a rule
+    # or section id) and the quick reference {"dice": str | None, "turn": [tokens] | None,
+    # "tables": [ids of rules whose chart it lists], "rules": [rule or section ids]}; names
+    # that are gone when the book is written are left out, as dangling references are
+    about: list | None = None
+    start: str | None = None
+    quick: dict | None = None
 
 
 @dataclass
@@ -173,6 +183,15 @@ def write_rule(r: Rule, book: Book, ids: dict, pad: str) -> str:
                   f"{i}    return count(x for x in dice if x {d['cmp']} target){bonus}", f"{i}}}"]
         for n, target in d["odds"]:
             lines.append(f"{i}odds hits_{r.name}(n={n}, target={target})")
+        for n, lo, hi in d.get("sweeps", ()):
+            lines.append(f"{i}odds hits_{r.name}(n={n}, target={lo}..{hi})")
+        if r.priced is not None:
+            p = r.priced
+            cost = ("k * 2", f"k + bonus_{r.name}" if r.const is not None else "k + 1", "3")[p["cost"]]
+            effect = f"hits_{r.name}(k, 4)" + (" >= 1" if p["chance"] else "")
+            lines.append(f"{i}priced cost_{r.name} {_q('What ' + r.title + ' buys')} {{")
+            lines.append(f"{i}    for k in 1..{p['most']}: {cost} per {effect}")
+            lines.append(f"{i}}}")
         given = d["given"]
         examples.append((f"hits_{r.name}({len(given)}, 4, dice={list(given)})", _hits(r, len(given), 4, given)))
     if r.const is not None:
@@ -215,13 +234,43 @@ def write_section(s: Section, book: Book, ids: dict, pad: str = "") -> str:
     return "\n".join(lines)
 
 
-def write_header(b: Book) -> str:
+def _front(b: Book, ids: dict) -> str:
+    """The header's front-door lines: names the book no longer has are left out."""
+    mine = {r.id: r for r, _ in rules_of(b)}
+    named = set(mine) | {s.id for s, _ in sections_of(b.sections)}
+    lines = []
+    if b.about is not None:
+        lines.append(f'    about """{_para(b.about, b, ids)}"""')
+    if b.start is not None and b.start in named:
+        lines.append(f"    start {b.start}")
+    q = b.quick
+    if q is not None:
+        lines.append("    quick reference {")
+        if q.get("dice") is not None:
+            lines.append(f"        dice {_q(q['dice'])}")
+        if q.get("turn") is not None:
+            lines.append('        turn """')
+            lines += [f"        - {_para(step, b, ids)}" for step in q["turn"]]
+            lines.append('        """')
+        tables = [f"chart_{mine[rid].name}" for rid in dict.fromkeys(q.get("tables", ()))
+                  if rid in mine and mine[rid].table is not None]
+        if tables:
+            lines.append("        tables " + ", ".join(tables))
+        listed = [x for x in dict.fromkeys(q.get("rules", ())) if x in named]
+        if listed:
+            lines.append("        rules " + ", ".join(listed))
+        lines.append("    }")
+    return "".join(line + "\n" for line in lines)
+
+
+def write_header(b: Book, ids: dict | None = None) -> str:
     prose = f'    """{b.prose}"""\n' if b.prose else ""
     edition = f"    edition {_q(b.edition)}\n" if b.edition else ""
     vocabulary = "".join(f"    vocabulary {', '.join(map(_q, phrases))}"
                          + (f" -> {', '.join(map(_q, broader))}" if broader else "") + "\n"
                          for phrases, broader in b.vocabulary)
-    return f"book {b.id} {{\n    title {_q(b.title)}\n{edition}    dice d6\n{vocabulary}{prose}}}\n"
+    front = _front(b, ids if ids is not None else {})
+    return f"book {b.id} {{\n    title {_q(b.title)}\n{edition}    dice d6\n{vocabulary}{prose}{front}}}\n"
 
 
 def sources(lib: Library) -> dict:
@@ -230,11 +279,11 @@ def sources(lib: Library) -> dict:
     out = dict(lib.real)
     for b in lib.books:
         if b.folder:
-            out[f"{b.id}/00-header.rules"] = write_header(b)
+            out[f"{b.id}/00-header.rules"] = write_header(b, ids)
             for k, s in enumerate(b.sections):
                 out[f"{b.id}/{10 * (k + 1):02d}-{s.id}.rules"] = write_section(s, b, ids) + "\n"
         else:
-            out[f"{b.id}.rules"] = write_header(b) + "".join(write_section(s, b, ids) + "\n" for s in b.sections)
+            out[f"{b.id}.rules"] = write_header(b, ids) + "".join(write_section(s, b, ids) + "\n" for s in b.sections)
     return out
 
 
@@ -269,7 +318,11 @@ def start(real: bool = False) -> Library:
     lib = Library([])
     if real:
         lib.real[REAL_BOOK] = (REPO / "rulebooks" / REAL_BOOK).read_text(encoding="utf-8")
-    alpha = Book("alpha", "Alpha Skirmish", "A small game of cover and smoke.")
+    alpha = Book("alpha", "Alpha Skirmish", "A small game of cover and smoke.",
+                 about=["a", "game", "of", "cover", "and", ("ref", "beta", "sniper", False)],
+                 quick={"dice": "Six-sided dice, read high.", "turn": [["move", "then", ("ref", "alpha", "charge", False)],
+                                                                      ["fire", "a", "volley"]],
+                        "tables": ["volley"], "rules": ["cover", "volleys"]})
     s1 = Section("basics", "The Basics", "What every rule builds on.")
     s1.items = [
         Rule("cover", "Cover", [["a", "model", "in", "ruins", "is", "in", "cover"], ["see", ("ref", "alpha", "smoke", False)]],
@@ -288,11 +341,13 @@ def start(real: bool = False) -> Library:
     b1 = Section("scouting", "Scouting", "Eyes forward.")
     b1.items = [Rule("sniper", "Sniper", [["a", "sniper", "ignores", ("ref", "alpha", "cover", False)]],
                      aliases=["Marksman"], keywords=["sniper"],
-                     dice={"cmp": ">", "bonus": 1, "odds": [(2, 3), (4, 5)], "given": [1, 6]})]
+                     dice={"cmp": ">", "bonus": 1, "odds": [(2, 3), (4, 5)], "given": [1, 6], "sweeps": [(2, 2, 4)]},
+                     priced={"most": 2, "cost": 0, "chance": False})]
     b2 = Section("orders", "Orders", "")
     b2.items = [Rule("rally", "Rally", [["a", "banner", "helps", "a", "rally"]], keywords=["morale"],
                      notes=[("absent", "The source gives no range.")])]
     beta.sections = [b1, b2]
+    beta.start = "rally"
     gamma = Book("gamma", "Gamma Trenches", "Mud.")
     g1 = Section("trenches", "Trenches", "")
     g1.items = [Rule("trench", "Trench", [["a", "trench", "is", "cover", ("ref", "gamma", "bunker", False)]],
@@ -481,6 +536,91 @@ def edit_words(lib, a, b):
         r.words[slot] = f"{WORDS[b % len(WORDS)]} {slot} of {r.id}"
 
 
+def edit_front(lib, a, b):
+    """A book's front door: its `about` (with a reference, sometimes to another book), its
+    `start`, and its quick reference's dice, turn, tables and rules, each given, changed or
+    taken back; or the whole quick reference."""
+    book = _pick(lib.books, a)
+    what = b % 7
+    word = WORDS[(a + b) % len(WORDS)]
+    rules = [r for r, _ in rules_of(book)]
+    named = [r.id for r in rules] + [sec.id for sec, _ in sections_of(book.sections)]
+    if what == 0:
+        if book.about is not None and b % 2:
+            book.about = None
+        else:
+            targets = [(bk.id, r.id) for bk, r, _ in all_rules(lib)]
+            ref = _pick(targets, a // 5)
+            book.about = ["a", "game", "of", word] + ([("ref", *ref, False)] if ref and b % 3 else [])
+        return
+    if what == 1:
+        book.start = None if book.start is not None and b % 2 else _pick(named, a // 3)
+        return
+    if what == 6:
+        book.quick = None if book.quick is not None else {"dice": None, "turn": None, "tables": [], "rules": []}
+        return
+    q = book.quick if book.quick is not None else {"dice": None, "turn": None, "tables": [], "rules": []}
+    book.quick = q
+    if what == 2:
+        q["dice"] = None if q["dice"] is not None and b % 2 else f"Six-sided dice; {word} rolls read high."
+    elif what == 3:
+        if q["turn"] is not None and b % 2:
+            q["turn"] = None
+        else:
+            ref = _pick(rules, a // 7)
+            q["turn"] = [["move", "every", word], ["then", "fire"] + ([("ref", book.id, ref.id, False)] if ref else [])]
+    elif what == 4:
+        charts = [r.id for r in rules if r.table is not None]
+        rid = _pick(charts, a // 3)
+        if rid is None:
+            q["tables"] = []
+        elif rid in q["tables"]:
+            q["tables"].remove(rid)
+        else:
+            q["tables"].insert(a % (len(q["tables"]) + 1), rid)
+    else:
+        x = _pick(named, a // 3)
+        if x in q["rules"]:
+            q["rules"].remove(x)
+        elif x is not None:
+            q["rules"].insert(a % (len(q["rules"]) + 1), x)
+
+
+def edit_sweep(lib, a, b):
+    """An `odds` line that sweeps the target (a design view: a table and a chart), added,
+    changed or taken out."""
+    r = _with(lib, a, "dice")
+    if r is None:
+        return edit_mechanic(lib, a, b)
+    sweeps = r.dice.setdefault("sweeps", [])
+    if sweeps and b % 3 == 0:
+        sweeps.pop(a % len(sweeps))
+    elif sweeps and b % 3 == 1:
+        k = a % len(sweeps)
+        n, lo, hi = sweeps[k]
+        sweeps[k] = (1 + (n + b) % 4, lo, hi) if b % 2 else (n, 2 + b % 3, 5 + b % 2)
+    elif len(sweeps) < 2:
+        sweeps.append((1 + a % 4, 2 + b % 3, 4 + b % 3))
+
+
+def edit_priced(lib, a, b):
+    """A `priced` view of a dice mechanic: added, taken out, or its cases, its cost (a
+    constant of the rule, when it has one) or its effect (a mean or a chance) changed."""
+    r = _with(lib, a, "dice")
+    if r is None:
+        return edit_mechanic(lib, a, b)
+    if r.priced is None:
+        r.priced = {"most": 1 + b % 3, "cost": a % 3, "chance": bool(b % 2)}
+    elif b % 4 == 0:
+        r.priced = None
+    elif b % 4 == 1:
+        r.priced["most"] = 1 + (r.priced["most"] + a) % 3
+    elif b % 4 == 2:
+        r.priced["cost"] = (r.priced["cost"] + 1 + a) % 3
+    else:
+        r.priced["chance"] = not r.priced["chance"]
+
+
 def edit_section_prose(lib, a, b):
     book = _pick(lib.books, a)
     if b % 3 == 0:
@@ -610,6 +750,31 @@ def _real_edits(text: str, b: int) -> list:
     ]
 
 
+def _real_design_edits(text: str, b: int) -> list:
+    """Edits of the real book's front door and design views, each keeping it valid: an
+    `about` and a `start` given, the sweep's range, the priced view's number of attacks."""
+    import re
+    word = WORDS[b % len(WORDS)]
+    head = "    findings fail\n"
+
+    def header_line(pattern: str, line: str) -> str:      # given, or changed where it is
+        if re.search(pattern, text, flags=re.M):
+            return re.sub(pattern, line.rstrip("\n"), text, count=1, flags=re.M)
+        return text.replace(head, head + line, 1)
+    return [
+        header_line(r'^    about """.*"""$', f'    about """A tutorial game of {word} and farms."""\n'),
+        header_line(r"^    start \S+$", "    start the-roster\n" if b % 2 else "    start dice\n"),
+        re.sub(r"odds hits\(n=3, target=\d\.\.6\)", f"odds hits(n={1 + b % 4}, target={2 + b % 3}..6)", text),
+        re.sub(r"per attack\(\d, profile", f"per attack({1 + b % 3}, profile", text),
+    ]
+
+
+def edit_real_design(lib, a, b):
+    """A real book's front door or design views edited (nothing when there is none)."""
+    for name, text in sorted(lib.real.items()):
+        lib.real[name] = _pick(_real_design_edits(text, b), a)
+
+
 def edit_real(lib, a, b):
     """A real book's text edited (nothing when there is none)."""
     for name, text in sorted(lib.real.items()):
@@ -618,8 +783,9 @@ def edit_real(lib, a, b):
 
 EDITS = {f.__name__[len("edit_"):]: f for f in (
     edit_prose, edit_title, edit_aliases, edit_uses, edit_note, edit_odds, edit_mechanic, edit_table, edit_const,
-    edit_source, edit_vocabulary, edit_words, edit_section_prose, edit_add_rule, edit_delete_rule, edit_move_rule, edit_add_section, edit_delete_section,
-    edit_move_section, edit_add_book, edit_delete_book, edit_book_form, edit_break, edit_real)}
+    edit_source, edit_vocabulary, edit_words, edit_front, edit_sweep, edit_priced, edit_section_prose, edit_add_rule, edit_delete_rule, edit_move_rule, edit_add_section, edit_delete_section,
+    edit_move_section, edit_add_book, edit_delete_book, edit_book_form, edit_break, edit_real,
+    edit_real_design)}
 
 
 def apply(lib: Library, edit) -> Library:

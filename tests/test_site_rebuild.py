@@ -9,8 +9,9 @@ other work adds later is held to the same property without this test knowing of 
   from VOID (Sphinx's search index kept its words), a rule moved to an earlier part of
   its section (a duplicate warning failed the rebuild).
 * The property: random sequences of edits (tests/rebuild_books.py: prose, titles,
-  aliases and keywords, `uses`, notes, `odds` lines, mechanics, tables, constants,
-  worked examples, sources and editions, names' words, search vocabulary; adding, moving
+  aliases and keywords, `uses`, notes, `odds` lines and sweeps, mechanics, tables, constants,
+  worked examples, `priced` views, sources and editions, names' words, search vocabulary,
+  the front door (`about`, `start`, the quick reference); adding, moving
   and deleting rules, sections and books; a book turned into a folder of files; a book
   broken and mended; references left dangling; the tutorial edited as text) to small books made for it and the tutorial,
   the site rebuilt after each step (serially or with -j 2; default pages or pages cut
@@ -171,8 +172,10 @@ def _clean_of(lib, root: Path, options) -> tuple:
 
 
 #: pages small enough that the site cuts them: sections into parts and sub-section pages
-#: (pagesplit.py), glossary and cross-index terms across pages, the general index's letters
-SMALL_PAGES = ("-D", "rules_page_budget=5000", "-D", "rules_links_per_page=4", "-D", "rules_index_lines=8")
+#: (pagesplit.py), glossary and cross-index terms across pages, the general index's letters,
+#: the home page's game picker into pages by first letters
+SMALL_PAGES = ("-D", "rules_page_budget=5000", "-D", "rules_links_per_page=4", "-D", "rules_index_lines=8",
+               "-D", "rules_games_per_page=2")
 
 
 _SETTINGS = settings(
