@@ -152,7 +152,7 @@ class GamesDirective(_RulesDirective):
         slug = self.arguments[0].strip()
         if slug not in pages:
             return self.warn(f"no games page {slug!r}")
-        self.depend({("global", "games", slug)})
+        self.depend({("global", "games", slug), ("global", "games-pages", "")})     # its cards, the jump bar
         bar = render_pages.jump_bar(crossbook.jump_targets(list(pages)), site.docname_games, slug, index=False)
         return [bar] + render_front.games_nodes(pages[slug])
 

@@ -273,6 +273,7 @@ class Site:
         out[("global", "games", "")] = keys.digest((
             [(slug, len(bs), bs[0]["title"], bs[-1]["title"]) for slug, bs in self.games_pages.items()]
             if self.games_pages else self.books, code))
+        out[("global", "games-pages", "")] = keys.digest((list(self.games_pages), code))       # the jump bar
         for slug, bs in self.games_pages.items():
             out[("global", "games", slug)] = keys.digest((bs, code))
         out[("global", "glossary", "")] = keys.digest((list(self.glossary_pages), code))       # the jump bars
