@@ -823,3 +823,7 @@ EVERY_KIND = [[(kind, 7 + 13 * i, 11 + 31 * i) for i, kind in enumerate(sorted(E
 #: a book deleted (beta) while another (alpha) refers to one of its rules: alpha no longer
 #: compiles, though its own files did not change; then alpha is mended
 DANGLING = [[("delete_book", 1, 0)], [("prose", 0, 2)], [("break", 0, 0)]]
+
+#: a table's check finds a value over 6 (a finding, shown with its line), then a paragraph
+#: is added to a rule above it: the finding is kept but must show its new line
+FINDING_MOVED = [[("table", 0, 6)], [("prose", 0, 0)]]

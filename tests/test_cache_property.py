@@ -186,6 +186,7 @@ def _models(doctrees: Path) -> tuple:
 @given(seq=rb.steps(STEPS))
 @example(seq=rb.EVERY_KIND)
 @example(seq=rb.DANGLING)
+@example(seq=rb.FINDING_MOVED)
 def test_the_sites_models_after_edits_equal_models_made_from_empty_folders(seq):
     for k, got, want in _each_step(seq, _models):
         for part, a, b in zip(("models", "summaries", "problems", "digests", "content keys"), got, want):
