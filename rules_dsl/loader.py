@@ -316,6 +316,12 @@ def load(book_id: str, use_cache: bool = True):
     return DEFAULT.load(book_id, use_cache)
 
 
+def load_consulted(book_id: str) -> tuple:
+    """(book, the ids of the other books its references were checked against), from the
+    default library (`Library.load_consulted`)."""
+    return DEFAULT.load_consulted(book_id)
+
+
 def load_all(use_cache: bool = True) -> list:
     """Every book of the default library, compiled."""
     return DEFAULT.load_all(use_cache)

@@ -30,26 +30,21 @@ HEADER = 'book p {\n  title "P"\n  dice d6\n}\n'
 LEAVES = st.sampled_from(["a", "b", "die", "0", "1", "2", "3", "(-2)", "(-4)"])
 
 
+#: the forms of one operand and of two (`{0}`, `{1}`: the operands)
+UNARY = ["(-{0})", "abs({0})", "floor({0} / 2)", "round({0} / 3, half_up)", "({0} % 3)", "({0} / 4)"]
+BINARY = ["({0} + {1})", "({0} - {1})", "({0} * {1})", "max({0}, {1})", "min({0}, {1})",
+          "count(d for d in [{0}, {1}, 3] if d > 0)", "sum([{0}, {1}])",
+          "(if {0} > 0 and {1} < 2 then 1 else {0})"]
+
+
 def _combine(children):
     two = st.tuples(children, children)
     return st.one_of(
-        two.map(lambda xy: f"({xy[0]} + {xy[1]})"),
-        two.map(lambda xy: f"({xy[0]} - {xy[1]})"),
-        two.map(lambda xy: f"({xy[0]} * {xy[1]})"),
-        children.map(lambda x: f"(-{x})"),
-        children.map(lambda x: f"abs({x})"),
-        two.map(lambda xy: f"max({xy[0]}, {xy[1]})"),
-        two.map(lambda xy: f"min({xy[0]}, {xy[1]})"),
+        *[two.map(lambda xy, f=f: f.format(*xy)) for f in BINARY],
+        *[children.map(lambda x, f=f: f.format(x)) for f in UNARY],
         st.tuples(children, st.integers(-6, 0), st.integers(1, 6)).map(lambda x: f"clamp({x[0]}, {x[1]}, {x[2]})"),
         st.tuples(children, children, st.sampled_from(["<", "<=", ">", ">=", "==", "!="])).map(
             lambda x: f"(if {x[0]} {x[2]} {x[1]} then {x[0]} else {x[1]})"),
-        children.map(lambda x: f"floor({x} / 2)"),
-        children.map(lambda x: f"round({x} / 3, half_up)"),
-        children.map(lambda x: f"({x} % 3)"),
-        children.map(lambda x: f"({x} / 4)"),
-        two.map(lambda xy: f"count(d for d in [{xy[0]}, {xy[1]}, 3] if d > 0)"),
-        two.map(lambda xy: f"sum([{xy[0]}, {xy[1]}])"),
-        two.map(lambda xy: f"(if {xy[0]} > 0 and {xy[1]} < 2 then 1 else {xy[0]})"),
     )
 
 

@@ -191,6 +191,7 @@ def setup(app):
     app.connect("env-before-read-docs", tocparents.before_read)
     app.connect("env-updated", tocparents.after_read)
     app.connect("env-before-read-docs", smallbuild.before_read)
+    app.connect("env-before-read-docs", smallbuild.purge_pages_to_read, priority=900)    # after the others
     app.connect("env-get-outdated", finish.docs_changed)
     app.connect("env-before-read-docs", finish.before_read)
     app.connect("env-updated", finish.note_contents, priority=900)

@@ -1,11 +1,15 @@
 """The slow derived data of a book: check findings, example results and exact odds.
 
-Each result is cached by its closure key (keys.Closures), between builds and
-between output folders, in the rules cache folder (one file per book): editing
-prose never re-runs them, and editing one mechanic re-runs only what can see it.
+Each result is cached by its closure key (keys.Closures: everything the result is
+made of), between builds and between output folders, in the rules cache folder (one
+file per book): editing prose never re-runs them, and editing one mechanic re-runs
+only what can see it.  `compute_derived` runs for every book compiled (its keys cost
+a few tens of milliseconds): whether a result can be reused is decided here, result
+by result, never for the whole book by a coarser record.
 """
 from __future__ import annotations
 
+import hashlib
 import pickle
 import re
 from pathlib import Path
@@ -84,26 +88,32 @@ def compute_derived(book, code: str = "") -> dict:
     store = DerivedStore(book.id)
     findings = []
     for name, chk in book.compiled.checks.items():
-        key = "check:" + closures.key(chk.node)
+        key = "check:" + closures.key(chk.node, placed=True, owner=chk.rule_id)
         findings.extend(store.get(key, lambda: _run_check(book, name, chk)))
     if hasattr(book, "coverage_findings") and book.compiled.checks:
         # tables the checks sweep with printed entries no check reads: a property of all the
-        # checks together, so cached under all their keys (each reaches the tables it reads)
-        import hashlib
-        keys = "\n".join(sorted(closures.key(chk.node) for chk in book.compiled.checks.values()))
+        # checks together, so cached under all their keys (each reaches the tables it reads);
+        # a finding shows the lines of the rows and the rule owning the table: placed keys
+        keys = "\n".join(sorted(closures.key(chk.node, placed=True, owner=chk.rule_id)
+                                for chk in book.compiled.checks.values()))
         key = "coverage:" + hashlib.sha256(keys.encode()).hexdigest()
         findings.extend(store.get(key, lambda: [
             {"rule": f.rule, "kind": f.kind, "check": f.check, "message": f.message, "cases": list(f.cases),
              "printed": f.printed, "line": _line_of(f.location)} for f in book.coverage_findings()]))
-    for f in (book.name_findings() if hasattr(book, "name_findings") else ()):   # cheap: not cached
-        findings.append({"rule": f.rule, "kind": f.kind, "check": "", "message": f.message, "cases": [],
-                         "printed": f.printed, "line": _line_of(f.location)})
+    # undefined names: made of every rule's title, aliases, keywords (the hints) and `uses`,
+    # written where they are
+    from ..model import rules_of
+    names_key = "names:" + hashlib.sha256(repr((code, [(p.node.id, p.node.title, p.node.aliases, p.node.keywords,
+                                                         p.node.uses) for p in rules_of(book.ast)])).encode()).hexdigest()
+    findings.extend(store.get(names_key, lambda: [
+        {"rule": f.rule, "kind": f.kind, "check": "", "message": f.message, "cases": [], "printed": f.printed,
+         "line": _line_of(f.location)} for f in (book.name_findings() if hasattr(book, "name_findings") else ())]))
     failures = []
     counters = {}
     for rule_id, ex in book.example_cases():
         index = counters.get(rule_id, 0)
         counters[rule_id] = index + 1
-        key = "example:" + closures.key(ex, set(_IDENT.findall(ex.text)))
+        key = "example:" + closures.key(ex, set(_IDENT.findall(ex.text)), placed=True, owner=rule_id)
 
         def run(rule_id=rule_id, ex=ex):
             res = book.run_example(rule_id, ex)   # the language's evaluator, never Python's doctest

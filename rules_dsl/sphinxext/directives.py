@@ -124,8 +124,11 @@ class BooksDirective(_RulesDirective):
 
     def run(self):
         site = self.site()
-        self.depend({("global", "books", "")})
-        return render_pages.books_table(self.ctx(), site.books)
+        ctx = self.ctx()
+        ctx.units.add(("global", "books", ""))
+        out = render_pages.books_table(ctx, site.books)
+        self.depend(ctx)
+        return out
 
 
 class GamesDirective(_RulesDirective):
@@ -149,7 +152,7 @@ class GamesDirective(_RulesDirective):
         slug = self.arguments[0].strip()
         if slug not in pages:
             return self.warn(f"no games page {slug!r}")
-        self.depend({("global", "games", slug)})
+        self.depend({("global", "games", slug), ("global", "games-pages", "")})     # its cards, the jump bar
         bar = render_pages.jump_bar(crossbook.jump_targets(list(pages)), site.docname_games, slug, index=False)
         return [bar] + render_front.games_nodes(pages[slug])
 
@@ -175,9 +178,11 @@ class GlossaryDirective(_RulesDirective):
         slug = self.arguments[0].strip()
         if slug not in site.page_slugs[0]:
             return self.warn(f"no glossary page {slug!r}")
-        self.depend({("global", "glossary", slug)})
-        return [bar] + render_pages.glossary_nodes(self.ctx(), site.glossary_pages[slug], self.state.document,
-                                                   self.lineno)
+        ctx = self.ctx()
+        ctx.units.add(("global", "glossary", slug))
+        out = [bar] + render_pages.glossary_nodes(ctx, site.glossary_pages[slug], self.state.document, self.lineno)
+        self.depend(ctx)
+        return out
 
 
 class CrossIndexDirective(_RulesDirective):
@@ -189,8 +194,11 @@ class CrossIndexDirective(_RulesDirective):
         site = self.site()
         frontdoor.mark(self.env)
         self.depend({("global", "xindex", "")})
+        ctx = self.ctx()
         if not site.page_slugs[1]:
-            return render_pages.crossindex_nodes(self.ctx(), [], sorted(site.models))
+            out = render_pages.crossindex_nodes(ctx, [], ctx.book_ids())
+            self.depend(ctx)
+            return out
         bar = render_pages.jump_bar(crossbook.jump_targets(site.page_slugs[1]), site.docname_xindex,
                                     self.arguments[0].strip() if self.arguments else None)
         if not self.arguments:
@@ -201,8 +209,10 @@ class CrossIndexDirective(_RulesDirective):
         slug = self.arguments[0].strip()
         if slug not in site.page_slugs[1]:
             return self.warn(f"no cross-index page {slug!r}")
-        self.depend({("global", "xindex", slug)})
-        return [bar] + render_pages.crossindex_nodes(self.ctx(), site.xindex_pages[slug], sorted(site.models))
+        ctx.units.add(("global", "xindex", slug))
+        out = [bar] + render_pages.crossindex_nodes(ctx, site.xindex_pages[slug], ctx.book_ids())
+        self.depend(ctx)
+        return out
 
 
 class CliDirective(SphinxDirective):

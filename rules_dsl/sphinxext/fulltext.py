@@ -103,6 +103,20 @@ def _forget(indexer, docname: str) -> None:
             docs.discard(docname)
 
 
+def _drop_empty_terms(indexer) -> None:
+    """Take out of a loaded index every word and title word no page holds any more.
+
+    Taking a page out (`_forget`, and Sphinx's own `prune` when it loads the index
+    without the pages it writes) empties the word's set of pages but keeps the word,
+    and `freeze` writes it with no page: after a rule is deleted or retitled the index
+    kept its words (the search page then finds them), where a clean build has none."""
+    for attr in ("_mapping", "_title_mapping"):
+        mapping = getattr(indexer, attr, None)
+        if isinstance(mapping, dict):
+            for word in [w for w, docs in mapping.items() if not docs]:
+                del mapping[word]
+
+
 class _Given:
     """An index format whose `load` returns data already read."""
 
@@ -259,6 +273,7 @@ class FullText:
         self._load()
         if not self.loaded:              # nothing written this build: Sphinx loads it here
             self.load_original(set())
+        _drop_empty_terms(self.builder.indexer)
         entries = getattr(self.builder.indexer, "_index_entries", None)
         if isinstance(entries, dict):        # pages in order, however they were fed
             ordered = sorted(entries.items())

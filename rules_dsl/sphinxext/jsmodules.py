@@ -6,10 +6,11 @@ book, so a page never asks for a module that is not there.
 Written at `build-finished`, for HTML builders only, in the main process.  A file is
 rewritten only when its bytes change (its mtime stays, for rsync and HTTP caches);
 modules of books that are gone are removed.  A module is generated again only when
-what it is made of changed: the site keeps, per book, a key over the book's
-declarations, examples and dice (`keys.semantic_key`, which also stamps the code),
-its id and its title (`STATE_FILE` in the doctree folder), so editing a rule's prose
-or one book never regenerates the library's modules.  A book with a construct the JavaScript
+its book changed: the site keeps, per book, the book's content key (its files and the
+code: `keys.content_key`) and its id (`STATE_FILE` in the doctree folder), so editing
+one book never regenerates the library's modules.  (A module holds where each
+declaration is written, so any edit of its book can change it: generating one is a
+few milliseconds, and its file is written only when its bytes change.)  A book with a construct the JavaScript
 back end refuses gets no module (its mechanics then simply show no form): that is
 logged as info, not a warning, because the build runs with -W.
 """
@@ -95,8 +96,7 @@ def build_finished(app, exc):
     import time
     t0 = time.perf_counter()
     from . import site
-    keys = {bid: f"{k}|{bid}|{site.current().summaries[bid]['title']}" for bid, k in site.current().semantic_keys.items()
-            if k is not None}
+    keys = {bid: f"{k}|{bid}" for bid, k in site.current().content_keys.items() if k is not None}
     written, skipped = write_modules(Path(app.outdir), books, keys, Path(app.doctreedir) / STATE_FILE)
     for bid, why in sorted(skipped.items()):
         logger.info("rules_dsl: no JavaScript for %s (its mechanics get no form): %s", bid, why)

@@ -2,11 +2,11 @@
 
 * `engine_key` / `render_key` / `code_key`: the package's own files (the language
   implementation, this extension, both);
-* `content_key`: a book's files and the code;
-* `semantic_key`: only what checks, odds and examples depend on (declarations,
-  examples and dice; not prose, titles, notes or positions);
-* `Closures.key`: one declaration with everything it reaches by name, so editing
-  one mechanic re-runs only the checks, odds and examples that can see it;
+* `content_key`: a book's files and the code: what everything made of one book (its
+  model, its JavaScript) is keyed by;
+* `Closures.key`: one result (a check's findings, an example's outcome, a mechanic's
+  odds) keyed by everything it is made of, so editing one mechanic re-runs only the
+  checks, odds and examples that can see it;
 * `digest`: the fingerprint of a render model (see site.py).
 """
 from __future__ import annotations
@@ -56,85 +56,93 @@ def _strip(x):
     return x
 
 
-def semantic_key(ast, code: str) -> str:
-    """Hash of everything checks, odds and examples depend on: declarations,
-    examples and dice (not prose, titles, notes or positions)."""
-    parts = [code, repr(_strip(ast.header.dice))]
-
-    def visit(items, where):
-        for it in items:
-            if isinstance(it, n.Section):
-                parts.append(f"section {where}/{it.id}")
-                visit(it.items, f"{where}/{it.id}")
-            elif isinstance(it, n.Rule):
-                parts.append(f"rule {it.id}")
-                parts.append(repr(_strip(it.decls)))
-                parts.append(repr(_strip(it.examples)))
-            elif not isinstance(it, n.Prose):
-                parts.append(repr(_strip(it)))
-    visit(ast.items, "")
-    return hashlib.sha256("\n".join(parts).encode()).hexdigest()
-
-
 def digest(obj) -> str:
     return hashlib.sha256(repr(obj).encode()).hexdigest()[:24]
 
 
 # ------------------------------------------------------------------ closures
+_ATOMS = (str, int, float, bool, type(None), n.Span)
+
+
 class Closures:
     """Keys for cached results: the hash of a declaration (a check, a mechanic, an
-    example) together with every declaration it reaches by name, transitively,
-    plus the book's enums and dice.  Editing one mechanic re-runs only the
-    checks, odds and examples that can see it."""
+    example) together with everything its result is made of: every declaration it
+    reaches by name, transitively, the book's enums and dice, and the code.  Editing one
+    mechanic re-runs only the checks, odds and examples that can see it.
+
+    What a result shows decides what its key holds.  Exact odds show values only, so
+    their key leaves out where things are written (`_strip`).  A finding or a failing
+    example shows where (the line of a printed value, the rule that owns the table or
+    the check): with ``placed=True`` the key holds the nodes as written, source
+    positions included, and the id of the rule declaring each declaration reached.  A
+    result that reaches the `defined` built-in reads every rule's title and aliases,
+    so those are in its key too."""
 
     def __init__(self, ast, code: str):
         from ..model import decls_of
-        self.decls = {}
+        self.decls, self.owner = {}, {}
         enums = []
         for p in decls_of(ast):
             d = p.node
             if isinstance(d, (n.Check, n.Priced)):       # their own namespaces: never a name expressions reach
                 continue
             self.decls.setdefault(d.name, d)
+            self.owner.setdefault(d.name, p.rule.id if p.rule is not None else "")
             if isinstance(d, n.Enum):
                 enums.append(d)
+        self._ast = ast
+        self._defined = None          # every rule's title and aliases, worked out when first reached
         self.base = code + repr(_strip(ast.header.dice)) + repr(sorted(repr(_strip(e)) for e in enums))
         self._names, self._reprs = {}, {}
 
     def names(self, node) -> set:
+        """The names `node` reads (names, named types, dice).  The walk of `nodes.iter_nodes`,
+        over each node's attributes directly: it runs over every declaration and example of
+        a book each time the book is compiled (a third faster than the generic walk)."""
         key = id(node)
         if key not in self._names:
-            out = set()
-
-            def visit(x):
-                if isinstance(x, n.Name):
-                    out.add(x.name)
-                elif isinstance(x, n.NamedType):
+            out, stack = set(), [node]
+            while stack:
+                x = stack.pop()
+                if isinstance(x, _ATOMS):
+                    continue
+                if isinstance(x, (tuple, list)):
+                    stack.extend(x)
+                    continue
+                fields = getattr(x, "__dict__", None)      # AST nodes: dataclasses without slots
+                if fields is None:
+                    continue
+                if isinstance(x, (n.Name, n.NamedType)):
                     out.add(x.name)
                 elif isinstance(x, n.DiceSpec):
                     out.add(x.die)
-                if dataclasses.is_dataclass(x) and not isinstance(x, type):
-                    for f in dataclasses.fields(x):
-                        if f.name != "span":
-                            visit(getattr(x, f.name))
-                elif isinstance(x, (tuple, list)):
-                    for i in x:
-                        visit(i)
-            visit(node)
+                stack.extend(fields.values())
             self._names[key] = out
         return self._names[key]
 
-    def _repr(self, name):
-        if name not in self._reprs:
-            self._reprs[name] = repr(_strip(self.decls[name]))
-        return self._reprs[name]
+    def _repr(self, name, placed):
+        if (name, placed) not in self._reprs:
+            d = self.decls[name]
+            self._reprs[name, placed] = repr((d, self.owner[name])) if placed else repr(_strip(d))
+        return self._reprs[name, placed]
 
-    def key(self, root, extra_names=()) -> str:
+    def key(self, root, extra_names=(), placed: bool = False, owner: str = "") -> str:
+        """The key of a result computed from `root` (and the `extra_names` it reads);
+        `placed`: the result shows source positions and owning rules (findings, example
+        reports), `owner` the id of the rule it is shown under."""
         seen, stack = set(), list(self.names(root) | set(extra_names)) if root is not None else list(extra_names)
+        reached = set(stack)
         while stack:
             name = stack.pop()
+            reached.add(name)
             if name in self.decls and name not in seen:
                 seen.add(name)
                 stack.extend(self.names(self.decls[name]))
-        parts = [self.base, repr(_strip(root))] + [self._repr(x) for x in sorted(seen)]
+        parts = [self.base, owner, repr(root) if placed else repr(_strip(root))]
+        parts += [self._repr(x, placed) for x in sorted(seen)]
+        if "defined" in reached:
+            if self._defined is None:
+                from ..checks import defined_names
+                self._defined = repr(sorted(defined_names(self._ast).items()))
+            parts.append(self._defined)
         return hashlib.sha256("\n".join(parts).encode()).hexdigest()

@@ -1,8 +1,8 @@
 """The render models of every book, kept between builds in the doctree folder.
 
-`load_models` compiles a book only when its files changed (`content_key`), and
-recomputes its derived data only when its declarations or examples changed
-(`semantic_key`); problems (compile errors, failing examples, odds that cannot be
+`load_models` compiles a book only when its files changed (`content_key`); its
+derived data (findings, examples, odds) is then worked out again result by result,
+each reused while what it is made of is unchanged (`derived.compute_derived`); problems (compile errors, failing examples, odds that cannot be
 computed) are returned for the build to report.  An unchanged book costs a build
 only its small *head* entry (keys, digests, summary, problems); its model is read
 when one of its pages is rendered (`LazyModels`).
@@ -16,7 +16,7 @@ from pathlib import Path
 from ..paths import write_pickle
 from .data import build_model, example_locations
 from .derived import compute_derived
-from .keys import MODEL_VERSION, code_key, content_key, engine_key, semantic_key
+from .keys import MODEL_VERSION, code_key, content_key, digest, engine_key
 
 
 class ModelCache:
@@ -138,28 +138,27 @@ def load_models(cache: ModelCache):
     Returns (models, summaries, problems): models maps book id -> model (a
     `LazyModels`) for the books that compile, summaries book id -> `summary_of` its
     model; problems is a list of (kind, book, location, message) to report.
-    """
-    from ..errors import RulesError
-    from ..loader import book_files, book_ids
 
+    A book's entry is reused while its own files (`content_key`) are unchanged and so is
+    what its references read of other books (its ``deps``: `Consulted`): a book whose
+    reference to another book's rule is left dangling by an edit of that other book no
+    longer compiles, whatever its own files say.
+    """
     code = code_key()
     ids, made, summaries, problems = [], {}, {}, []
-    seen = set()
-    for bid in book_ids():
-        seen.add(bid)
-        try:
-            files = book_files(bid)
-            ckey = content_key(files, code)
-        except (OSError, RulesError) as e:  # a book vanishing while we look at it
-            problems.append(("error", bid, None, str(e)))
+    keys = _book_keys(code, problems)
+    consulted = Consulted(cache, keys)
+    for bid, ckey in keys.items():
+        if bid == "*" or ckey is None:
             continue
         head = cache.heads.get(bid)
-        if head is not None and head.get("content_key") == ckey and head.get("summary") is not None:
+        if (head is not None and head.get("content_key") == ckey and head.get("summary") is not None
+                and all(consulted.key(d) == k for d, k in (head.get("deps") or {}).items())):
             ids.append(bid)
             summaries[bid] = head["summary"]
             problems.extend(head.get("problems", []))
             continue
-        entry = _build_entry(bid, cache, ckey, problems)
+        entry = _build_entry(bid, cache, keys, problems, consulted)
         if entry is None:
             continue
         ids.append(bid)
@@ -167,22 +166,82 @@ def load_models(cache: ModelCache):
         summaries[bid] = entry["summary"]
         problems.extend(entry["problems"])
     for bid in list(cache.heads):
-        if bid not in seen:
+        if bid not in keys:
             cache.drop(bid)
     return LazyModels(ids, cache, made), summaries, problems
 
 
-def _build_entry(bid: str, cache: ModelCache, ckey: str | None = None, problems: list | None = None):
-    """Compile a book and make its entry (reusing its derived data when only prose,
-    titles or notes changed); None (and a problem) when it does not compile."""
+def _book_keys(code: str, problems: list | None = None) -> dict:
+    """{book id: `content_key` of its files (None when it cannot be read)} for every book,
+    in order, and ``"*"``: a key of the list of books (what a reference to an unknown
+    book was checked against)."""
+    from ..errors import RulesError
+    from ..loader import book_files, book_ids
+    out = {}
+    for bid in book_ids():
+        try:
+            out[bid] = content_key(book_files(bid), code)
+        except (OSError, RulesError) as e:  # a book vanishing while we look at it
+            out[bid] = None
+            if problems is not None:
+                problems.append(("error", bid, None, str(e)))
+    out["*"] = digest(sorted(b for b in out))
+    return out
+
+
+def ids_key(ast) -> str:
+    """What another book's references read of this one: the ids of its rules and sections
+    (as `Library` checks a `[[book:rule]]` against them)."""
+    from .. import nodes as n
+    from ..model import walk
+    return digest(sorted(p.node.id for p in walk(ast.items) if isinstance(p.node, (n.Rule, n.Section))))
+
+
+class Consulted:
+    """The keys of what a book's references read of the other books (`Library.load_consulted`
+    names those books): of a book, the ids of its rules and sections (`ids_key`), taken
+    from its head while its files are those the head was made of, else from its parse
+    ("any" when it does not parse: every id is then accepted; None when it is gone); of
+    ``"*"``, the list of books.  So a prose edit of a book leaves the books referring to
+    it alone, and deleting a rule they name does not."""
+
+    def __init__(self, cache: ModelCache, keys: dict):
+        self.cache, self.keys, self.known = cache, keys, {}
+
+    def key(self, other: str):
+        if other == "*":
+            return self.keys["*"]
+        if other not in self.known:
+            head = self.cache.heads.get(other)
+            if self.keys.get(other) is None:
+                self.known[other] = None
+            elif head is not None and head.get("content_key") == self.keys[other] and head.get("ids_key"):
+                self.known[other] = head["ids_key"]
+            else:
+                from ..errors import RulebookError, RulesError
+                from ..loader import parse_book
+                try:
+                    self.known[other] = ids_key(parse_book(other)[0])
+                except RulebookError:
+                    self.known[other] = "any"
+                except (OSError, RulesError):
+                    self.known[other] = None
+        return self.known[other]
+
+
+def _build_entry(bid: str, cache: ModelCache, keys: dict | None = None, problems: list | None = None,
+                 consulted: Consulted | None = None):
+    """Compile a book and make its entry (its derived data made of the results kept by
+    `compute_derived` wherever they still hold); None (and a problem) when it does not
+    compile."""
     from ..errors import RulebookError, RulesError
-    from ..loader import book_files, load
+    from ..loader import load_consulted
     code = code_key()
     problems = problems if problems is not None else []
-    if ckey is None:
-        ckey = content_key(book_files(bid), code)
+    keys = keys if keys is not None else _book_keys(code)
+    consulted = consulted if consulted is not None else Consulted(cache, keys)
     try:
-        book = load(bid)
+        book, others = load_consulted(bid)
     except RulebookError as e:
         d = e.diagnostics[0]
         problems.append(("compile", bid, (d.file, d.line), e.render()))
@@ -191,16 +250,15 @@ def _build_entry(bid: str, cache: ModelCache, ckey: str | None = None, problems:
     except (OSError, RulesError) as e:
         problems.append(("error", bid, None, str(e)))
         return None
-    skey = semantic_key(book.ast, code)
-    old = cache.entry(bid) if cache.heads.get(bid, {}).get("semantic_key") == skey else None
-    derived = old.get("derived") if old else None
-    if derived is None:
-        derived = compute_derived(book, engine_key())
+    derived = compute_derived(book, engine_key())
     model = build_model(book, derived)
     summary = summary_of(model)
-    entry = {"content_key": ckey, "semantic_key": skey, "derived": derived, "model": model,
+    entry = {"content_key": keys.get(bid), "ids_key": ids_key(book.ast),
+             "deps": {d: consulted.key(d) for d in sorted(others)},
+             "derived": derived, "model": model,
              "locations": example_locations(book), "digests": {**model_digests(model), **summary_digests(summary)},
              "summary": summary}
+    entry["model_key"] = digest(entry["digests"])     # what the site's units of the book are made of
     entry["problems"] = _entry_problems(bid, entry)
     cache.put(bid, entry)
     return entry

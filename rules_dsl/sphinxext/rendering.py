@@ -12,7 +12,12 @@ from sphinx import addnodes
 
 
 class Ctx:
-    """What a render needs: the domain to register objects in, the page, the deps."""
+    """What a render needs: the domain to register objects in, the page, the deps.
+
+    `units` records what the page is made of (site.py: each unit's fingerprint decides
+    whether the page is read again): the renderers add the rules, sections and pages they
+    show, `book_title` the title of every book whose title the page shows and `book_ids`
+    the list of books, as they are read, so a page never depends on less than it read."""
 
     def __init__(self, env, document, site, no_index=False, location=None):
         self.env, self.document, self.site = env, document, site
@@ -23,8 +28,14 @@ class Ctx:
         self.units = set()
 
     def book_title(self, book):
+        self.units.add(("title", book, ""))
         m = self.site.summaries.get(book)       # the summary: no other book's model is read for its title
         return m["title"] if m else book
+
+    def book_ids(self) -> list:
+        """Every book of the site, in order (a page with a column per book reads the list)."""
+        self.units.add(("global", "book-ids", ""))
+        return sorted(self.site.summaries)
 
     def target(self, node, objtype, fullname, title, preview=""):
         """Give `node` its stable anchor and register the object (unless no-index)."""

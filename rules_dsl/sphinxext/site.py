@@ -8,8 +8,9 @@ cached model of every unchanged book), and then:
   for one page, per part and sub-section: see pagesplit.py) is written under
   the generated folder (default `docs/books/`), only when its text changes;
 * every unit a page shows (a rule, a section, a book's head, a page plan, a page
-  across books) has a fingerprint: a digest of its part of the model, worked out
-  in memory.  Each page that shows units depends (`note_dependency`) on *one*
+  across books, a book's title, the list of books) has a fingerprint: a digest of its
+  part of the model, worked out in memory.  The units of a page are those its render
+  read (`rendering.Ctx` records them as it reads).  Each page that shows units depends (`note_dependency`) on *one*
   file, ``rules_dsl-deps/doc/<page>.fp``, holding the digest of its units'
   fingerprints; the units are recorded on the page (the domain's ``units``), and
   a build writes again the file of each page whose digest changed, so Sphinx
@@ -101,8 +102,6 @@ class Site:
         # models: read lazily (a page of the book is rendered); summaries: what the pages across books need
         self.models, self.summaries, self.problems = models.load_models(cache)
         cache.save()
-        # what each book's JavaScript is made of (its declarations, examples, dice; its id and title)
-        self.semantic_keys = {bid: cache.heads[bid].get("semantic_key") for bid in self.summaries}
         self.digests = {bid: cache.heads[bid]["digests"] for bid in self.summaries}
         self.books = crossbook.books_table(self.summaries)
         # each book's section pages: one per top-level section, split when too big for a phone
@@ -117,9 +116,12 @@ class Site:
         self._games = getattr(config, "rules_games_per_page", crossbook.GAMES_PER_PAGE)
         code = keys.code_key()
         self._keys = {part: self._part_key(part, code) for part in ("glossary", "xindex", "backlinks")}
-        # the units: made of the books' contents, their page plans and the pages across books
-        self._content_keys = {bid: cache.heads[bid].get("content_key") for bid in self.summaries}
-        self.units_key = keys.digest((list(self._content_keys.items()), budget, self._links, self._games, self._keys,
+        # each book's files (what its JavaScript is made of)
+        self.content_keys = {bid: cache.heads[bid].get("content_key") for bid in self.summaries}
+        # the units: made of the books' models (`model_key`: a digest of their digests), their
+        # page plans and the pages across books
+        self._model_keys = {bid: cache.heads[bid].get("model_key") for bid in self.summaries}
+        self.units_key = keys.digest((list(self._model_keys.items()), budget, self._links, self._games, self._keys,
                                       code))
 
     def _part_key(self, part: str, code: str) -> str:
@@ -231,21 +233,22 @@ class Site:
     # -------------------------------------------------------------- fingerprints
     def _unit_hashes(self) -> dict:
         """Every unit's fingerprint: its part of the model (digested once, when the model
-        was made: `models.model_digests`), the titles it shows, the code."""
+        was made: `models.model_digests`), or of the data of the pages across books, and
+        the code.  A book's title is a unit of its own, ``("title", book, "")``, and the
+        list of books one more: a page depends on them because its render read them
+        (`rendering.Ctx.book_title`, `Ctx.book_ids`), not because a digest here lists them."""
         out = {}
         code = keys.render_key()
-        titles = {bid: m["title"] for bid, m in self.summaries.items()}
         # a book's units are worked out again only when what they are made of changed: its
-        # contents, its plan, its title, the rules pointing at it and their books' titles
-        # (after an edit, one book's hundred digests, not the library's ten thousand)
+        # model, its plan and the rules pointing at it (after an edit, one book's hundred
+        # digests, not the library's ten thousand)
         last = self._store.last("unit_books") or {}
         books, remade = {}, set(last) != set(self.summaries)
         for bid in self.summaries:
             d = self.digests[bid]
             plan = self.plans[bid]
             back = {rid: self.backlinks[(bid, rid)] for rid in d["rules"] if (bid, rid) in self.backlinks}
-            shown = {b: titles[b] for refs in back.values() for b, _, _ in refs}
-            key = keys.digest((self._content_keys.get(bid), plan, titles[bid], back, shown, code))
+            key = keys.digest((self._model_keys.get(bid), plan, back, code))
             kept = last.get(bid)
             if isinstance(kept, tuple) and len(kept) == 2 and kept[0] == key:
                 mine = kept[1]
@@ -255,21 +258,22 @@ class Site:
                 for sid, paths in plan["families"].items():     # which page shows what of a section
                     mine[("pages", bid, sid)] = keys.digest(([plan["pages"][p] for p in paths], code))
                 for sid, h in d["sections"].items():
-                    mine[("section", bid, sid)] = keys.digest((h, titles[bid], code))
-                for rid, h in d["rules"].items():
-                    refs = back.get(rid, [])     # shown on the rule: its titles too
-                    mine[("rule", bid, rid)] = keys.digest((h, titles[bid], refs, {b: titles[b] for b, _, _ in refs},
-                                                            code))
+                    mine[("section", bid, sid)] = keys.digest((h, code))
+                for rid, h in d["rules"].items():      # shown on the rule: the rules referring to it
+                    mine[("rule", bid, rid)] = keys.digest((h, back.get(rid, []), code))
             books[bid] = (key, mine)
             out.update(mine)
+            out[("title", bid, "")] = keys.digest((self.summaries[bid]["title"], code))
         if remade:
             self._store.put("unit_books", self.units_key, books)
+        out[("global", "book-ids", "")] = keys.digest((sorted(self.summaries), code))
         out[("global", "books", "")] = keys.digest(([{k: b[k] for k in ("id", "title", "edition", "counts")}
                                                       for b in self.books], code))
         # the game picker on the home page: every card, or (many books) its pages' first and last titles
         out[("global", "games", "")] = keys.digest((
             [(slug, len(bs), bs[0]["title"], bs[-1]["title"]) for slug, bs in self.games_pages.items()]
             if self.games_pages else self.books, code))
+        out[("global", "games-pages", "")] = keys.digest((list(self.games_pages), code))       # the jump bar
         for slug, bs in self.games_pages.items():
             out[("global", "games", slug)] = keys.digest((bs, code))
         out[("global", "glossary", "")] = keys.digest((list(self.glossary_pages), code))       # the jump bars
@@ -277,10 +281,9 @@ class Site:
         out[("global", "glossary-front", "")] = keys.digest((self.glossary_front, code))      # the front pages
         out[("global", "xindex-front", "")] = keys.digest((self.xindex_front, code))
         for slug, entries in self.glossary_pages.items():
-            books = sorted({b for e in entries for b, _, _ in e["rules"]})
-            out[("global", "glossary", slug)] = keys.digest((entries, {b: titles[b] for b in books}, code))
+            out[("global", "glossary", slug)] = keys.digest((entries, code))
         for slug, entries in self.xindex_pages.items():
-            out[("global", "xindex", slug)] = keys.digest((entries, titles, code))
+            out[("global", "xindex", slug)] = keys.digest((entries, code))
         return out
 
     def doc_hash(self, units) -> str:

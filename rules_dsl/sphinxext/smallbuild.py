@@ -8,6 +8,13 @@ navigation and the theme's sidebar again.  Both costs grow with the library; rea
 or writing a few pages does not.  So below `SERIAL_BELOW` pages (``rules_serial_below``
 in conf.py; 0: never) the read and the write run serially; a full build still uses
 every core.
+
+A serial read must mean what a parallel one means.  Sphinx's parallel read takes every
+page it will read out of the environment first; its serial read takes each page out
+just before reading it.  So when a rule moved from a page read later to a page read
+earlier (a section's parts cut again), the earlier page found the rule still recorded
+on the later one and warned of a duplicate: a rebuild failed (-W) where a clean build
+passed.  `purge_pages_to_read` takes every page out first, whichever way they are read.
 """
 from __future__ import annotations
 
@@ -25,6 +32,15 @@ def before_read(app, env, docnames):
     if getattr(app, "parallel", 1) > 1 and len(docnames) < _limit(app):
         app._rules_dsl_parallel = app.parallel
         app.parallel = 1
+
+
+def purge_pages_to_read(app, env, docnames):
+    """env-before-read-docs (after the other handlers, which may look at the pages as
+    they were): every page to read taken out of the environment before the first is
+    read, as Sphinx's parallel read does (taking one out again is harmless)."""
+    for docname in docnames:
+        app.events.emit("env-purge-doc", env, docname)
+        env.clear_doc(docname)
 
 
 def after_read(app, env):

@@ -43,3 +43,29 @@ def build(project: Path, out: Path, books: Path, cache: Path, *extra, timeout=60
     env["NO_COLOR"] = "1"       # Sphinx colours its log when CI=true: the tests read that log as text
     return subprocess.run(build_command(project, out, *extra, builder=builder), env=env, cwd=str(project),
                           capture_output=True, text=True, timeout=timeout)
+
+
+def output_files(out: Path) -> dict:
+    """{path relative to `out` (posix): bytes} of every file under an output folder."""
+    out = Path(out)
+    return {p.relative_to(out).as_posix(): p.read_bytes() for p in sorted(out.rglob("*")) if p.is_file()}
+
+
+def output_differences(rebuilt: Path, clean: Path, context: int = 160) -> list:
+    """What differs between two output folders, every file byte for byte (nothing is left
+    out: a file that may legitimately differ must be made not to): one line per file only
+    in one of them, and per file whose bytes differ, where it first differs (`context`
+    characters either side: pages and search indexes are long lines)."""
+    a, b = output_files(rebuilt), output_files(clean)
+    out = [f"only in the rebuild: {name}" for name in sorted(a.keys() - b.keys())]
+    out += [f"only in the clean build: {name}" for name in sorted(b.keys() - a.keys())]
+    for name in sorted(a.keys() & b.keys()):
+        x, y = a[name], b[name]
+        if x == y:
+            continue
+        at = next((i for i, (p, q) in enumerate(zip(x, y)) if p != q), min(len(x), len(y)))
+        line = x[:at].count(b"\n") + 1
+        show = [v[max(0, at - context):at + context].decode("utf-8", "replace") for v in (x, y)]
+        out.append(f"differs: {name} (from line {line}, byte {at})\n    rebuild: ...{show[0]!r}...\n"
+                   f"    clean:   ...{show[1]!r}...")
+    return out
