@@ -1,0 +1,216 @@
+"""The browser's exact-odds engine (rules_dsl/jsgen/odds.js) gives what `rules odds` gives.
+
+Every dice mechanic of every book (the real ones in rulebooks/, the odds engine's test book of
+tests/test_odds.py, and tests/jsgen_book.rules: re-rolls, explosions, chains and hostile names)
+is run through the JavaScript engine under node (tests/odds_runner.mjs) and through
+`rules_dsl.odds.distribution` in Python, on the inputs its web page shows (`page_odds`) and on
+seeded random in-range inputs (`RULES_ODDS_JS_N` sets how many per mechanic; 6 by default).
+Both are compared exactly: the same outcomes in the same order with the same fractions
+("p/q"), the same mean, the same exactness and the same number of evaluations (the two engines
+do the same work, so a budget means the same in both); over a budget both refuse (TooLarge), and
+bad inputs are refused alike.  A few rolls are also given by name, as `rules odds` takes them.
+"""
+from __future__ import annotations
+
+import json
+import os
+import random
+import shutil
+import subprocess
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+
+import rules_dsl
+from rules_dsl import jsgen, nodes as n
+from rules_dsl.errors import RulesError
+from rules_dsl.jsgen.canonical import canonical, encode
+from rules_dsl.odds import OrMore, TooLarge, distribution, page_odds
+from rules_dsl.values import Sym
+
+from conftest import REPO
+
+HERE = Path(__file__).resolve().parent
+RUNNER = HERE / "odds_runner.mjs"
+NODE = shutil.which("node")
+pytestmark = pytest.mark.skipif(NODE is None, reason="node is not on PATH: the JavaScript odds engine is tested under node")
+
+REAL = rules_dsl.Library(REPO / "rulebooks").book_ids()
+RANDOM_N = int(os.environ.get("RULES_ODDS_JS_N", "6"))
+BUDGET = 40_000          # evaluations: random inputs past it are refused by both engines
+
+
+@pytest.fixture(scope="module")
+def libraries(tmp_path_factory):
+    from test_odds import ODDS_BOOK
+    own = tmp_path_factory.mktemp("oddsjs-books")
+    shutil.copy(HERE / "jsgen_book.rules", own / "jsgen.rules")
+    (own / "oddsbook.rules").write_text(ODDS_BOOK)
+    return {"real": rules_dsl.Library(REPO / "rulebooks", cache=own / "cache-real"),
+            "own": rules_dsl.Library(own, cache=own / "cache")}
+
+
+@pytest.fixture(scope="module")
+def out_dir(tmp_path_factory):
+    return tmp_path_factory.mktemp("oddsjs")
+
+
+def run_node(jobs) -> list:
+    p = subprocess.run([NODE, str(RUNNER)], input=json.dumps({"jobs": jobs}), capture_output=True, text=True, timeout=900)
+    assert p.returncode == 0, p.stderr[-3000:]
+    return json.loads(p.stdout)["jobs"]
+
+
+def _frac(q) -> str:
+    q = Fraction(q)
+    return f"{q.numerator}/{q.denominator}"
+
+
+def _value(v):
+    return ["or_more", canonical(v.n), v.up] if isinstance(v, OrMore) else canonical(v)
+
+
+KINDS = {"EvaluationError": "Error", "InputError": "InputError", "NotFound": "NotFound", "TooLarge": "TooLarge",
+         "NoDice": "NoDice"}
+
+
+def python_odds(mech, inputs, rolls=None, budget=None):
+    """What `rules odds` computes, in the runner's form."""
+    try:
+        d = distribution(mech, **inputs, **({"rolls": rolls} if rolls else {}),
+                         **({"_max_evals": budget} if budget is not None else {}))
+    except RulesError as e:
+        return {"error": [KINDS.get(type(e).__name__, type(e).__name__), str(e)]}
+    return {"outcomes": [[_value(v), _frac(p)] for v, p in d.outcomes], "mean": None if d.mean is None else _frac(d.mean),
+            "exact": d.exact, "evaluations": d.evaluations,
+            "explode_caps": [[r, cap, _frac(q)] for r, (cap, q) in d.explode_caps.items()]}
+
+
+# ---------------------------------------------------------------- random inputs
+def _random_value(rng, book, t, depth=0):
+    if isinstance(t, n.UnionType):
+        return _random_value(rng, book, rng.choice(t.options), depth)
+    if isinstance(t, n.RangeType):
+        lo, hi = t.low, t.high
+        # small values more often: most inputs a player types are small, and large pools cost the most
+        return rng.choice([lo, min(hi, lo + rng.randint(0, 3)), rng.randint(lo, hi)])
+    if isinstance(t, n.ListType):
+        return [_random_value(rng, book, t.item, depth + 1) for _ in range(rng.randint(0, 3))]
+    name = t.name
+    if name == "bool":
+        return rng.random() < 0.5
+    if name in book.enums:
+        return str(rng.choice(list(book.enums[name])))
+    if name in book.dice:
+        die = book.dice[name]
+        f = rng.choice(die.distinct)
+        return str(f) if die.custom else f
+    if name == "int":
+        return rng.randint(0, 6)
+    if name == "number":
+        return Fraction(rng.randint(0, 12), rng.choice([1, 2, 3]))
+    if name == "absent":
+        return None
+    return "x"
+
+
+def random_inputs(rng, mech):
+    book = mech.book
+    return {p.name: _random_value(rng, book, p.type) for p in mech.params
+            if p.default is None or rng.random() < 0.7}
+
+
+def _decode_py(v):
+    return v
+
+
+def cases_of(book, rng):
+    """[(case for node, python result)] for every dice mechanic of `book`: its page's inputs,
+    random inputs (under BUDGET), and a single die given by name."""
+    out = []
+    for name, mech in book.mechanics.items():
+        if not mech.has_dice:
+            continue
+        shown = []
+        try:
+            shown = [dict(inputs) for inputs, _ in page_odds(mech)]
+        except RulesError:
+            pass
+        for inputs in shown:
+            out.append(({"mechanic": name, "inputs": {k: encode(v) for k, v in inputs.items()}},
+                        python_odds(mech, inputs)))
+        for _ in range(RANDOM_N):
+            inputs = random_inputs(rng, mech)
+            enc = {k: (["absent"] if v is None else encode(v)) for k, v in inputs.items()}
+            py_inputs = {k: (rules_dsl.values.ABSENT if v is None else v) for k, v in inputs.items()}
+            out.append(({"mechanic": name, "inputs": enc, "budget": BUDGET}, python_odds(mech, py_inputs, budget=BUDGET)))
+        one = next((r for r in mech.rolls if r.dice.kind == "one" and not book.dice[r.dice.die].custom), None)
+        if one is not None and shown:
+            face = rng.choice(book.dice[one.dice.die].distinct)
+            out.append(({"mechanic": name, "inputs": {k: encode(v) for k, v in shown[0].items()},
+                         "rolls": {one.name: encode(face)}}, python_odds(mech, shown[0], rolls={one.name: face})))
+    return out
+
+
+def agree(py, js, books_dir) -> bool:
+    js = dict(js)
+    js.pop("ms", None)
+    if "error" in py or "error" in js:
+        if "error" not in py or "error" not in js:
+            return False
+        kind_py, msg_py = py["error"]
+        kind_js, msg_js = js["error"]
+        if kind_py != kind_js:
+            return False
+        if kind_py in ("InputError", "NotFound"):
+            return True            # the words are the runtime's (tests/test_jsgen.py compares them)
+        return msg_py.replace(books_dir.rstrip("/") + "/", "") == msg_js
+    return py == js
+
+
+@pytest.mark.parametrize("book_id", REAL + ["oddsbook", "jsgen"])
+def test_browser_odds_equal_python_odds(book_id, libraries, out_dir):
+    lib = libraries["real" if book_id in REAL else "own"]
+    book = lib.load(book_id)
+    jsgen.write(book, str(out_dir), odds=True)
+    rng = random.Random(f"odds-js-{book_id}")
+    cases = cases_of(book, rng)
+    assert cases, f"{book_id} has no dice mechanic"
+    results = run_node([{"dir": str(out_dir), "id": book_id, "cases": [c for c, _ in cases]}])[0]
+    bad = [(c, py, js) for (c, py), js in zip(cases, results) if not agree(py, js, str(lib.books_dir))]
+    assert not bad, "\n".join(f"{c}\n  python: {json.dumps(py)[:500]}\n  node:   {json.dumps(js)[:500]}" for c, py, js in bad[:5])
+    # the comparison is worth something: most cases have odds, some were refused, all agreed
+    computed = [py for _, py in cases if "outcomes" in py]
+    assert len(computed) >= len(cases) // 2, (len(computed), len(cases))
+
+
+def test_a_budget_means_the_same_in_both(libraries, out_dir):
+    """Null Strike's whole attack with 40 shots: past a budget of evaluations both engines refuse,
+    in the same words; within it, both give the same law having done the same work."""
+    book = libraries["real"].load("null-strike")
+    jsgen.write(book, str(out_dir), odds=True)
+    mech = book.mechanics["resolve_attack"]
+    inputs = dict(shots=40, weapons=5, evasion=4, strength=5, toughness=4, armour=4)
+    full = python_odds(mech, inputs)
+    assert "outcomes" in full and full["evaluations"] > 100, full
+    small = full["evaluations"] - 1
+    cases = [{"mechanic": "resolve_attack", "inputs": {k: encode(v) for k, v in inputs.items()}, "budget": b}
+             for b in (full["evaluations"], small)]
+    got = run_node([{"dir": str(out_dir), "id": "null-strike", "cases": cases}])[0]
+    assert agree(full, got[0], ""), (full, got[0])
+    refused = python_odds(mech, inputs, budget=small)
+    assert refused["error"][0] == "TooLarge" and agree(refused, got[1], ""), (refused, got[1])
+
+
+def test_hostile_names_stay_data_in_the_odds_module(libraries, out_dir):
+    """The odds module is generated from the checked AST: a book's names are JSON strings and
+    prefixed identifiers, never code (the jsgen book's names include `__proto__` and `</script>`)."""
+    book = libraries["own"].load("jsgen")
+    paths = jsgen.write(book, str(out_dir), odds=True)
+    text = Path(paths["odds"]).read_text()
+    assert "</script" not in text and "eval(" not in text and "Function(" not in text
+    for name, mech in book.mechanics.items():
+        if mech.has_dice:
+            assert f"P.set({json.dumps(name)}" in text
+    assert isinstance(Sym("x", "y"), str)
