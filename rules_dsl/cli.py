@@ -464,6 +464,7 @@ def cmd_odds(args):
         _die("--explain and --vs do not combine: ask for each on its own", 2)
     if args.explain:
         return _odds_explained(args, book, mech)
+    from . import barchart
     words = book.display
     dist = distribution(mech, **words.read_inputs(mech.name, _assignments(args.assignments)))
     if args.vs:
@@ -474,12 +475,21 @@ def cmd_odds(args):
             return 0
         from .odds import side_by_side
         _out(_fit(side_by_side(dist, other, label=lambda k: words.param(mech.name, k), **_odds_words(book, mech)), args))
+        _odds_chart(args, lambda width, uni: barchart.side_by_side_chart(dist, other, words.value, width, uni))
         return 0
     if args.json:
         _json(dist.as_json())
         return 0
     _out(_fit(dist.table(**_odds_words(book, mech)), args))
+    _odds_chart(args, lambda width, uni: barchart.distribution_chart(dist, words.value, width, uni))
     return 0
+
+
+def _odds_chart(args, draw):
+    """The distribution drawn under its table (rules_dsl/barchart.py), as wide as the terminal."""
+    out = _output(args)
+    _out()
+    _out("\n".join(draw(out.width, out.arrow == "→")))
 
 
 def _fit(text: str, args) -> str:

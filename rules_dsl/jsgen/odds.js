@@ -103,8 +103,19 @@ export function key(v, symbolic) {
   if (v instanceof R.Mechanic || v instanceof R.Table || v instanceof R.Die || v instanceof R.EnumNS || v instanceof R.Builtin) return "obj" + idOf(v);
   throw NOKEY;
 }
-const fkey = (f) => key(f, false);
-const facesKey = (faces) => faces.map(fkey).join("|");
+const symKeys = new WeakMap(), classKeys = new WeakMap();   // a face's key, a class's key: made once
+function fkey(f) {
+  if (typeof f === "bigint") return "i" + f;
+  if (typeof f !== "object" || f === null) return key(f, false);
+  let k = symKeys.get(f);
+  if (k === undefined) { k = key(f, false); symKeys.set(f, k); }
+  return k;
+}
+function facesKey(faces) {
+  let k = classKeys.get(faces);
+  if (k === undefined) { k = faces.map(fkey).join("|"); classKeys.set(faces, k); }
+  return k;
+}
 function keyOrNull(v) { try { return key(v, false); } catch (e) { if (e === NOKEY) return null; throw e; } }
 
 // ------------------------------------------------------------------ results (result.py)
@@ -452,41 +463,66 @@ const inPySet = (set) => (f) => set.items.some((x) => fkey(x) === fkey(f));
 
 // ------------------------------------------------------------------ chains (chains.py)
 class ChainLaw {
-  // the exact law of the total successes S of m chains (first roll succeeds with p1, later ones with p2)
+  // the exact law of the total successes S of m chains (first roll succeeds with p1, later ones with
+  // p2): chains.py's numbers, computed over integers.  With p1 = a1/d1 and p2 = a2/d2,
+  // P(S=s) = N[s] / (d1^m d2^s), N[s] = sum_b C(m,b) C(s-1,b-1) (a1 (d2-a2))^b (d1-a1)^(m-b) a2^(s-b),
+  // so no fraction is reduced until a probability is read (BigInt gcds are slow; Python's are not)
   constructor(m, p1, p2, eps) {
     this.m = m; this.p1 = p1; this.p2 = p2;
     this.finite = qcmp(p1, 0n) === 0 || qcmp(p2, 0n) === 0 || m === 0;
     const q1 = qsub(1n, p1), q2 = qsub(1n, p2);
-    this.pmf = [qpow(q1, m)];
-    this.total = this.pmf[0];
+    this.probs = [];
     if (this.finite) {
-      if (qcmp(p1, 0n) !== 0 && m) {
+      this.pmf = [qpow(q1, m)];
+      if (qcmp(p1, 0n) !== 0 && m) {   // p2 == 0: S is binomial(m, p1)
         this.pmf = [];
         for (let s = 0; s <= m; s++) this.pmf.push(qmul(qmul(comb(m, s), qpow(p1, s)), qpow(q1, m - s)));
       }
+      this.probs = this.pmf;
       this.K_max = this.cap = this.pmf.length;
       this.mean = this.pmf.reduce((acc, p, s) => qadd(acc, qmul(BigInt(s), p)), 0n);
       return;
     }
     this.mean = qdiv(qmul(BigInt(m), p1), q2);
-    this._b = [];
-    for (let b = 0; b <= m; b++) this._b.push(qmul(qmul(comb(m, b), qpow(qmul(p1, q2), b)), qpow(q1, m - b)));
-    while (qcmp(qsub(1n, this.total), eps) >= 0) this._more();
-    this.K_max = this.pmf.length;
+    const a1 = numOf(p1), d1 = denOf(p1), a2 = numOf(p2), d2 = denOf(p2);
+    this.d2 = d2; this.a2 = a2;
+    this.base = d1 ** BigInt(m);                     // P(S=s) = N[s] / (base * d2^s)
+    this.coef = [];                                  // C(m,b) (a1 (d2-a2))^b (d1-a1)^(m-b)
+    for (let b = 0; b <= m; b++) this.coef.push(comb(m, b) * (a1 * (d2 - a2)) ** BigInt(b) * (d1 - a1) ** BigInt(m - b));
+    this.a2pow = [1n];
+    this.N = [(d1 - a1) ** BigInt(m)];
+    this.totalN = this.N[0];                         // sum of P(S=s) for the s so far, over base * d2^(len-1)
+    const epsN = numOf(eps), epsD = denOf(eps);
+    // 1 - total >= eps, over integers: (scale - totalN) * epsD >= epsN * scale
+    while ((this._scale() - this.totalN) * epsD >= epsN * this._scale()) this._more();
+    this.K_max = this.N.length;
     this.cap = 4 * this.K_max + 64;
   }
-  _more() {
-    if (this.finite) { this.pmf.push(0n); return; }
-    const s = this.pmf.length, m = this.m;
-    let p = 0n;
-    for (let b = 1; b <= Math.min(m, s); b++) p = qadd(p, qmul(qmul(this._b[b], comb(s - 1, b - 1)), qpow(this.p2, s - b)));
-    this.pmf.push(p);
-    this.total = qadd(this.total, p);
+  _scale() { return this.base * this.d2 ** BigInt(this.N.length - 1); }
+  get pmf() { return this.probs; }
+  set pmf(v) { this.probs = v; }
+  _prob(s) {
+    while (this.probs.length <= s) { const i = this.probs.length; this.probs.push(R.frac(this.N[i], this.base * this.d2 ** BigInt(i))); }
+    return this.probs[s];
   }
+  _more() {
+    if (this.finite) { this.probs.push(0n); return; }
+    const s = this.N.length, m = this.m;
+    while (this.a2pow.length <= s) this.a2pow.push(this.a2pow[this.a2pow.length - 1] * this.a2);
+    let n = 0n;
+    for (let b = 1; b <= Math.min(m, s); b++) n += this.coef[b] * comb(s - 1, b - 1) * this.a2pow[s - b];
+    this.N.push(n);
+    this.totalN = this.totalN * this.d2 + n;
+  }
+  _length() { return this.finite ? this.probs.length : this.N.length; }
   upto(K) {   // P(S=s) for s < K, and P(S >= K)
-    while (this.pmf.length < K) this._more();
-    const pm = this.pmf.slice(0, K);
-    return [pm, qsub(1n, pm.reduce(qadd, 0n))];
+    while (this._length() < K) this._more();
+    if (this.finite) { const pm = this.probs.slice(0, K); return [pm, qsub(1n, pm.reduce(qadd, 0n))]; }
+    const pm = [];
+    let sumN = 0n;
+    for (let s = 0; s < K; s++) { pm.push(this._prob(s)); sumN = sumN * this.d2 + this.N[s]; }
+    const scale = this.base * this.d2 ** BigInt(Math.max(K - 1, 0));
+    return [pm, R.frac(scale - sumN, scale)];
   }
   condMean(K) {   // E[S | S >= K]
     const [pm, t] = this.upto(K);
