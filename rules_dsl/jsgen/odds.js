@@ -1272,6 +1272,12 @@ function compareKeys(a, b) {
   return 0;
 }
 
+// `values` (results of a mechanic of `book`) in the order `rules odds` lists them
+export function sortedValues(book, values) {
+  const order = memberOrder(book);
+  return values.map((v) => [sortKey(v, order), v]).sort((x, y) => compareKeys(x[0], y[0])).map((x) => x[1]);
+}
+
 // ------------------------------------------------------------------ the API
 export class Plans {   // a book's dice mechanics' plans (generated: <book>.odds.mjs)
   constructor(book, plans) { this.book = book; this.plans = plans; }

@@ -766,7 +766,7 @@ export class Ctx {
   spend(steps) {
     this.budget[0] -= steps;
     if (this.budget[0] < 0) {
-      throw new RulesError("Error", "the evaluation takes more than 100,000 steps (mechanic calls and list items); is a mechanic calling others in a loop?");
+      throw new RulesError("Error", "the evaluation takes more than 100,000 steps (mechanic calls and list items); is a mechanic calling others in a loop?", { limit: "steps" });
     }
   }
 }
