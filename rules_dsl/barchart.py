@@ -19,6 +19,8 @@ from .values import percent_text
 FOLD_ROWS = 10
 #: ... to its likeliest outcomes that hold all but this much of the chance
 FOLD_BELOW = Fraction(1, 100)
+#: the longest bar, in characters (a wider terminal gets no wider chart)
+MAX_BAR = 50
 EIGHTHS = " ▏▎▍▌▋▊▉█"
 
 
@@ -63,7 +65,7 @@ def bars(rows, width: int = 80, unicode: bool = True) -> list:
     pcts = [percent_text(p) for _, p in rows]
     lw = min(max(len(x) for x in labels), max(8, width // 3))
     pw = max(len(x) for x in pcts)
-    cells = max(4, width - 2 - lw - 2 - 1 - pw)
+    cells = max(4, min(MAX_BAR, width - 2 - lw - 2 - 1 - pw))
     top = max(Fraction(p) for _, p in rows)
     out = []
     for label, (_, p), pct in zip(labels, rows, pcts):
@@ -82,7 +84,7 @@ def paired(rows, width: int = 80, unicode: bool = True, names=("A", "B")) -> lis
     lw = min(max(len(x) for x in labels), max(8, width // 3))
     nw = max(len(x) for x in names)
     pw = max(len(x) for pair in pcts for x in pair)
-    cells = max(4, width - 2 - lw - 2 - nw - 1 - 1 - pw)
+    cells = max(4, min(MAX_BAR, width - 2 - lw - 2 - nw - 1 - 1 - pw))
     top = max(max(Fraction(a), Fraction(b)) for _, a, b in rows)
     out = []
     for label, (_, a, b), (pa, pb) in zip(labels, rows, pcts):

@@ -2,7 +2,9 @@
 // tests/test_odds_js.py: reads {"jobs": [{"dir", "id", "cases": [{"mechanic", "inputs", "rolls",
 // "budget"}]}]} on stdin (inputs in the tagged canonical form, rules_dsl/jsgen/canonical.py) and
 // writes, per case, {"outcomes": [[canonical value, "p/q"]], "mean", "exact", "evaluations",
-// "explode_caps", "ms"} or {"error": [kind, message]} as JSON on stdout.
+// "explode_caps", "ms"} or {"error": [kind, message]} as JSON on stdout.  With "view": the folder
+// of the site's static scripts: each case also gets "law", the law as a form shows it
+// (rules_odds.mjs lawOf), and a job's "percents" ([[p, q]]) come back as percentText writes them.
 import { readFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";
 import { join } from "node:path";
@@ -14,6 +16,7 @@ async function run(job) {
   const R = await load(job.dir, "runtime.mjs");
   const O = await load(job.dir, "odds.mjs");
   const { plans } = await load(job.dir, `${job.id}.odds.mjs`);
+  const view = job.view ? await load(job.view, "rules_odds.mjs") : null;
   const canonical = (v) => (v instanceof O.OrMore ? ["or_more", R.canonical(v.n), v.up] : R.canonical(v));
   const out = [];
   for (const c of job.cases) {
@@ -24,12 +27,13 @@ async function run(job) {
       const d = O.distribution(plans, c.mechanic, inputs, { rolls, maxEvaluations: c.budget === undefined ? O.MAX_EVALUATIONS : c.budget });
       out.push({ outcomes: d.outcomes.map((o) => [canonical(o.value), fracText(o.p)]), mean: d.mean === null ? null : fracText(d.mean),
         exact: d.exact, evaluations: d.evaluations, explode_caps: d.explodeCaps.map((x) => [x.roll, x.cap, fracText(x.p)]),
-        ms: performance.now() - t0 });
+        ms: performance.now() - t0, ...(view ? { law: view.lawOf(R, O, plans.book, d) } : {}) });
     } catch (e) {
       if (!(e instanceof R.RulesError)) out.push({ error: ["JS", String(e && e.stack || e)] });
       else out.push({ error: [e.kind, e.message], ms: performance.now() - t0 });
     }
   }
+  if (view && job.percents) return { cases: out, percents: job.percents.map(([n, d]) => view.percentText(BigInt(n), BigInt(d))) };
   return out;
 }
 

@@ -26,8 +26,7 @@ import rules_dsl
 from rules_dsl import jsgen, nodes as n
 from rules_dsl.errors import RulesError
 from rules_dsl.jsgen.canonical import canonical, encode
-from rules_dsl.odds import OrMore, TooLarge, distribution, page_odds
-from rules_dsl.values import Sym
+from rules_dsl.odds import OrMore, distribution, page_odds
 
 from conftest import REPO
 
@@ -121,10 +120,6 @@ def random_inputs(rng, mech):
             if p.default is None or rng.random() < 0.7}
 
 
-def _decode_py(v):
-    return v
-
-
 def cases_of(book, rng):
     """[(case for node, python result)] for every dice mechanic of `book`: its page's inputs,
     random inputs (under BUDGET), and a single die given by name."""
@@ -213,4 +208,58 @@ def test_hostile_names_stay_data_in_the_odds_module(libraries, out_dir):
     for name, mech in book.mechanics.items():
         if mech.has_dice:
             assert f"P.set({json.dumps(name)}" in text
-    assert isinstance(Sym("x", "y"), str)
+
+
+# ------------------------------------------------------------------ as a page shows it
+STATIC = REPO / "rules_dsl" / "sphinxext" / "static"
+
+
+def _page_rows(mech, inputs):
+    """The rows of the page's odds block for these inputs, as its form reads them (data-odds)."""
+    from rules_dsl.sphinxext.data import compute_odds_one, fold_odds
+    from rules_dsl.sphinxext.render_decls import form_odds
+    rows, err = compute_odds_one(mech)
+    assert err is None, err
+    block = next(b for b in rows if all(b["inputs_shown"].get(k) == rules_dsl.values.show(v) for k, v in inputs.items()))
+    return json.loads(form_odds({"odds": [fold_odds(block)]}))[0]
+
+
+@pytest.mark.parametrize("book_id", REAL)
+def test_a_form_shows_what_the_page_shows(book_id, libraries, out_dir):
+    """For every set of inputs a page holds odds for, the law the form works out in the browser is
+    shown exactly as the page's own rows: the results in words, "xx.xx%", "at least", the exact
+    fraction, the mean, and a long law folded the same way (rules_odds.mjs lawOf against
+    sphinxext/data.py compute_odds_one, fold_odds and render_decls.form_odds)."""
+    book = libraries["real"].load(book_id)
+    jsgen.write(book, str(out_dir), odds=True)
+    cases, want = [], []
+    for name, mech in book.mechanics.items():
+        if not mech.has_dice:
+            continue
+        for inputs, _ in page_odds(mech):
+            cases.append({"mechanic": name, "inputs": {k: encode(v) for k, v in dict(inputs).items()}})
+            want.append(_page_rows(mech, dict(inputs)))
+    got = run_node([{"dir": str(out_dir), "id": book_id, "view": str(STATIC), "cases": cases}])[0]
+    for c, w, g in zip(cases, want, got):
+        law = g["law"]
+        assert [w["rows"], w["mean"], w["folded"]] == [law["rows"], law["mean"], law["folded"]], (c, w, law)
+
+
+def test_percents_are_written_as_python_writes_them(libraries, out_dir):
+    """values.percent_text in JavaScript: the nearest double to the fraction, times 100, two decimals
+    rounded half to even -- ties included (12.125% is "12.12%", 0.375% is "0.38%"), huge numerators
+    and denominators, the edges (<0.01%, >99.99%, 0%, 100%)."""
+    from rules_dsl.values import percent_text
+    rng = random.Random(27)
+    fracs = [Fraction(j, 800) for j in range(0, 801)]                       # every x.xx5 tie there is
+    fracs += [Fraction(rng.randint(0, 10 ** k), 10 ** k) for k in (3, 5, 9) for _ in range(60)]
+    fracs += [Fraction(rng.randint(1, 6 ** 60), 6 ** 60) for _ in range(150)]
+    fracs += [Fraction(1, 3), Fraction(2, 3), Fraction(1, 10 ** 5), Fraction(10 ** 5 - 1, 10 ** 5), Fraction(1), Fraction(0),
+              Fraction(3968, 5559060566555523), Fraction(6 ** 70 - 1, 6 ** 70)]
+    book = libraries["real"].load("skirmish-tutorial")
+    jsgen.write(book, str(out_dir), odds=True)
+    got = run_node([{"dir": str(out_dir), "id": "skirmish-tutorial", "view": str(STATIC), "cases": [],
+                     "percents": [[str(f.numerator), str(f.denominator)] for f in fracs]}])[0]["percents"]
+    bad = [(f, percent_text(f), g) for f, g in zip(fracs, got) if percent_text(f) != g]
+    assert not bad, bad[:10]
+    assert "12.12%" in got and percent_text(Fraction(97, 800)) == "12.12%"
