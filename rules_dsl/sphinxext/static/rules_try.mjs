@@ -112,7 +112,14 @@ function field(book, box, p, onChange) {
   input.addEventListener("change", onChange);
   wrap.append(label, input, hint, err);
   box.appendChild(wrap);
-  return { name: p.name, label: p.label || p.name, describe: p.describeWords || p.describe, input, err, read,
+  // set(text): the value as values.show writes it (the inputs of the odds a page holds)
+  const set = (text) => {
+    if (opts) {
+      const i = opts.findIndex(([, v]) => R.show(R.input(v)) === text);
+      if (i >= 0) input.value = String(i);
+    } else input.value = text;
+  };
+  return { name: p.name, label: p.label || p.name, describe: p.describeWords || p.describe, input, err, read, set,
     required: p.default === undefined };
 }
 
@@ -174,6 +181,9 @@ function build(book, box, mechanic) {
     }
   };
   for (const p of sig.params) fields.push(field(book, grid, p, run));
+  if (odds && odds.held.length) {   // open on the first inputs the page holds odds for: no engine to load yet
+    for (const f of fields) if (odds.held[0].inputs[f.name] !== undefined) f.set(odds.held[0].inputs[f.name]);
+  }
   if (sig.rolls.length) {
     const rollLabels = sig.rollLabels || sig.rolls;
     seed = field(book, grid, { name: "seed", label: "seed", type: { k: "int" }, default: BigInt(Math.floor(Math.random() * 1000)),
@@ -379,7 +389,7 @@ function oddsView(book, box, mechanic, sig, fields) {
     }, first ? 0 : 150);                                // typing: wait for a pause
     first = false;
   }
-  return { box: view, update, start(run) { rerun = run; } };
+  return { box: view, update, held, start(run) { rerun = run; } };
 }
 
 // The "Exact odds" fold under a mechanic: a chart for each set of inputs its table holds
