@@ -9,7 +9,6 @@ from fractions import Fraction
 from hypothesis import given, strategies as st
 
 from rules_dsl import barchart
-from rules_dsl.sphinxext.data import fold_odds
 from rules_dsl.values import percent_text
 
 from conftest import REPO
@@ -50,23 +49,31 @@ def test_ascii_bars_where_unicode_cannot_print():
     assert lines[0].count("#") == 3 * lines[1].count("#")
 
 
-def test_paired_bars_draw_a_then_b_on_every_row():
-    lines = barchart.paired([("0", Fraction(1, 2), Fraction(1, 4)), ("1", Fraction(1, 2), Fraction(3, 4))], 120)
-    assert len(lines) == 4 and lines[0].split()[:2] == ["0", "A"] and lines[1].split()[0] == "B"
-    assert lines[1].rstrip().endswith("25.00%") and _cells(lines[3]) == 8 * barchart.MAX_BAR
+def test_grouped_bars_draw_a_then_b_then_c_on_every_row():
+    lines = barchart.grouped([("0", [Fraction(1, 2), Fraction(1, 4), Fraction(1, 8)]),
+                              ("1", [Fraction(1, 2), Fraction(3, 4), Fraction(7, 8)])], 120, names=("A", "B", "C"))
+    assert len(lines) == 6 and lines[0].split()[:2] == ["0", "A"] and [x.split()[0] for x in lines[1:3]] == ["B", "C"]
+    assert lines[1].rstrip().endswith("25.00%") and _cells(lines[5]) == 8 * barchart.MAX_BAR
+    assert abs(_cells(lines[2]) * 7 - _cells(lines[5])) <= 8
 
 
-@given(laws(min_size=2, max_size=40), st.booleans())
-def test_fold_is_the_site_s_fold(rows, numeric):
-    """A long law is folded as the website folds its odds tables (sphinxext/data.fold_odds)."""
-    got, folded = barchart.fold(rows, numeric=numeric)
-    outcomes, below = [], Fraction(0)
-    for label, p in rows:
-        outcomes.append((label, p.numerator, p.denominator, percent_text(p), percent_text(1 - below) if numeric else ""))
-        below += p
-    site = fold_odds({"outcomes": outcomes})
-    assert folded == site["folded"]
-    assert [(label, Fraction(n, d)) for label, n, d, _, _ in site["outcomes"]] == got
+@given(laws(min_size=1, max_size=40), st.booleans())
+def test_the_chart_has_the_rows_of_the_table(rows, exact):
+    """`rules odds` draws the rows its table shows: a numeric tail under 0.1% folded into one
+    row (odds_text.fold), every row with --exact."""
+    import re
+    from rules_dsl import odds_text
+    from rules_dsl.odds import Distribution
+    outcomes = [(int(label), p) for label, p in rows if p]
+    dist = Distribution(None, {}, outcomes, sum((v * p for v, p in outcomes), Fraction(0)), Fraction(0))
+    lines = odds_text.distribution_chart(dist, str, 100, exact=exact)
+    table = odds_text.distribution_lines(dist, exact=exact, title=lambda d: "t")
+    body = table[4:]
+    body = [re.split(r"\s{2,}", x.strip()) for x in body[:body.index("")]]
+    assert [re.split(r"\s{2,}", x.strip())[0] for x in lines] == [r[0] for r in body]
+    assert [x.split()[-1] for x in lines] == [r[1] for r in body]
+    if not exact and len(outcomes) >= 6:
+        assert len(lines) <= len(outcomes)
 
 
 def _rules(*words):
