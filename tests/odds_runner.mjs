@@ -24,7 +24,7 @@ async function run(job) {
     const rolls = new Map(Object.entries(c.rolls || {}).map(([k, v]) => [k, R.decode(v)]));
     const t0 = performance.now();
     try {
-      const d = O.distribution(plans, c.mechanic, inputs, { rolls, maxEvaluations: c.budget === undefined ? O.MAX_EVALUATIONS : c.budget });
+      const d = O.distribution(plans, c.mechanic, inputs, { rolls, maxEvaluations: c.budget === undefined ? null : c.budget, budget: { seconds: null, ...(c.limits || {}) } });
       out.push({ outcomes: d.outcomes.map((o) => [canonical(o.value), fracText(o.p)]), mean: d.mean === null ? null : fracText(d.mean),
         exact: d.exact, evaluations: d.evaluations, explode_caps: d.explodeCaps.map((x) => [x.roll, x.cap, fracText(x.p)]),
         ms: performance.now() - t0, ...(view ? { law: view.lawOf(R, O, plans.book, d) } : {}) });

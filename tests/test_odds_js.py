@@ -26,7 +26,7 @@ import rules_dsl
 from rules_dsl import jsgen, nodes as n
 from rules_dsl.errors import RulesError
 from rules_dsl.jsgen.canonical import canonical, encode
-from rules_dsl.odds import OrMore, distribution, page_odds
+from rules_dsl.odds import Budget, OrMore, distribution, page_odds
 
 from conftest import REPO
 
@@ -77,7 +77,7 @@ KINDS = {"EvaluationError": "Error", "InputError": "InputError", "NotFound": "No
 def python_odds(mech, inputs, rolls=None, budget=None):
     """What `rules odds` computes, in the runner's form."""
     try:
-        d = distribution(mech, **inputs, **({"rolls": rolls} if rolls else {}),
+        d = distribution(mech, **inputs, **({"rolls": rolls} if rolls else {}), _budget=Budget(seconds=None),
                          **({"_max_evals": budget} if budget is not None else {}))
     except RulesError as e:
         return {"error": [KINDS.get(type(e).__name__, type(e).__name__), str(e)]}
@@ -218,7 +218,7 @@ def _page_rows(mech, inputs):
     """The rows of the page's odds block for these inputs, as its form reads them (data-odds)."""
     from rules_dsl.sphinxext.data import compute_odds_one, fold_odds
     from rules_dsl.sphinxext.render_decls import form_odds
-    rows, err = compute_odds_one(mech)
+    rows, err, _skipped = compute_odds_one(mech)
     assert err is None, err
     block = next(b for b in rows if all(b["inputs_shown"].get(k) == rules_dsl.values.show(v) for k, v in inputs.items()))
     return json.loads(form_odds({"odds": [fold_odds(block)]}))[0]
@@ -263,3 +263,51 @@ def test_percents_are_written_as_python_writes_them(libraries, out_dir):
     bad = [(f, percent_text(f), g) for f, g in zip(fracs, got) if percent_text(f) != g]
     assert not bad, bad[:10]
     assert "12.12%" in got and percent_text(Fraction(97, 800)) == "12.12%"
+
+
+def test_the_browser_refuses_as_python_does_in_the_same_words(tmp_path, out_dir):
+    """The JavaScript engine's budget is stated as Python's (odds/budget.py): the estimates made
+    before the work (a summed pool past 200,000 rolls, a roll past a million, a chain past 5,000
+    terms) refuse at once, the evaluations cap and the memory budget in the loops, each refusal
+    saying the computation, what ran out, the largest estimate and what to try, word for word;
+    and what fits is exact (a d1000 alone: no recursion by a die's faces)."""
+    from test_budget import BIG, HEADER
+    from conftest import write_book
+    books = tmp_path / "books"
+    books.mkdir()
+    write_book(books, "big", BIG, header=HEADER)
+    lib = rules_dsl.Library(books, cache=tmp_path / "cache")
+    book = lib.load("big")
+    where = out_dir / "big"
+    where.mkdir()
+    jsgen.write(book, str(where), odds=True)
+    cases = [({"mechanic": "one", "inputs": {"n": encode(2)}}, {}),            # sum of 2 d1000: 500,500 rolls
+             ({"mechanic": "one", "inputs": {"n": encode(3)}}, {}),            # about 167 million: past a million
+             ({"mechanic": "endless", "inputs": {}}, {}),                      # a chain going on 999 times in 1000
+             ({"mechanic": "small", "inputs": {}, "budget": 10}, {}),          # the evaluations cap
+             ({"mechanic": "small", "inputs": {}, "limits": {"cells": 20}}, {"cells": 20}),   # memory
+             ({"mechanic": "best", "inputs": {"n": encode(2)}}, {}),           # max of 2 d1000: 4,000,000 values
+             ({"mechanic": "best", "inputs": {"n": encode(1)}}, {}),
+             ({"mechanic": "small", "inputs": {}}, {})]
+    want = []
+    for case, limits in cases:
+        mech = book.mechanics[case["mechanic"]]
+        inputs = {k: v[1] if isinstance(v, list) else v for k, v in case["inputs"].items()}
+        inputs = {k: int(v) for k, v in inputs.items()}
+        try:
+            d = distribution(mech, **inputs, _budget=Budget(seconds=None, **limits),
+                             **({"_max_evals": case["budget"]} if "budget" in case else {}))
+            want.append({"outcomes": len(d.outcomes), "mean": _frac(d.mean)})
+        except RulesError as e:
+            want.append({"error": ["TooLarge", str(e)]})
+    got = run_node([{"dir": str(where), "id": "big", "cases": [c for c, _ in cases]}])[0]
+    got = [{"error": g["error"]} if "error" in g else {"outcomes": len(g["outcomes"]), "mean": g["mean"]} for g in got]
+    assert got == want
+    refused = [w["error"][1] for w in want if "error" in w]
+    assert len(refused) == 6 and want[6] == {"outcomes": 1000, "mean": "1001/2"}, want
+    assert "sum of 2 d1000: about 500,500 distinguishable rolls" in refused[0]
+    assert "it takes more than 10 evaluations" in refused[3] and "more than 20 values at once" in refused[4]
+    # the deadline (wall time: the browser's last resort), polled in the engine's loops
+    slow = run_node([{"dir": str(where), "id": "big", "cases": [{"mechanic": "graded", "inputs": {}, "limits": {"seconds": 0.5}}]}])[0][0]
+    assert slow["error"][1].startswith("big:graded() is too large for exact odds: it takes more than 0.5 s; the rolls a, b, c")
+    assert slow["error"][1].endswith("or more time") and slow["ms"] < 5_000, slow

@@ -48,16 +48,82 @@ function comb(n, k) {
   }
   return hit;
 }
+function toFloat(q) { return q instanceof R.Frac ? Number(q.n) / Number(q.d) : Number(q); }   // float(Fraction)
 function factorial(n) { let f = 1n; for (let i = 2n; i <= BigInt(n); i++) f *= i; return f; }
 
 export const TAIL_EPS = R.frac(1n, 10n ** 12n);   // a chain's tail is shown / truncated below this mass
-export const MAX_EVALUATIONS = 2000000;           // engine.MAX_EVALUATIONS (the CLI's; a page passes its own)
-export const MAX_ALTERNATIVES = 1000000n;         // multisets.MAX_ALTERNATIVES
 const MAX_MULTISETS = 20000, MAX_JOINS = 200000;  // aggregates.MAX_MULTISETS, MAX_JOINS
+const MAX_SUMMED = 200000n;                       // aggregates.MAX_SUMMED
+const EVERY_FACE = new Set(["sum", "count", "len", "any", "all"]);   // aggregates._EVERY_FACE
+const MAX_TERMS = 5000;                           // chains.MAX_TERMS
 
-// ------------------------------------------------------------------ errors and control flow
-// TooLarge: the enumeration went over its budget (a RulesError of kind "TooLarge"; `evaluations`)
-export function tooLarge(message) { return new R.RulesError("TooLarge", message); }
+// ------------------------------------------------------------------ the budget (odds/budget.py)
+// Every computation runs within a budget, stated as Python states it: `seconds` of wall time (null:
+// none), `cells` of memory (values held at once), `evaluations` of a statement by the engine (the
+// unit a page's budget is in: the same on every machine) and `steps` (null: no limit).  Sizes known
+// before the work are noted and checked first (a roll past MAX_ROLLS, a summed pool past
+// MAX_SUMMED, a chain past MAX_TERMS: refused unmade); the loops poll the deadline.  The refusal
+// (TooLarge) reads as Python's, word for word: "book:mech(inputs) is too large for exact odds:
+// <what ran out>; <the largest estimate>; try <hints>".
+export const DEFAULT_SECONDS = 5, DEFAULT_CELLS = 4000000, DEFAULT_EVALUATIONS = 2000000;
+export const MAX_EVALUATIONS = DEFAULT_EVALUATIONS;   // engine.MAX_EVALUATIONS
+export const MAX_ROLLS = 1000000n, MAX_ALTERNATIVES = MAX_ROLLS;   // budget.MAX_ROLLS, multisets.MAX_ALTERNATIVES
+const now = () => (typeof performance !== "undefined" ? performance.now() : Date.now()) / 1000;
+export function commas(x) {   // f"{x:,}"
+  const t = String(x), neg = t.startsWith("-"), d = neg ? t.slice(1) : t;
+  return (neg ? "-" : "") + d.replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+}
+const poolWords = (k, die) => (Number(k) === 1 ? `a ${die}` : `${k} ${die}`);   // budget.pool_words
+function tooLargeText(e) {
+  let text = `${e.subject ? `${e.subject} is too large for exact odds` : "too large for exact odds"}: ${e.reason}`;
+  if (e.largest) text += `; ${e.largest[1]}`;
+  const h = e.hints;
+  if (h.length) text += "; try " + h.slice(0, -1).join(", ") + (h.length > 1 ? " or " : "") + h[h.length - 1];
+  return text;
+}
+// TooLarge (result.TooLarge): a RulesError of kind "TooLarge" with `reason`, `largest` ([size, words]
+// or null), `subject`, `hints` and `why` (what ran out: "time", "work", "memory" or "size")
+export function tooLarge(reason, largest = null, why = "size", subject = "", hints = []) {
+  const e = new R.RulesError("TooLarge", "", { reason, largest, why, subject, hints });
+  e.message = tooLargeText(e);
+  return e;
+}
+export class Meter {
+  constructor(budget = {}) {
+    this.budget = { seconds: DEFAULT_SECONDS, cells: DEFAULT_CELLS, evaluations: DEFAULT_EVALUATIONS, steps: null, ...budget };
+    this.start = now();
+    this.deadline = this.budget.seconds === null ? null : this.start + this.budget.seconds;
+    this.cells = 0; this.steps = 0; this.largest = null; this.next = 0;
+  }
+  check() {
+    if (this.deadline !== null && now() > this.deadline) throw this.refusal(`it takes more than ${this.budget.seconds} s`, "time");
+    const limit = this.budget.steps;
+    if (limit !== null && this.steps > limit) throw this.refusal(`it takes more than ${commas(limit)} steps`, "work");
+  }
+  poll(every = 256) {
+    this.steps += 1;
+    if (this.steps >= this.next) { this.next = this.steps + every; this.check(); }
+  }
+  hold(cells) {
+    cells = Number(cells);
+    if (this.cells + cells > this.budget.cells) throw this.refusal(`it would hold more than ${commas(this.budget.cells)} values at once`, "memory");
+    this.cells += cells;
+  }
+  note(what, size, unit = "distinguishable rolls") {
+    size = BigInt(size);
+    if (this.largest === null || size > this.largest[0]) this.largest = [size, `${what}: about ${commas(size)} ${unit}`];
+  }
+  refusal(reason, why = "size") { return tooLarge(reason, this.largest, why); }
+}
+let meterInUse = null;   // the meter of the computation running (budget._CURRENT): one at a time here
+function refuse(reason, what, size, unit = "distinguishable rolls") {
+  if (meterInUse === null) return tooLarge(reason, [BigInt(size), `${what}: about ${commas(size)} ${unit}`]);
+  meterInUse.note(what, size, unit);
+  return meterInUse.refusal(reason);
+}
+const note = (what, size, unit) => { if (meterInUse !== null) meterInUse.note(what, size, unit); };
+const hold = (cells) => { if (meterInUse !== null) meterInUse.hold(cells); };
+const checkDeadline = () => { if (meterInUse !== null) meterInUse.check(); };
 class Refine { constructor(tokens) { this.tokens = tokens; } }   // a partition was refined: restart
 class Restart { constructor(rep) { this.rep = rep; } }           // a class split on this path only
 class NoKey {}
@@ -132,7 +198,9 @@ function sameValue(a, b) {
 }
 function apply(fn, values) {   // [[true, fn(v)] or [false, the error]] for each value
   const out = [];
+  const meter = values.length > 64 ? meterInUse : null;   // a class of many faces polls the deadline
   for (const v of values) {
+    if (meter !== null) meter.poll(64);
     try { out.push([true, fn(v)]); } catch (e) { if (isControl(e)) throw e; out.push([false, e]); }
   }
   return out;
@@ -371,34 +439,42 @@ class Partition {
 }
 
 const altsCache = new Map();
-function poolAlternatives(weights, faces, k) {
+function poolAlternatives(weights, faces, k, what = null) {
   // [[counts per class, integer weight]], denominator: k dice over classes of `weights` physical faces
-  // each (out of `faces`), every multiset weighted by its multinomial coefficient
+  // each (out of `faces`), every multiset weighted by its multinomial coefficient; how many is known
+  // before one is made: past MAX_ALTERNATIVES or the memory budget, refused unmade
   const ck = weights.join(",") + "/" + faces + "/" + k;
   const hit = altsCache.get(ck);
   if (hit) return hit;
   const m = weights.length;
   const size = comb(k + m - 1, m - 1);
-  if (size > MAX_ALTERNATIVES) throw tooLarge(`a roll of ${k} dice has ${size} distinguishable outcomes here; too many to enumerate`);
+  const words = what || `a roll of ${k} ${k === 1 ? "die" : "dice"} read as ${m} kinds of face`;
+  if (size > MAX_ALTERNATIVES) throw refuse(`more than ${commas(MAX_ALTERNATIVES)} distinguishable rolls of one roll`, words, size);
+  note(words, size);
+  hold(size * BigInt(m + 1));
   const out = [];
   const fk = factorial(k);
   const facts = [];
   for (let c = 0; c <= k; c++) facts.push(c === 0 ? 1n : facts[c - 1] * BigInt(c));
   const powers = weights.map((w) => { const p = [1n]; for (let c = 1; c <= k; c++) p.push(p[c - 1] * w); return p; });
-  const counts = [];
-  const rec = (j, left) => {
-    if (j === m - 1) {
-      counts.push(left);
-      let w = fk;
-      for (const c of counts) if (c > 1) w /= facts[c];
-      counts.forEach((c, i) => { if (c) w *= powers[i][c]; });
-      out.push([counts.slice(), w]);
-      counts.pop();
-      return;
-    }
-    for (let c = left; c >= 0; c--) { counts.push(c); rec(j + 1, left - c); counts.pop(); }
-  };
-  rec(0, k);
+  // every multiset, the first class's count highest first, made by a loop (no die has too many
+  // faces for it), polling the deadline (multisets._pool_alternatives)
+  const counts = new Array(m).fill(0);
+  counts[0] = k;
+  for (;;) {
+    let w = fk;
+    for (const c of counts) if (c > 1) w /= facts[c];
+    counts.forEach((c, i) => { if (c) w *= powers[i][c]; });
+    out.push([counts.slice(), w]);
+    if (meterInUse !== null) meterInUse.poll();
+    let i = m - 2;
+    while (i >= 0 && counts[i] === 0) i--;
+    if (i < 0) break;
+    const rest = counts[m - 1] + 1;
+    counts[i] -= 1;
+    counts[m - 1] = 0;
+    counts[i + 1] = rest;
+  }
   if (altsCache.size > 4096) altsCache.clear();
   const res = [out, faces ** BigInt(k)];
   altsCache.set(ck, res);
@@ -484,6 +560,13 @@ class ChainLaw {
       return;
     }
     this.mean = qdiv(qmul(BigInt(m), p1), q2);
+    // the terms needed, known before one is computed (chains._ChainLaw): past MAX_TERMS, refused unmade
+    if (qcmp(p2, 0n) > 0) {
+      const terms = Math.ceil(Math.log(toFloat(eps)) / Math.log(toFloat(p2)) + m / toFloat(q2));
+      const what = `${m === 1 ? "a chain" : `${m} chains`} going on ${numOf(p2)} ${numOf(p2) === 1n ? "time" : "times"} in ${denOf(p2)}`;
+      note(what, terms, "terms");
+      if (terms > MAX_TERMS) throw refuse(`more than ${commas(MAX_TERMS)} terms of a chain's law`, what, terms, "terms");
+    }
     const a1 = numOf(p1), d1 = denOf(p1), a2 = numOf(p2), d2 = denOf(p2);
     this.d2 = d2; this.a2 = a2;
     this.base = d1 ** BigInt(m);                     // P(S=s) = N[s] / (base * d2^s)
@@ -507,6 +590,7 @@ class ChainLaw {
   }
   _more() {
     if (this.finite) { this.probs.push(0n); return; }
+    checkDeadline();
     const s = this.N.length, m = this.m;
     while (this.a2pow.length <= s) this.a2pow.push(this.a2pow[this.a2pow.length - 1] * this.a2);
     let n = 0n;
@@ -639,7 +723,27 @@ class Replay {
     }
     return part;
   }
+  _note(name, die, k, ordered = false) {
+    // once per statement and roll, how many distinguishable rolls the statement could have to tell
+    // apart at worst (every face told apart; its rolls multiply): what a refusal names (replay._note)
+    const at = String(this.eng.stepAt);
+    if (!this.eng.noted.has(at)) this.eng.noted.set(at, new Map());
+    const seen = this.eng.noted.get(at);
+    if (seen.has(name)) return;
+    const f = BigInt(distinctFaces(die).length), kk = BigInt(k);
+    seen.set(name, [k, die.name, ordered ? f ** kk : comb(kk + f - 1n, f - 1n)]);
+    const size = [...seen.values()].reduce((acc, [, , w]) => acc * w, 1n);
+    const kinds = new Set([...seen.values()].map(([k_, d]) => `${k_}\u0000${d}`));
+    let parts;
+    if (seen.size === 1 || kinds.size > 1) parts = [...seen].map(([n, [k_, d]]) => `${n} (${poolWords(k_, d)})`);
+    else { const [k_, d] = [...kinds][0].split("\u0000"); parts = [...seen.keys(), `(each ${poolWords(k_, d)})`]; }
+    const words = seen.size === 1 ? `the roll ${parts.join(" ")}`
+      : parts.length > seen.size ? `the rolls ${parts.slice(0, -1).join(", ")} ${parts[parts.length - 1]} read together`
+        : `the rolls ${parts.join(", ")} read together`;
+    note(words + (ordered ? " die by die" : ""), size);
+  }
   _roll(name, die, part, k, single) {   // a single die or an unordered pool, its classes split as this path says
+    this._note(name, die, k);
     const p = this._next();
     let alts, den;
     if (single) { alts = part.weights.map((w, i) => [i, w]); den = BigInt(die.faces.length); } else [alts, den] = part.alternatives(k);
@@ -671,6 +775,7 @@ class Replay {
     return out;
   }
   _sequence(name, die, part, k) {   // a pool whose order is read: k single dice in a row
+    this._note(name, die, k, true);
     const p = this.pos;
     const items = [];
     for (let i = 0; i < k; i++) items.push(this._roll(name, die, part, 1, true));
@@ -852,6 +957,7 @@ function aggregateLaw(eng, plan, env) {   // aggregates.law: [[[value, w, den, 0
     return lawOf(eng, plan, env);
   } catch (e) {
     if (isControl(e)) throw e;
+    if (e instanceof R.RulesError && e.kind === "TooLarge") throw e;   // an estimate refused it: the engine would do more
     return null;   // any error: the engine computes it again and reports it properly
   }
 }
@@ -915,8 +1021,23 @@ function lawOf(eng, plan, env) {
       }
     }
     let alts;
-    if (boom === null) [alts] = poolAlternatives(weights, BigInt(die.faces.length), k);
-    else {
+    if (boom === null) {
+      // how many multisets, known before one is made: too many for this path, the engine tries (a
+      // max may need fewer); far too many, and nothing could
+      const kindSet = new Set(own.map((i) => aggs[i].kind));
+      const words = `${[...kindSet].sort().join(" and ")} of ${poolWords(k, die.name)}`;
+      const size = comb(k + weights.length - 1, weights.length - 1);
+      note(words, size);
+      if (size > BigInt(MAX_MULTISETS)) {
+        if (size > MAX_ROLLS) throw refuse(`more than ${commas(MAX_ROLLS)} distinguishable rolls of one pool`, words, size);
+        if (size > MAX_SUMMED && [...kindSet].every((x) => EVERY_FACE.has(x))) {
+          // a sum tells every face apart: the engine would enumerate at least as many
+          throw refuse(`more than ${commas(MAX_SUMMED)} distinguishable rolls of one summed pool`, words, size);
+        }
+        throw new Unsupported();
+      }
+      [alts] = poolAlternatives(weights, BigInt(die.faces.length), k, words);
+    } else {
       const [on, most, bden] = boom;
       let size;
       [alts, size] = explodeAlternatives(die, groups, allFaces, k, on, most, bden);
@@ -926,6 +1047,7 @@ function lawOf(eng, plan, env) {
     const res = new Map();
     work += alts.length;
     for (const [counts, w] of alts) {
+      if (meterInUse !== null) meterInUse.poll();
       const vals = new Map();
       for (const i of own) {
         const a = aggs[i];
@@ -997,6 +1119,7 @@ function lawOf(eng, plan, env) {
     }
     if (empty) continue;
     for (const pick of product(parts)) {
+      if (meterInUse !== null) meterInUse.poll();
       joins += 1;
       if (joins > MAX_JOINS) throw new Unsupported();
       const local = Object.assign(Object.create(null), env);
@@ -1086,8 +1209,11 @@ function group(rolls, fn, keep) {   // a statement with the rolls it reads made 
 }
 
 class Engine {
-  constructor(plans, plan, given, maxEvals, eps) {
+  constructor(plans, plan, given, meter, maxEvals, eps) {
     this.book = plans.book; this.mech = plan.mechanic; this.plan = plan; this.given = given;
+    this.meter = meter;
+    this.stepAt = null;          // the plan step being enumerated (for the size notes)
+    this.noted = new Map();      // step -> roll name -> [dice, die, worst-case distinguishable rolls]
     this.parts = new Map(); this.chains = new Map(); this.laws = new Map(); this.memo = new Map();
     this.evals = 0; this.maxEvals = maxEvals; this.eps = eps;
     this.fixed = new R.Ctx(new NoRoller(), "", 0, [Infinity]);   // bounded by the engine's own evaluation cap
@@ -1102,8 +1228,9 @@ class Engine {
   tick() {
     this.evals += 1;
     if (this.maxEvals !== null && this.evals > this.maxEvals) {
-      throw tooLarge(`${this.book.id}:${this.mech.name}: more than ${this.maxEvals} evaluations`);
+      throw this.meter.refusal(`it takes more than ${commas(this.maxEvals)} evaluations`, "work");
     }
+    this.meter.poll(16);
   }
   chainLaw(m, p1, p2) {
     const ck = `${m}|${p1}|${p2}`;
@@ -1129,7 +1256,10 @@ class Engine {
       if (mk !== null && this.memo.has(mk)) return this.memo.get(mk);
     }
     const res = final ? this.final(env) : this.step(pos, env);
-    if (mk !== null) this.memo.set(mk, res);
+    if (mk !== null) {
+      this.meter.hold(res.entries.size + 1);     // kept for the rest of the computation
+      this.memo.set(mk, res);
+    }
     return res;
   }
   step(pos, env) {
@@ -1141,11 +1271,11 @@ class Engine {
     }
     const fast = st.fast && this.fast(st.fast, env);
     if (fast) return this.branch(pos, env, st, fast.map(([v, w, d, tw]) => [st.group ? [v] : v, w, d, tw]));
+    this.stepAt = pos;
     for (;;) {
       const rep = new Replay(this);
-      const ctx = new R.Ctx(rep);
-      try {
-        return this.branch(pos, env, st, rep.run(() => fn(env, ctx)));
+      try {   // a fresh context per evaluation: the calls it makes are numbered alike each time
+        return this.branch(pos, env, st, rep.run(() => fn(env, new R.Ctx(rep))));
       } catch (e) {
         if (e instanceof Refine && e.tokens.has(rep)) continue;
         throw e;
@@ -1198,11 +1328,11 @@ class Engine {
     }
     const fast = r.fast && this.fast(r.fast, env);
     if (fast) return this.outcomes(fast);
+    this.stepAt = "result";
     for (;;) {
       const rep = new Replay(this);
-      const ctx = new R.Ctx(rep);
-      try {
-        return this.outcomes(rep.run(() => fn(env, ctx)));
+      try {   // a fresh context per evaluation: the calls it makes are numbered alike each time
+        return this.outcomes(rep.run(() => fn(env, new R.Ctx(rep))));
       } catch (e) {
         if (e instanceof Refine && e.tokens.has(rep)) continue;
         throw e;
@@ -1286,9 +1416,12 @@ export class Plans {   // a book's dice mechanics' plans (generated: <book>.odds
 
 // The exact distribution of a dice mechanic's result for `inputs` (a Map or object of parameter ->
 // value, plain JS values welcome as in Book.call); `options.rolls` fixes rolls by name, as
-// `rules odds` does; `options.maxEvaluations` is the budget (evaluations, as engine.py counts them).
+// `rules odds` does.  The computation runs within a budget stated as Python's (odds/budget.py):
+// `options.budget` {seconds, cells, evaluations, steps} (default: 5 s, 4,000,000 cells, 2,000,000
+// evaluations), `options.maxEvaluations` caps the evaluations (distribution's _max_evals).
 // Returns {outcomes: [{value, p}], mean, exact, errorBound, explodeCaps: [{roll, cap, p}], evaluations};
-// throws a RulesError: InputError (a parameter), NoDice, TooLarge (over the budget), Error.
+// throws a RulesError: InputError (a parameter), NoDice, TooLarge (over the budget, in Python's
+// words: what ran out, the largest estimate, what to try), Error.
 export function distribution(plans, name, inputs = {}, options = {}) {
   const book = plans.book;
   const mech = book.mechanic(name);
@@ -1306,10 +1439,39 @@ export function distribution(plans, name, inputs = {}, options = {}) {
   const values = mech.bind([], kwargs);
   const bound = Object.create(null);
   mech.params.forEach((p, i) => { bound[p.name] = values[i]; });
-  const maxEvals = options.maxEvaluations === undefined ? MAX_EVALUATIONS : options.maxEvaluations;
+  const meter = new Meter(options.budget || {});
+  const maxEvals = options.maxEvaluations === undefined || options.maxEvaluations === null ? meter.budget.evaluations : options.maxEvaluations;
+  const outer = meterInUse;
+  meterInUse = meter;
+  try {
+    return solve(plans, plan, name, given, bound, meter, maxEvals);
+  } catch (e) {
+    if (!(e instanceof R.RulesError) || e.kind !== "TooLarge") throw e;
+    throw tooLarge(e.reason, e.largest, e.why, subject(book, name, bound, given), hints(book, mech, plan, bound, given, e));
+  } finally {
+    meterInUse = outer;
+  }
+}
+function subject(book, name, bound, given) {   // engine._subject: "book:mech(n=2, ...)"
+  let shown = [...Object.entries(bound), ...given].map(([k, v]) => `${k}=${R.show(v)}`).join(", ");
+  if (shown.length > 80) shown = shown.slice(0, 79) + "…";
+  return `${book.id}:${name}(${shown})`;
+}
+function hints(book, mech, plan, bound, given, err) {   // engine._hints: fewer dice, a roll given by name, more time
+  const out = [];
+  const sizes = mech.params.map((p) => p.name).filter((p) => plan.counts.includes(p) && typeof bound[p] === "bigint" && bound[p] > 1n);
+  if (sizes.length) out.push(`fewer dice (a smaller ${sizes.join(" or ")})`);
+  const free = mech.rolls.filter((r) => !given.has(r));
+  if (free.length) out.push(`a roll given by name (${free[0]}=...)`);
+  out.push(`\`rules call ${book.id}:${mech.name}\` for one random roll`);
+  if (err.why === "time") out.push("more time");
+  return out;
+}
+function solve(plans, plan, name, given, bound, meter, maxEvals) {
+  const book = plans.book;
   let eps = TAIL_EPS, evaluations = 0, eng, res, tainted;
   for (let i = 0; i < 4; i++) {
-    eng = new Engine(plans, plan, given.size ? new R.GivenRoller(given) : null, maxEvals, eps);
+    eng = new Engine(plans, plan, given.size ? new R.GivenRoller(given) : null, meter, maxEvals, eps);
     res = eng.solve(bound);
     evaluations += eng.evals;
     tainted = R.frac(res.tw, res.den);
@@ -1333,6 +1495,6 @@ export function distribution(plans, name, inputs = {}, options = {}) {
   }
   const total = outcomes.reduce((s, o) => qadd(s, o.p), 0n);
   if (qcmp(total, 1n) !== 0) throw new Error(`probabilities sum to ${total}`);   // a bug, never a rounding
-  return { mechanic: name, inputs: bound, outcomes, mean, exact: qcmp(tainted, 0n) === 0, errorBound: tainted, evaluations,
+  return { mechanic: name, inputs: bound, outcomes, mean, exact: qcmp(tainted, 0n) === 0, errorBound: tainted, evaluations, steps: meter.steps,
     explodeCaps: [...eng.explodeCaps].sort((a, b) => compareText(a[0], b[0])).map(([roll, [cap, p]]) => ({ roll, cap, p })) };
 }

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from .. import nodes as n
 from ..odds import aggregates
-from ..odds.plan import GroupStep, calls_dice, plan_of
+from ..odds.plan import GroupStep, calls_dice, count_params, plan_of
 from .emit import Globals, Idents, js_str
 from .expressions import ExprGen
 from .mechanics import roll_js
@@ -129,7 +129,8 @@ def plan_js(g: Globals, mech) -> str:
               f"random: {'true' if plan.result_random else 'false'}, live: {_strs(sorted(plan.live[-1]))}, "
               f"fast: {_fast_js(g, plan.fast_result, roll_fns)}}}")
     ordered = ", ".join(f"[{js_str(a)}, {js_str(b)}]" for a, b in sorted(plan.ordered))
-    return (f"P.set({js_str(mech.name)}, {{mechanic: $m[{g.mechanics[mech.name]}], ordered: [{ordered}],\n"
+    counts = _strs(sorted(count_params(mech)))      # the inputs that decide how many dice (a refusal's hint)
+    return (f"P.set({js_str(mech.name)}, {{mechanic: $m[{g.mechanics[mech.name]}], ordered: [{ordered}], counts: {counts},\n"
             f"  steps: [{(',' + chr(10) + '    ').join(steps)}],\n  result: {result}}});")
 
 

@@ -6,15 +6,17 @@
  * long case never freezes the page (on the main thread where a browser has no module workers).
  * A newer request of the same `slot` (a form, or its comparison) supersedes an older one: the
  * older answer is dropped, and a worker still busy with it is stopped.  The work is bounded by
- * BUDGET evaluations (the unit the Python engine counts; the budget of a page's own odds,
- * rules_dsl.sphinxext.page_odds.PAGE_BUDGET): past it the answer says the case is too large.
+ * BUDGET, stated as Python states a budget (rules_dsl.odds.budget.Budget): the evaluations of a page's
+ * own odds (rules_dsl.sphinxext.page_odds.PAGE_BUDGET, the same work on every machine), and the site's
+ * steps and seconds as a last resort (page_odds.SITE_STEPS, SITE_SECONDS).  Past it the answer is
+ * the engine's refusal, in Python's words: what ran out, and the largest estimate it saw.
  *
  * `lawOf` turns a distribution into what a page shows, exactly as the site's build does for the
  * odds it holds (rules_dsl/sphinxext/data.py): each result in words, its chance as a fraction,
  * "xx.xx%" as values.percent_text writes it, "at least" for numbers, the mean, and a long law
  * folded to its likeliest outcomes (data.fold_odds).  Everything is text for textContent.
  */
-export const BUDGET = 20000;
+export const BUDGET = Object.freeze({ evaluations: 20000, steps: 5000000, seconds: 60 });
 
 // ------------------------------------------------------------------ numbers as Python writes them
 const SAFE = BigInt(Number.MAX_SAFE_INTEGER);
@@ -193,7 +195,7 @@ export async function computeHere(book, mechanic, inputs, budget, inputsB = null
   if (!engine) engine = await Promise.all([import(new URL("runtime.mjs", base).href), import(new URL("odds.mjs", base).href)]);
   const [R, O] = engine;
   const plans = await plansOf(book);
-  const law = (xs) => O.distribution(plans, mechanic, new Map(xs.map(([k, v]) => [k, R.decode(v)])), { maxEvaluations: budget });
+  const law = (xs) => O.distribution(plans, mechanic, new Map(xs.map(([k, v]) => [k, R.decode(v)])), { budget });
   try {
     const dist = law(inputs);
     if (inputsB) return { pair: pairOf(R, O, plans.book, dist, law(inputsB)) };
@@ -201,7 +203,8 @@ export async function computeHere(book, mechanic, inputs, budget, inputsB = null
   } catch (e) {
     if (!(e instanceof R.RulesError)) throw e;
     const tooLarge = e.kind === "TooLarge" || e.limit === "steps";
-    return { refused: true, kind: tooLarge ? "TooLarge" : e.kind, message: e.message, param: e.param };
+    return { refused: true, kind: tooLarge ? "TooLarge" : e.kind, message: e.message, param: e.param,
+      ...(e.kind === "TooLarge" ? { reason: e.reason, largest: e.largest ? e.largest[1] : null } : {}) };
   }
 }
 

@@ -331,8 +331,8 @@ function oddsView(book, box, mechanic, sig, fields) {
   }
   async function render(key, answer, inputs, changed) {
     if (answer.refused) {
-      clear(answer.kind === "TooLarge"
-        ? `These inputs have too many outcomes to work out on this page (more than ${(await loadOdds()).BUDGET.toLocaleString("en")} steps of the odds engine).`
+      clear(answer.kind === "TooLarge"   // the engine's own words: what ran out, and what was large
+        ? `These inputs have too many outcomes to work out on this page: ${answer.reason}${answer.largest ? `; ${answer.largest}` : ""}.`
         : `No exact odds for these inputs: ${answer.message.startsWith(`${mechanic}: `) ? answer.message.slice(mechanic.length + 2) : answer.message}`);
       status.classList.add("rules-try-odds-none");
       if (answer.kind === "TooLarge") commandLine(inputs);
