@@ -9,8 +9,12 @@
  * image to assistive technology (role="img") named by its <title> and described by its <desc>,
  * which lists every outcome and chance; the table of the same odds stays beside it.
  *
- * spec: {title, rows: [{label, a: {p, text}, b?: {p, text}, folded?}], names?: [a, b], width}
+ * spec: {title, rows: [{label, a: {p, text}, b?: {p, text}, folded?}], names?: [a, b], width, desc?}
  * where p is a number in 0..1 (the bar) and text the chance as the table writes it.
+ *
+ * One look on the whole site: the build draws its charts (design views) with the same geometry,
+ * written in Python (rules_dsl/sphinxext/charts.py `svg`); tests/test_charts_shared.py renders the
+ * same specs with both and compares them element by element.  Change both together.
  */
 const SVG = "http://www.w3.org/2000/svg";
 let uid = 0;
@@ -46,7 +50,7 @@ export function barChart(doc, spec) {
   svg.appendChild(el(doc, "title", { id: `${id}-t` }, spec.title));
   const said = spec.rows.map((r) => (r.b ? `${r.label}: ${spec.names ? spec.names[0] : "A"} ${r.a.text}, ${spec.names ? spec.names[1] : "B"} ${r.b.text}`
     : `${r.label}: ${r.a.text}`));
-  svg.appendChild(el(doc, "desc", { id: `${id}-d` }, said.join("; ")));
+  svg.appendChild(el(doc, "desc", { id: `${id}-d` }, spec.desc || said.join("; ")));
   if (paired) {   // stripes for the second law, so the two never differ by colour alone
     const defs = el(doc, "defs");
     const pat = el(doc, "pattern", { id: `${id}-s`, width: 6, height: 6, patternUnits: "userSpaceOnUse", patternTransform: "rotate(45)" });
