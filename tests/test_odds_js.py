@@ -311,3 +311,14 @@ def test_the_browser_refuses_as_python_does_in_the_same_words(tmp_path, out_dir)
     slow = run_node([{"dir": str(where), "id": "big", "cases": [{"mechanic": "graded", "inputs": {}, "limits": {"seconds": 0.5}}]}])[0][0]
     assert slow["error"][1].startswith("big:graded() is too large for exact odds: it takes more than 0.5 s; the rolls a, b, c")
     assert slow["error"][1].endswith("or more time") and slow["ms"] < 5_000, slow
+
+
+def test_the_forms_budget_is_the_pages_budget():
+    """A form works out odds on the budget of the page's own odds, stated as Python's Budget."""
+    from rules_dsl.sphinxext.page_odds import PAGE_BUDGET, SITE_SECONDS, SITE_STEPS
+    url = (REPO / "rules_dsl/sphinxext/static/rules_odds.mjs").as_uri()
+    p = subprocess.run([NODE, "--input-type=module", "-e",
+                        f"import {{ BUDGET }} from {json.dumps(url)}; process.stdout.write(JSON.stringify(BUDGET));"],
+                       capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0, p.stderr
+    assert json.loads(p.stdout) == {"evaluations": PAGE_BUDGET, "steps": SITE_STEPS, "seconds": SITE_SECONDS}

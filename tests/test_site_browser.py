@@ -1033,12 +1033,26 @@ def test_a_dice_form_works_out_odds_the_page_does_not_hold_and_draws_them(site, 
     _fill(phone, big, {"dice": 400})
     phone.js(f"(s => {{ s.value = '0'; s.dispatchEvent(new Event('change')); }})({big}.querySelector('select[name=sustained]'))")
     refused = _form_odds(phone, big)
-    assert refused["title"].startswith("These inputs have too many outcomes to work out on this page"), refused
+    assert refused["title"] == ("These inputs have too many outcomes to work out on this page: "
+                                "it takes more than 20,000 evaluations."), refused
+    said = phone.js(f"{big}.querySelector('details.rules-try-designer p.rules-try-refusal').textContent")
+    assert said == _python_refusal("dust-tactics", "attack_hits", dice=400, sustained=True), said   # Python's words
     assert refused["bars"] == 0 and refused["rows"] == [], refused
     assert refused["command"] == "rules odds dust-tactics:attack_hits dice=400 sustained=true extra_target=false", refused
     phone.js(f"window.scrollTo(0, {big}.querySelector('.rules-try-odds').getBoundingClientRect().top + scrollY - 300)")
     phone.screenshot(ODDS_SHOTS / "odds-too-large-390x844.png")
     assert phone.console_errors == [], phone.console_errors
+
+
+def _python_refusal(bid, name, **inputs) -> str:
+    """What Python's engine says refusing these inputs on the page's budget (page_odds)."""
+    from rules_dsl.loader import load
+    from rules_dsl.odds import TooLarge, distribution
+    from rules_dsl.odds.budget import Budget
+    from rules_dsl.sphinxext.page_odds import PAGE_BUDGET, SITE_STEPS
+    with pytest.raises(TooLarge) as e:
+        distribution(load(bid).mechanics[name], _max_evals=PAGE_BUDGET, _budget=Budget(seconds=None, steps=SITE_STEPS), **inputs)
+    return str(e.value)
 
 
 def _pct(frac: str) -> str:

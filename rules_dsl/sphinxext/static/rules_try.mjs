@@ -331,11 +331,11 @@ function oddsView(book, box, mechanic, sig, fields) {
   }
   async function render(key, answer, inputs, changed) {
     if (answer.refused) {
-      clear(answer.kind === "TooLarge"   // the engine's own words: what ran out, and what was large
-        ? `These inputs have too many outcomes to work out on this page: ${answer.reason}${answer.largest ? `; ${answer.largest}` : ""}.`
+      clear(answer.kind === "TooLarge"   // what ran out; the engine's whole refusal is for designers, a tap away
+        ? `These inputs have too many outcomes to work out on this page: ${answer.reason}.`
         : `No exact odds for these inputs: ${answer.message.startsWith(`${mechanic}: `) ? answer.message.slice(mechanic.length + 2) : answer.message}`);
       status.classList.add("rules-try-odds-none");
-      if (answer.kind === "TooLarge") commandLine(inputs);
+      if (answer.kind === "TooLarge") { commandLine(inputs); command.appendChild(el("p", { className: "rules-try-refusal", text: answer.message })); }
       return;
     }
     const law = answer.law, pair = answer.pair;
