@@ -34,11 +34,7 @@ class RunsGen(ExprGen):
         book = self.g.compiled
         if calls_dice(e.elem, book) or (e.cond is not None and calls_dice(e.cond, book)):
             return super().visit_Comprehension(e, scope)
-        src = self.compile(e.source, scope)
-        var = self.idents.fresh(e.var, e.span)
-        inner = {**scope, e.var: var}
-        elem = self.compile(e.elem, inner)
-        cond = f"({var}) => {self.compile(e.cond, inner)}" if e.cond is not None else "null"
+        src, var, elem, cond = self.comprehension_parts(e, scope)
         return f"O.compRuns({self.g.span(e.span)}, {src}, {cond}, ({var}) => {elem})"
 
 
