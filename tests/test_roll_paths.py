@@ -137,10 +137,12 @@ def test_a_roll_given_that_no_roll_takes_is_an_error_when_it_runs(demo_books):
 
 def test_exact_odds_take_a_path_through_one_statement(demo_books):
     from rules_dsl.odds import distribution
+    from rules_dsl.odds.budget import Budget
     book = book_with(demo_books)
+    untimed = Budget(seconds=None)      # counts still bound it; a busy machine must not fail it
     d = distribution(book.mechanics["volley"], n=2, aim=4, **{"shot[1].hit": 1})
     assert all(v[1] == 0 for v, _ in d.outcomes)
-    d = distribution(book.mechanics["battle"], aim=4, nerve=7, **{"attack[1].shot.hit": 1})
+    d = distribution(book.mechanics["battle"], aim=4, nerve=7, _budget=untimed, **{"attack[1].shot.hit": 1})
     assert max(v for v, _ in d.outcomes) == 2        # the second attack's shot never hits
     with pytest.raises(EvaluationError, match="cannot fix the roll 'attack\\[1\\].shot.hit'"):
         distribution(book.mechanics["two_rounds"], aim=4, nerve=7, **{"attack[1].shot.hit": 1})
