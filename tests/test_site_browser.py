@@ -972,7 +972,7 @@ def _rules_odds(ref, *assignments, vs=None) -> list:
 
 def _member(book, name):
     from rules_dsl.values import Sym
-    for enum, members in book.enums.items():
+    for members in book.enums.values():
         if name in members:
             return members[name]
     return Sym(name, "")
