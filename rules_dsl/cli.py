@@ -1,4 +1,4 @@
-"""The `rules` command: books, lookup, show, call, explain, odds, check, export, js, preview, lsp.
+"""The `rules` command: books, lookup, show, call, explain, odds, check, diff, export, js, preview, lsp.
 
 Start-up is kept lean: argparse and the index (SQLite) load for `lookup`; the
 compiler and lark load only for subcommands that need compiled books.  Every
@@ -74,6 +74,14 @@ def build_parser():
     s.add_argument("--strict", action="store_true", help="also fail when a check reports findings")
     s.add_argument("--watch", action="store_true",
                    help="check again whenever a source is saved and print only what changed (Ctrl-C stops)")
+    s = sub.add_parser("diff", parents=[colour],
+                       help="what changed from book A to book B (a book and its layer, two editions): rules, "
+                            "mechanics' results and odds, tables, findings")
+    s.add_argument("a", metavar="A", help="the book before (e.g. xenotactics)")
+    s.add_argument("b", metavar="B", help="the book after (e.g. xenotactics+errata)")
+    s.add_argument("--budget", type=int, default=None, metavar="N",
+                   help="evaluations per mechanic when comparing results (default 20000); past it, inputs are sampled")
+    s.add_argument("--json", action="store_true")
     s = sub.add_parser("export", parents=[colour],
                        help="write every book (or one) as JSON open data, with index.json and the JSON Schema")
     s.add_argument("book", nargs="?")
@@ -129,7 +137,7 @@ def main(argv=None):
 
 def _run(args):
     command = {"books": cmd_books, "lookup": cmd_lookup, "show": cmd_show, "call": cmd_call,
-               "odds": cmd_odds, "check": cmd_check, "explain": cmd_explain, "export": cmd_export,
+               "odds": cmd_odds, "check": cmd_check, "explain": cmd_explain, "export": cmd_export, "diff": cmd_diff,
                "js": cmd_js, "lsp": cmd_lsp, "preview": cmd_preview}[args.cmd]
     try:
         return command(args) or 0
@@ -614,6 +622,22 @@ def cmd_check(args):
     if args.json:
         _json(report)
     return 1 if failed else 0
+
+
+def cmd_diff(args):
+    """`rules diff A B`: diff.py computes, diff_text.py says it in players' words."""
+    from . import diff
+    from .diff_text import lines
+    if args.budget is not None and args.budget < 1:
+        _die("--budget is a number of evaluations, at least 1")
+    a, b = _load(args.a), _load(args.b)
+    d = diff.diff_books(a, b, budget=args.budget or diff.DEFAULT_BUDGET)
+    if args.json:
+        _json(d)
+        return 0
+    for line in lines(d, a, b, _output(args).width):
+        _out(line)
+    return 0
 
 
 def cmd_export(args):

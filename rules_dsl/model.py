@@ -20,6 +20,7 @@ class BookAST:
     header: n.Header
     files: tuple           # of str (paths)
     items: tuple           # top-level items of every file, in order
+    layers: tuple = ()     # of layers.LayerInfo: what each layer on the book changed (a layered book)
 
 
 @dataclass(frozen=True)
