@@ -100,7 +100,7 @@ class _Context:
                     continue
                 if (rule is not None and rule in c.rules) or (name is not None and name in c.names):
                     out.append({"layer": layer.id, "number": c.number, "location": self.rel(c.location),
-                                "change": c.text, "because": c.reason})
+                                "change": c.text, "because": c.reason, "what": c.what})
         return out
 
     def rel(self, location: str) -> str:
@@ -545,7 +545,7 @@ def _odds_shown(ctx, fa, fb, differing) -> list:
     """The exact odds before and after for the inputs the books show odds for (their
     `odds` lines, else the site's choice), where they differ; else the first inputs
     found to differ."""
-    from .odds import TooLarge, distribution
+    from .odds import TooLarge, distribution, page_odds
     chosen = []
     for book in (ctx.b, ctx.a):
         for args, kwargs in getattr(book.compiled, "odds_inputs", {}).get(fa.name, []):
@@ -553,6 +553,11 @@ def _odds_shown(ctx, fa, fb, differing) -> list:
             chosen.append({**dict(zip(names, args)), **kwargs})
         if chosen:
             break
+    if not chosen and fa.has_dice:
+        try:       # the inputs the site shows odds for (defaults, then each input's low, middle, high)
+            chosen = [dict(inputs) for inputs, _ in page_odds(fa, budget=ctx.budget)]
+        except RulesError:
+            chosen = []
     out = []
     for inputs in chosen + list(differing):
         if len(out) >= MAX_ODDS:
@@ -748,12 +753,16 @@ def _findings(ctx) -> dict:
     fa = {key(f): f for f in ctx.a.findings}
     fb = {key(f): f for f in ctx.b.findings}
 
-    def js(f):
-        return {"kind": f.kind, "rule": f.rule, "check": f.check, "printed": f.printed, "message": _unplaced(f.message),
-                "sentences": list(f.sentences), "cases": len(f.cases), "location": ctx.rel(f.location)}
-    return {"appeared": [js(f) for k, f in fb.items() if k not in fa],
-            "gone": [js(f) for k, f in fa.items() if k not in fb],
-            "changed": [dict(js(f), cases_before=len(fa[k].cases)) for k, f in fb.items()
+    def js(f, book):
+        chk = book.compiled.checks.get(f.check)
+        rule = book.rules_by_id.get(f.rule)
+        return {"kind": f.kind, "rule": f.rule, "rule_title": rule.title if rule else f.rule, "check": f.check,
+                "check_title": (chk.node.doc or f.check) if chk is not None else "", "printed": f.printed,
+                "message": _unplaced(f.message), "sentences": list(f.sentences), "cases": len(f.cases),
+                "location": ctx.rel(f.location)}
+    return {"appeared": [js(f, ctx.b) for k, f in fb.items() if k not in fa],
+            "gone": [js(f, ctx.a) for k, f in fa.items() if k not in fb],
+            "changed": [dict(js(f, ctx.b), cases_before=len(fa[k].cases)) for k, f in fb.items()
                         if k in fa and fa[k].cases != f.cases]}
 
 

@@ -194,8 +194,25 @@ def _rules_text(w, d, a, b):
                 if decl[what]:
                     book = a if what == "removed" else b
                     w.say(f"{what}: " + ", ".join(_decl_words(book, name) for name in decl[what]), 4)
-        for why in _because(x.get("changed_by", [])):
-            w.say(f"by {why}", 4, 4)
+        _by(w, x.get("changed_by", []), own=RULE_PARTS)
+
+
+RULE_PARTS = ("rule", "section", "title", "text", "note", "example", "aliases", "keywords")
+
+
+def _by(w, changed_by, own=None, indent=4):
+    """The changes behind an entry: with their reasons when they are this entry's own
+    (`own`: the kinds of change it is the place for), else by number only (their reasons
+    are said where they belong, a table's row, a mechanic)."""
+    mine = [c for c in changed_by if own is None or c.get("what") in own]
+    for why in _because(mine):
+        w.say(f"by {why}", indent, 4)
+    rest = [c for c in changed_by if c not in mine]
+    if rest:
+        layers = list(dict.fromkeys(c["layer"] for c in rest))
+        for layer in layers:
+            nums = [str(c["number"]) for c in rest if c["layer"] == layer]
+            w.say(f"by change{'s' if len(nums) > 1 else ''} {', '.join(nums)} of {layer}", indent, 4)
 
 
 def _decl_words(book, name) -> str:
@@ -328,8 +345,10 @@ def _findings_text(w, d):
         for x in f[key]:
             said = "; ".join(x["sentences"][:3]) + (" …" if len(x["sentences"]) > 3 else "")
             if x["kind"] == "check-summary":
-                what = f"the check's summary ({x['cases']} case{'s' if x['cases'] != 1 else ''}"
-                what += f", {x['cases_before']} before)" if key == "changed" else ")"
-                w.say(f"{x['rule']}: {what}", 2, 4)
+                n = x["cases"]
+                what = {"gone": f"holds now (it failed in {n} case{'s' if n != 1 else ''})",
+                        "appeared": f"fails in {n} case{'s' if n != 1 else ''}",
+                        "changed": f"fails in {n} case{'s' if n != 1 else ''} ({x.get('cases_before')} before)"}[key]
+                w.say(f"{x['rule_title']}: the check \"{x['check_title']}\" {what}", 2, 4)
             else:
-                w.say(f"{x['rule']}: {said or x['message']}", 2, 4)
+                w.say(f"{x['rule_title']}: {said or x['message']}", 2, 4)

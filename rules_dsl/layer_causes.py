@@ -100,8 +100,10 @@ def explain_example(ast: BookAST, result, example: n.Example):
     else:
         lines = [f"     = an example of the base book, run with the changes of {ast.layers[-1].id}"]
     rule = next((r.id for r in n.iter_nodes(ast.items) if isinstance(r, n.Rule) and example in r.examples), "...")
-    how = (f"`change example \"{example.title}\" of rule {rule} to \"\"\"...\"\"\"`" if example.title
-           else f"`replace rule {rule} ...`")
+    number = next((r.examples.index(example) + 1 for r in n.iter_nodes(ast.items)
+                   if isinstance(r, n.Rule) and example in r.examples), 1)
+    which = f"\"{example.title}\"" if example.title else str(number)
+    how = f"`change example {which} of rule {rule} to \"\"\"...\"\"\"`"
     lines.append(f"     = hint: if the layer means this, give the example its new value in the layer ({how}), "
                  "or remove it")
     return dataclasses.replace(result, report=result.report + "\n" + "\n".join(lines))

@@ -474,6 +474,12 @@ class _Amender:
 
     def _example(self, c, rule) -> int:
         titles = [ex.title for ex in rule.lists["examples"]]
+        if c.index:
+            if not 1 <= c.index <= len(titles):
+                count = f"{len(titles)} worked example{'s' if len(titles) != 1 else ''}"
+                self.fail(c.span, f"rule '{c.target}' has {count}, so no example {c.index}",
+                          "examples are numbered from 1 in the order the rule gives them")
+            return c.index - 1
         if c.title not in titles:
             shown = ", ".join(repr(t) for t in titles if t) or "none with a title"
             self.fail(c.span, f"rule '{c.target}' has no example titled {c.title!r}",
@@ -492,7 +498,9 @@ class _Amender:
         rule = self.rule(c.target, c.target_span)
         i = self._example(c, rule)
         self.changed(rule)
-        rule.lists["examples"][i] = c.value
+        old = rule.lists["examples"][i]
+        new = c.value if c.value.title or not old.title else dataclasses.replace(c.value, title=old.title)
+        rule.lists["examples"][i] = new
 
     def remove_example(self, c):
         rule = self.rule(c.target, c.target_span)

@@ -465,9 +465,15 @@ class _LayerBuilding:
         number, rid = t.children
         return "note", str(rid), self.span(rid), {"index": self.int(number)}
 
+    def example_ref(self, tok) -> dict:
+        """An example named by its title ("...") or its number in the rule (from 1)."""
+        if tok.type == "INT":
+            return {"index": self.int(tok)}
+        return {"title": self.string(tok)}
+
     def c_remove_example(self, t):
-        title, rid = t.children
-        return "example", str(rid), self.span(rid), {"title": self.string(title)}
+        ref, rid = t.children
+        return "example", str(rid), self.span(rid), self.example_ref(ref)
 
     def c_change_title(self, t):
         rid, title = t.children
@@ -482,9 +488,9 @@ class _LayerBuilding:
         return "note", str(rid), self.span(rid), {"index": self.int(number), "value": self.prose(text)}
 
     def c_change_example(self, t):
-        title, rid, body = t.children
-        return "example", str(rid), self.span(rid), {"title": self.string(title),
-                                                      "value": self.example(title, body)}
+        ref, rid, body = t.children
+        return "example", str(rid), self.span(rid), dict(self.example_ref(ref),
+                                                         value=self.example(ref if ref.type == "STRING" else None, body))
 
     def c_change_question(self, t):
         name, words = t.children
