@@ -639,11 +639,13 @@ def _tables(ctx) -> list:
                 changed.append({"keys": _keyed(b, key), "before": before, "after": cells,
                                 "columns": [c for c in cells if cells[c] != before.get(c)],
                                 "location": ctx.rel(f"{span.file}:{span.line}"),
-                                "changed_by": ctx.changes(name=name, row=key)})
+                                "changed_by": ctx.changes(name=name, row=key),
+                                "said": _row_said(ctx, name, b, key, before, cells)})
         added = [{"keys": _keyed(b, k), "after": c, "location": ctx.rel(f"{s.file}:{s.line}"),
-                  "changed_by": ctx.changes(name=name, row=k)}
+                  "changed_by": ctx.changes(name=name, row=k), "said": _row_said(ctx, name, b, k, {}, c)}
                  for k, (c, s) in rows_b.items() if k not in rows_a]
-        removed = [{"keys": _keyed(a, k), "before": c, "changed_by": ctx.changes(name=name, row=k)}
+        removed = [{"keys": _keyed(a, k), "before": c, "changed_by": ctx.changes(name=name, row=k),
+                    "said": _row_said(ctx, name, a, k, c, {})}
                    for k, (c, _) in rows_a.items() if k not in rows_b]
         entry = dict(head, status="changed", rows={"changed": changed, "added": added, "removed": removed})
         if shape(a.params) != shape(b.params) or shape(a.returns) != shape(b.returns) or a.grid != b.grid:
@@ -679,6 +681,42 @@ def _rows(t: n.Table) -> dict:
 
 def _keyed(t: n.Table, key) -> dict:
     return {p.name: k for p, k in zip(t.params, key)}
+
+
+def cell_words(book, text: str) -> str:
+    """A table cell as the language writes it (`"Sniper"`, `under_fire`, `3`, `1..3`), in
+    players' words (the book's display forms)."""
+    import json
+    if text.startswith('"'):
+        try:
+            return json.loads(text)
+        except ValueError:
+            return text
+    if text in ("true", "false"):
+        return "yes" if text == "true" else "no"
+    if text == "absent":
+        return "absent (not given)"
+    if text and (text[0].isalpha() or text[0] == "_"):
+        return book.display.name(text)
+    return text
+
+
+def _row_said(ctx, table: str, t: n.Table, key, before: dict, after: dict) -> dict:
+    """A row's keys, columns and cells in words (B's words; A's for what only A has)."""
+    book = ctx.b if table in ctx.b.tables else ctx.a
+    names = book.display
+    keys = [cell_words(book, k) for k in key]
+    if len(keys) == 1:
+        keys_said = keys[0]
+    elif t.grid:
+        keys_said = f"{keys[0]}, {keys[1]}"
+    else:
+        keys_said = ", ".join(f"{names.param(table, p.name)} {k}" for p, k in zip(t.params, keys))
+    columns = list(dict.fromkeys(list(before) + list(after)))
+    return {"keys": keys_said,
+            "columns": {c: (names.table(table) if c == "value" else names.field(table, c)) for c in columns},
+            "before": {c: cell_words(ctx.a if table in ctx.a.tables else book, v) for c, v in before.items()},
+            "after": {c: cell_words(book, v) for c, v in after.items()}}
 
 
 # ------------------------------------------------------------------ constants, enums, words

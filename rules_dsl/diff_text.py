@@ -16,32 +16,6 @@ from fractions import Fraction
 CONTEXT = 6          # words kept either side of a change in a word diff
 
 
-def cell_words(book, table: str, text: str) -> str:
-    """A table cell written as the language writes it (`"Sniper"`, `under_fire`, `3`),
-    in players' words."""
-    if text.startswith('"'):
-        try:
-            return json.loads(text)
-        except ValueError:
-            return text
-    if text and (text[0].isalpha() or text[0] == "_") and text not in ("true", "false", "absent"):
-        return book.display.name(text)
-    return {"true": "yes", "false": "no", "absent": "absent (not given)"}.get(text, text)
-
-
-def column_words(book, table: str, column: str) -> str:
-    if column == "value":
-        return book.display.table(table)
-    return book.display.field(table, column)
-
-
-def keys_words(book, table: str, keys: dict) -> str:
-    said = [cell_words(book, table, v) for v in keys.values()]
-    if len(said) == 1:
-        return said[0]
-    return ", ".join(f"{book.display.param(table, k)} {cell_words(book, table, v)}" for k, v in keys.items())
-
-
 def words_diff(ops, context: int = CONTEXT) -> str:
     """A word diff as one line: unchanged runs cut to `context` words either side."""
     out = []
@@ -61,9 +35,33 @@ def words_diff(ops, context: int = CONTEXT) -> str:
     return " ".join(x for x in out if x)
 
 
+LONG_FRACTION = 13   # characters: a longer exact fraction is shown as its percentage only (JSON keeps it)
+TAIL = Fraction(1, 10 ** 4)   # rows of a numeric law below this on both sides are summed into "N or more"
+
+
 def _frac_pct(f: str, fl: float) -> str:
     pct = f"{fl * 100:.2f}%" if fl == 0 or fl * 100 >= 0.01 else f"{fl * 100:.2g}%"
-    return f"{f} = {pct}" if f not in ("0", "1") else pct
+    return f"{f} = {pct}" if f not in ("0", "1") and len(f) <= LONG_FRACTION else pct
+
+
+def _fold_tail(rows: list, numeric: bool) -> list:
+    """A numeric law's last rows whose chances are all tiny, summed (exactly) into one
+    "N or more" row, so a long tail (exploding dice) does not fill the screen."""
+    if not numeric or len(rows) < 8:
+        return rows
+    cut = len(rows)
+    while cut > 1 and Fraction(rows[cut - 1]["before"]) < TAIL and Fraction(rows[cut - 1]["after"]) < TAIL:
+        cut -= 1
+    if len(rows) - cut < 2:
+        return rows
+    tail = rows[cut:]
+    a = sum((Fraction(r["before"]) for r in tail), Fraction(0))
+    b = sum((Fraction(r["after"]) for r in tail), Fraction(0))
+
+    def frac(x):
+        return str(x.numerator) if x.denominator == 1 else f"{x.numerator}/{x.denominator}"
+    return rows[:cut] + [{"said": f"{tail[0]['said']} or more", "before": frac(a), "after": frac(b),
+                          "change": frac(b - a), "before_float": float(a), "after_float": float(b)}]
 
 
 def _points(change: str) -> str:
@@ -76,8 +74,9 @@ def _points(change: str) -> str:
 def odds_lines(o: dict) -> list:
     """One odds entry as an aligned table, then the means."""
     head = [o.get("result_said", "result").capitalize() or "Result", "before", "after", "change (points)"]
+    numeric = o["mean"]["before"] is not None and o["mean"]["after"] is not None
     rows = [[r["said"], _frac_pct(r["before"], r["before_float"]), _frac_pct(r["after"], r["after_float"]),
-             _points(r["change"])] for r in o["outcomes"]]
+             _points(r["change"])] for r in _fold_tail(o["outcomes"], numeric)]
     w = [max(len(head[i]), *(len(r[i]) for r in rows)) for i in range(4)]
 
     def line(cells):
@@ -85,9 +84,8 @@ def odds_lines(o: dict) -> list:
     out = [line(head), line(["-" * x for x in w])] + [line(r) for r in rows]
     m = o["mean"]
     if m["before"] is not None and m["after"] is not None:
-        change = Fraction(m["change"])
         out.append(f"mean: {_mean(m['before'])} before, {_mean(m['after'])} after "
-                   f"({'+' if change > 0 else ''}{_mean(m['change'])})")
+                   f"({_signed(m['change'])})")
     else:
         out.append("mean: - (the result is not a number)")
     return out
@@ -97,7 +95,45 @@ def _mean(f: str) -> str:
     x = Fraction(f)
     if x.denominator == 1:
         return str(x.numerator)
+    if len(f) > LONG_FRACTION:
+        return f"about {float(x):.4g}"
     return f"{f} (about {float(x):.4g})"
+
+
+def _signed(f: str) -> str:
+    """A change of the mean: +1/2 (about +0.5); a long fraction as its value only."""
+    x = Fraction(f)
+    if x == 0:
+        return "no change"
+    if x.denominator == 1:
+        return f"{x.numerator:+d}"
+    if len(f) > LONG_FRACTION:
+        return f"about {float(x):+.4g}"
+    return f"{'+' if x > 0 else ''}{f} (about {float(x):+.4g})"
+
+
+def _result_said(r: dict) -> str:
+    """A result in a line: a value, a refusal, or a law (its average, or its likeliest results)."""
+    if "distribution" not in r:
+        return r["said"]
+    law = r["distribution"]
+    values = [x["value"] for x in law]
+    if values and all(isinstance(v, (int, str)) and not isinstance(v, bool) and (isinstance(v, int) or
+                                                                                  _is_number(v)) for v in values):
+        mean = sum((Fraction(x["probability"]) * Fraction(x["value"]) for x in law), Fraction(0))
+        return f"{float(mean):.3g} on average"
+    top = sorted(law, key=lambda x: -Fraction(x["probability"]))[:4]
+    parts = r["said"].split(", ")
+    said = {json.dumps(x["value"]): p for x, p in zip(law, parts)}
+    return ", ".join(said[json.dumps(x["value"])] for x in top) + (", …" if len(law) > 4 else "")
+
+
+def _is_number(v) -> bool:
+    try:
+        Fraction(v)
+        return True
+    except (ValueError, TypeError):
+        return False
 
 
 def _cap(text: str) -> str:
@@ -244,19 +280,19 @@ def _tables_text(w, d, a, b):
         if t.get("definition_changed"):
             w.say("its keys or columns changed", 4)
         for row in rows["changed"]:
-            cols = "; ".join(f"{column_words(b, t['name'], c)} {cell_words(a, t['name'], row['before'][c])} → "
-                             f"{cell_words(b, t['name'], row['after'][c])}" for c in row["columns"])
-            w.say(f"{keys_words(b, t['name'], row['keys'])}: {cols}", 4, 4)
+            said = row["said"]
+            cols = "; ".join(f"{said['columns'][c]} {said['before'][c]} → {said['after'][c]}" for c in row["columns"])
+            w.say(f"{said['keys']}: {cols}", 4, 4)
             for why in _because(row.get("changed_by", [])):
                 w.say(f"by {why}", 6, 4)
         for row in rows["added"]:
-            cells = "; ".join(f"{column_words(b, t['name'], c)} {cell_words(b, t['name'], v)}"
-                              for c, v in row["after"].items())
-            w.say(f"added {keys_words(b, t['name'], row['keys'])}: {cells}", 4, 4)
+            said = row["said"]
+            cells = "; ".join(f"{said['columns'][c]} {v}" for c, v in said["after"].items())
+            w.say(f"added {said['keys']}: {cells}", 4, 4)
             for why in _because(row.get("changed_by", [])):
                 w.say(f"by {why}", 6, 4)
         for row in rows["removed"]:
-            w.say(f"removed {keys_words(a, t['name'], row['keys'])}", 4, 4)
+            w.say(f"removed {row['said']['keys']}", 4, 4)
             for why in _because(row.get("changed_by", [])):
                 w.say(f"by {why}", 6, 4)
 
@@ -288,8 +324,8 @@ def _mechanics_text(w, d, a, b):
                 how = "exhaustive: " if c["method"] == "exhaustive" else "sampled: "
                 w.say(f"results differ for {c['differ']} of {c['inputs']} inputs compared ({how}{c['note']})", 4, 4)
             for ex in m.get("differences", []):
-                w.say(f"with {ex['inputs_said'] or 'its defaults'}: {ex['before']['said']} before, "
-                      f"{ex['after']['said']} after", 6, 4)
+                w.say(f"with {ex['inputs_said'] or 'its defaults'}: {_result_said(ex['before'])} before, "
+                      f"{_result_said(ex['after'])} after", 6, 4)
         for o in m.get("odds", []):
             w.say("")
             w.say(f"Odds with {o['inputs_said'] or 'its defaults'}"
