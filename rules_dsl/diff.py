@@ -211,16 +211,17 @@ def _rule_changes(old, new, ctx):
         out["parts"].append("notes")
         out["notes"] = {"added": [{"kind": k, "text": t} for k, t in notes_b if (k, t) not in notes_a],
                         "removed": [{"kind": k, "text": t} for k, t in notes_a if (k, t) not in notes_b]}
-    ex_a = {(e.title, e.text) for e in a.examples}
-    ex_b = {(e.title, e.text) for e in b.examples}
+    def labelled(examples):     # an example by its title, else by its number in the rule
+        return [(e.title or f"example {i}", e.text) for i, e in enumerate(examples, 1)]
+    ex_a, ex_b = labelled(a.examples), labelled(b.examples)
     if ex_a != ex_b:
         titles_a = {t for t, _ in ex_a}
         titles_b = {t for t, _ in ex_b}
         out["parts"].append("examples")
         out["examples"] = {
-            "added": [e.title for e in b.examples if (e.title, e.text) not in ex_a and e.title not in titles_a],
-            "removed": [e.title for e in a.examples if (e.title, e.text) not in ex_b and e.title not in titles_b],
-            "changed": [e.title for e in b.examples if (e.title, e.text) not in ex_a and e.title in titles_a]}
+            "added": [t for t, x in ex_b if (t, x) not in ex_a and t not in titles_a],
+            "removed": [t for t, x in ex_a if (t, x) not in ex_b and t not in titles_b],
+            "changed": [t for t, x in ex_b if (t, x) not in ex_a and t in titles_a]}
     for field in ("aliases", "keywords"):
         fa, fb = list(getattr(a, field)), list(getattr(b, field))
         if fa != fb:
@@ -235,11 +236,26 @@ def _rule_changes(old, new, ctx):
              "changed": [x for x in db if x in da and _decl_changed(da[x], db[x])]}
     if any(decls.values()):
         out["parts"].append("declarations")
+        decls["said"] = {x: decl_words(ctx.a if x in decls["removed"] else ctx.b, x)
+                         for what in ("added", "removed", "changed") for x in decls[what]}
         out["declarations"] = decls
     if not out["parts"]:
         return None
     out["changed_by"] = ctx.changes(rule=new.id)
     return out
+
+
+def decl_words(book, name) -> str:
+    """A declaration as players read it: "the table Superterrans prices"."""
+    if name in book.mechanics:
+        return f"the mechanic {book.display.mechanic(name)}"
+    if name in book.tables:
+        return f"the table {book.display.table(name)}"
+    if name in book.constants:
+        return f"the number {book.display.const(name)}"
+    if name in book.enums:
+        return f"the list {book.display.enum(name)}"
+    return f"the check {name.replace('_', ' ')}"
 
 
 def _decl_changed(x, y) -> bool:

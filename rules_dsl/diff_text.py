@@ -217,7 +217,7 @@ def _rules_text(w, d, a, b):
         if "examples" in x["parts"]:
             for what in ("added", "changed", "removed"):
                 for title in x["examples"][what]:
-                    w.say(f"worked example {what}: {title or '(untitled)'}", 4)
+                    w.say(f"worked example {what}: {title}", 4)
         for field in ("aliases", "keywords"):
             if field in x["parts"]:
                 ch = x[field]
@@ -228,8 +228,7 @@ def _rules_text(w, d, a, b):
             decl = x["declarations"]
             for what in ("added", "changed", "removed"):
                 if decl[what]:
-                    book = a if what == "removed" else b
-                    w.say(f"{what}: " + ", ".join(_decl_words(book, name) for name in decl[what]), 4)
+                    w.say(f"{what}: " + ", ".join(decl["said"][name] for name in decl[what]), 4)
         _by(w, x.get("changed_by", []), own=RULE_PARTS)
 
 
@@ -249,18 +248,6 @@ def _by(w, changed_by, own=None, indent=4):
         for layer in layers:
             nums = [str(c["number"]) for c in rest if c["layer"] == layer]
             w.say(f"by change{'s' if len(nums) > 1 else ''} {', '.join(nums)} of {layer}", indent, 4)
-
-
-def _decl_words(book, name) -> str:
-    if name in book.mechanics:
-        return f"the mechanic {book.display.mechanic(name)}"
-    if name in book.tables:
-        return f"the table {book.display.table(name)}"
-    if name in book.constants:
-        return f"the constant {book.display.const(name)}"
-    if name in book.enums:
-        return f"the list {book.display.enum(name)}"
-    return f"the check {name}"
 
 
 def _tables_text(w, d, a, b):

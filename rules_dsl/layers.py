@@ -834,6 +834,33 @@ def apply_layer(base: BookAST, lf: n.LayerFile, book_id: str, text: str) -> tupl
     return ast, am.diags
 
 
+def assemble_layered(book_id: str, trees: list, texts: dict) -> tuple:
+    """(the book's AST, the amend pass's diagnostics) from the parsed files of a book,
+    its base's and its layers' in any order (an editor's open documents): the book's
+    files assembled as `model.assemble` does, then each layer applied, lowest first."""
+    from .model import assemble
+    books = [t for t in trees if isinstance(t, n.SourceFile)]
+    mine = sorted((t for t in trees if isinstance(t, n.LayerFile)), key=lambda t: _stem(t.path).count(SEP))
+    if not mine:
+        return assemble(book_id, books), []
+    ast = assemble(base_of(book_id), books)
+    diags = []
+    for lf in mine:
+        ast, found = apply_layer(ast, lf, _stem(lf.path), texts.get(lf.path, ""))
+        diags.extend(found)
+    return ast, diags
+
+
+def _stem(path: str) -> str:
+    import os
+    return os.path.splitext(os.path.basename(path))[0]
+
+
+def is_layer_file(path) -> bool:
+    """Whether a `.rules` file is a layer: its name is `base+name.rules`."""
+    return SEP in _stem(str(path))
+
+
 def check_header(lf: n.LayerFile, book_id: str, text: str, known_books) -> list:
     """Diagnostics for a layer whose header does not match its file's name, or whose
     base is not a book of the folder (each at the header, with a hint)."""

@@ -514,3 +514,9 @@ class LayerFile:
     header: LayerHeader
     changes: tuple
     diagnostics: tuple = ()
+
+    @property
+    def items(self) -> tuple:
+        """The rules, sections and declarations the changes bring (an editor's outline)."""
+        return tuple(c.value for c in self.changes
+                     if isinstance(c.value, (Rule, Section, Const, Enum, Mechanic, Table, Check)))

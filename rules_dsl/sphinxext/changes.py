@@ -76,7 +76,7 @@ def rule_marks(ctx, r: dict) -> list:
         if base["title"] != r["title"]:
             shown.append(text_para(f"Title: {base['title']}", ["rules-base-title"]))
         for text in base["prose"]:
-            shown.extend(blocks(text, book))
+            shown.extend(blocks(text, base["book"]))      # its references: to the base book's rules
         for kind, text in base["notes"]:
             if (kind, text) not in [tuple(x) for x in r["notes"]]:
                 shown.append(text_para(f"{kind.capitalize()} note: {text}", ["rules-base-note"]))
@@ -148,13 +148,18 @@ def changes_nodes(ctx, model: dict) -> list:
     # rules
     r = d["rules"]
     if r["added"] or r["removed"] or r["changed"]:
-        part = _part("Rules", "rules")
+        part = _part(ctx, "Rules", "rules")
         items = nodes.bullet_list()
         for x in r["changed"]:
             li = nodes.list_item()
             p = nodes.paragraph()
             p += _rule_link(book, x["id"], x["title"])
-            what = ", ".join(_PART_WORDS.get(k, k) for k in x["parts"])
+            what = ", ".join(_PART_WORDS.get(k, k) for k in x["parts"] if k != "declarations")
+            decls = x.get("declarations")
+            if decls:
+                said = [f"{decls['said'][name]} {verb}" for verb in ("changed", "added", "removed")
+                        for name in decls[verb]]
+                what = ", ".join(p for p in (what, ", ".join(said)) if p)
             p += nodes.Text(f": {what}")
             li += p
             if "title" in x["parts"]:
@@ -180,7 +185,7 @@ def changes_nodes(ctx, model: dict) -> list:
 
     # tables
     if d["tables"]:
-        part = _part("Tables", "tables")
+        part = _part(ctx, "Tables", "tables")
         for t in d["tables"]:
             head = t["display"][:1].upper() + t["display"][1:]
             sub = nodes.container(classes=["rules-changes-table"])
@@ -209,7 +214,7 @@ def changes_nodes(ctx, model: dict) -> list:
     mech = [m for m in d["mechanics"] if m["status"] != "changed" or (m.get("compared") or {}).get("differ")
             or m.get("odds")]
     if mech:
-        part = _part("Mechanics and odds", "mechanics")
+        part = _part(ctx, "Mechanics and odds", "mechanics")
         for m in mech:
             name = m["display"][:1].upper() + m["display"][1:]
             sub = nodes.container(classes=["rules-changes-mechanic"])
@@ -231,7 +236,7 @@ def changes_nodes(ctx, model: dict) -> list:
 
     # constants
     if d["constants"]:
-        part = _part("Numbers", "constants")
+        part = _part(ctx, "Numbers", "constants")
         items = nodes.bullet_list()
         for c in d["constants"]:
             li = nodes.list_item()
@@ -248,7 +253,7 @@ def changes_nodes(ctx, model: dict) -> list:
     f = d["findings"]
     for key, label in (("gone", "Findings that go"), ("appeared", "Findings that appear")):
         if f[key]:
-            part = _part(f"{label} ({len(f[key])})", f"findings-{key}")
+            part = _part(ctx, f"{label} ({len(f[key])})", f"findings-{key}")
             items = nodes.bullet_list()
             for x in f[key]:
                 if x["kind"] == "check-summary":
@@ -281,13 +286,15 @@ def changes_nodes(ctx, model: dict) -> list:
 
 _PART_WORDS = {"title": "its title", "text": "its text", "flavour": "its flavour text", "notes": "its notes",
                "examples": "its worked examples", "aliases": "its other names", "keywords": "its keywords",
-               "source": "its source", "declarations": "its mechanics or tables"}
+               "source": "its source"}
 _RULE_CHANGES = ("rule", "section", "title", "text", "note", "example", "aliases", "keywords")
 
 
-def _part(title: str, kind: str):
+def _part(ctx, title: str, kind: str):
     part = nodes.section(classes=["rules-changes-part", f"rules-changes-{kind}"])
     part += nodes.title(title, title)
+    part["ids"].append(f"what-changed-{kind}")
+    ctx.document.set_id(part)
     return part
 
 

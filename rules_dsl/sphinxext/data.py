@@ -399,12 +399,16 @@ def build_model(book, derived: dict) -> dict:
             files.append(str(Path(f).resolve().relative_to(books_dir)))
         except ValueError:
             files.append(Path(f).name)
-    return {"id": book.id, "title": h.title or book.id, "edition": h.edition, "source": h.source,
-            "units": h.units, "dice": dice, "prose": [p.text for p in h.prose], "files": files,
-            "items": items, "sections": sections, "rules": rules,
-            "top_sections": [sid for kind, sid in items if kind == "section"],
-            "counts": counts, "loose_findings": loose,
-            "odds_available": odds is not None}
+    model = {"id": book.id, "title": h.title or book.id, "edition": h.edition, "source": h.source,
+             "units": h.units, "dice": dice, "prose": [p.text for p in h.prose], "files": files,
+             "items": items, "sections": sections, "rules": rules,
+             "top_sections": [sid for kind, sid in items if kind == "section"],
+             "counts": counts, "loose_findings": loose,
+             "odds_available": odds is not None}
+    if book.layers:        # a layered book: what each rule's layers changed, and the diff with its base
+        from .changes import add_layers
+        add_layers(model, book)
+    return model
 
 
 def _books_dir() -> Path:

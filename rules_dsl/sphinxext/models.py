@@ -218,7 +218,7 @@ def summary_of(model) -> dict:
                       "refs": list(r.get("refs", ())),
                       "terms": {st: (sorted(surface), in_title) for st, (surface, in_title) in rule_terms(r).items()}}
     return {"id": model["id"], "title": model["title"], "edition": model["edition"], "counts": model["counts"],
-            "top_sections": list(model["top_sections"]), "rules": rules}
+            "top_sections": list(model["top_sections"]), "rules": rules, "layered": bool(model.get("layers"))}
 
 
 def summary_digests(summary) -> dict:
@@ -246,7 +246,7 @@ def model_digests(model) -> dict:
             top.append((kind, value))
     head = {k: model[k] for k in ("title", "edition", "source", "units", "dice", "prose", "files",
                                   "counts", "loose_findings", "top_sections")}
-    return {"head": digest((head, top)),
+    return {"head": digest((head, top, model.get("layers"))), "changes": digest(model.get("changes")),
             "sections": {sid: digest(dict(sec)) for sid, sec in model["sections"].items()},
             "rules": {rid: digest(r) for rid, r in model["rules"].items()}}
 

@@ -176,9 +176,15 @@ class Site:
         return f"{self.books_rel}/{bid}/{path}"
 
     def book_docs(self, bid: str) -> list:
-        """The pages of a book's sections, in order (its page's table of contents)."""
+        """The pages of a book's sections, in order (its page's table of contents); a
+        layered book's "what changed" page last."""
         plan = self.plans[bid]
-        return [self.docname_page(bid, p) for sid in self.summaries[bid]["top_sections"] for p in plan["top"][sid]]
+        docs = [self.docname_page(bid, p) for sid in self.summaries[bid]["top_sections"] for p in plan["top"][sid]]
+        return docs + ([self.docname_changes(bid)] if self.summaries[bid].get("layered") else [])
+
+    def docname_changes(self, bid: str) -> str:
+        """A layered book's "what changed" page (changes.py)."""
+        return f"{self.books_rel}/{bid}/_what-changed"    # "_": no section id starts so
 
     def family(self, bid: str, sid: str) -> list:
         """[(docname, page)] of the pages of a section that has pages of its own."""
@@ -229,6 +235,8 @@ class Site:
                     mine[("pages", bid, sid)] = keys.digest(([plan["pages"][p] for p in paths], code))
                 for sid, h in d["sections"].items():
                     mine[("section", bid, sid)] = keys.digest((h, titles[bid], code))
+                if self.summaries[bid].get("layered"):
+                    mine[("changes", bid, "")] = keys.digest((d.get("changes"), titles[bid], code))
                 for rid, h in d["rules"].items():
                     refs = back.get(rid, [])     # shown on the rule: its titles too
                     mine[("rule", bid, rid)] = keys.digest((h, titles[bid], refs, {b: titles[b] for b, _, _ in refs},
@@ -301,6 +309,9 @@ class Site:
         for bid, plan in self.plans.items():         # a plan per book that compiles, in book order
             wanted[self.srcdir / f"{self.docname_book(bid)}.md"] = (
                 f"{STUB_MARK}\n\n```{{rules:book}} {bid}\n```\n")
+            if self.summaries[bid].get("layered"):
+                wanted[self.srcdir / f"{self.docname_changes(bid)}.md"] = (
+                    f"{STUB_MARK}\n\n```{{rules:changes}} {bid}\n```\n")
             for path, page in plan["pages"].items():
                 sid = page["section"]
                 whole = page["items"] is None and sid in plan["top"]
