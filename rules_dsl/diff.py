@@ -561,7 +561,7 @@ def _odds_shown(ctx, fa, fb, differing) -> list:
     """The exact odds before and after for the inputs the books show odds for (their
     `odds` lines, else the site's choice), where they differ; else the first inputs
     found to differ."""
-    from .odds import TooLarge, distribution, page_odds
+    from .odds import page_odds
     chosen = []
     for book in (ctx.b, ctx.a):
         for args, kwargs in getattr(book.compiled, "odds_inputs", {}).get(fa.name, []):
@@ -575,22 +575,35 @@ def _odds_shown(ctx, fa, fb, differing) -> list:
         except RulesError:
             chosen = []
     out = []
-    for inputs in chosen + list(differing):
+    for inputs in chosen:
         if len(out) >= MAX_ODDS:
             break
-        if any(inputs == o["_inputs"] for o in out):
-            continue
-        try:
-            da = distribution(fa, _max_evals=ctx.budget, **inputs)
-            db = distribution(fb, _max_evals=ctx.budget, **inputs)
-        except (TooLarge, RulesError):
-            continue
-        if [(_key(v), p) for v, p in da.outcomes] == [(_key(v), p) for v, p in db.outcomes]:
-            continue
-        out.append({"_inputs": inputs, **_odds_json(inputs, da, db, ctx.b, fa.name)})
-    for o in out:
-        del o["_inputs"]
+        entry = _odds_entry(ctx, fa, fb, inputs)
+        if entry is not None:
+            out.append(entry)
+    if out:          # the inputs the book shows odds for, where they moved
+        return out
+    for inputs in differing:         # else the first inputs found to differ
+        if len(out) >= MAX_ODDS:
+            break
+        entry = _odds_entry(ctx, fa, fb, inputs)
+        if entry is not None:
+            out.append(entry)
     return out
+
+
+def _odds_entry(ctx, fa, fb, inputs):
+    """The odds before and after for one input set, or None when they are the same
+    (or cannot be computed within the budget)."""
+    from .odds import TooLarge, distribution
+    try:
+        da = distribution(fa, _max_evals=ctx.budget, **inputs)
+        db = distribution(fb, _max_evals=ctx.budget, **inputs)
+    except (TooLarge, RulesError):
+        return None
+    if [(_key(v), p) for v, p in da.outcomes] == [(_key(v), p) for v, p in db.outcomes]:
+        return None
+    return _odds_json(inputs, da, db, ctx.b, fa.name)
 
 
 def _odds_json(inputs, da, db, book, name) -> dict:

@@ -329,7 +329,7 @@ def _mechanics_text(w, d, a, b):
 def _others_text(w, d, a, b):
     if d["constants"]:
         w.say("")
-        w.say(f"Constants ({len(d['constants'])})")
+        w.say(f"Numbers ({len(d['constants'])})")
         for c in d["constants"]:
             if c["status"] == "changed":
                 w.say(f"{_cap(c['display'])} ({c['name']}): {c['before']} → {c['after']}", 2)

@@ -258,7 +258,7 @@ class _Amender:
         where = where or f"book '{self.base.id}'"
         hint = did_you_mean(name, candidates)
         self.fail(span, f"{where} has no {kind} '{name}' to amend",
-                  hint or f"a layer amends what its book has; `add` brings something new")
+                  hint or "a layer amends what its book has; `add` brings something new")
 
     # -- lookups
     def rule(self, rule_id: str, span) -> _Rule:

@@ -224,7 +224,6 @@ class Workspace:
         """Parse and check the book of `path` with the open documents' texts; every
         diagnostic of every file of the book, keyed by path (files without any: []).
         Without `check`, only parse and index the names (syntax errors only)."""
-        from .model import assemble
 
         lib, book_id, files = self.locate(path)
         texts, trees, syntax, early = {}, {}, [], []

@@ -54,7 +54,6 @@ def rule_marks(ctx, r: dict) -> list:
     book's text one tap away (an added rule says it is new)."""
     if not r.get("changed_by"):
         return []
-    book = r["book"]
     mark = nodes.container(classes=["rules-changed"])
     base = r.get("base", {})
     by = {}
