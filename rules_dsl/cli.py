@@ -189,8 +189,11 @@ def cmd_books(args):
     if args.json:
         _json(books)
         return 0
+    wid = max([16] + [len(b["id"]) for b in books])
+    wtitle = max([36] + [len(b["title"]) for b in books])
     for b in books:
-        _out(f"{b['id']:<16} {b['title']:<36} {b['rules']:>4} rules {b['mechanics']:>4} mechanics {b['examples']:>4} examples")
+        _out(f"{b['id']:<{wid}} {b['title']:<{wtitle}} {b['rules']:>4} rules {b['mechanics']:>4} mechanics "
+             f"{b['examples']:>4} examples")
     return 0
 
 
@@ -244,8 +247,7 @@ def _titles(idx, home: str, book=None):
     def title_of(b, rid):
         b = b or home
         if (b, rid) not in cache:
-            row = idx.con.execute("SELECT title FROM rules WHERE book=? AND rule=?", (b, rid)).fetchone()
-            title = row[0] if row else None
+            title = idx.title(b, rid)       # a layered book's inherited rule: its base's title
             if title is None and book is not None and b == book.id:
                 title = next((p.node.title for p in book.sections if p.node.id == rid), None)
             cache[(b, rid)] = title
