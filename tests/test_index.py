@@ -288,3 +288,23 @@ def test_a_search_of_a_layered_book_reads_its_chain_alone(tmp_path, monkeypatch)
         assert found[0] == found[1] and found[0], query     # (scores: the corpus' statistics differ)
     everything = [_work(ix, lambda ix=ix: ix.search("hits", limit=5)) for ix in (small, big)]
     assert everything[0] < everything[1]
+
+
+def test_the_benchmark_library_copies_the_layers_onto_each_copy(tmp_path):
+    """bench_scale --layers: each copy of a book carries the real layers, renamed to sit
+    on the copy (`null-strike-1+house` on `null-strike-1`), and they compile."""
+    sys.path.insert(0, str(REPO / "bench"))
+    try:
+        from bench_scale import make_library, real_books, real_layers
+    finally:
+        sys.path.pop(0)
+    import rules_dsl
+    assert "null-strike+house" in real_layers(REPO / "rulebooks")
+    assert not any("+" in b for b in real_books(REPO / "rulebooks"))
+    books = make_library(8, tmp_path / "lib", layers=True)      # the 6 real books, then copies
+    lib = rules_dsl.Library(books, cache=tmp_path / "cache")
+    ids = lib.book_ids()
+    assert len([i for i in ids if "+" not in i]) == 8
+    assert {"null-strike-1+house", "null-strike+house", "xenotactics+errata"} <= set(ids)
+    copy = lib.load("null-strike-1+house")
+    assert copy.base_id == "null-strike-1" and copy.mechanics["morale_check"]
