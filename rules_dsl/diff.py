@@ -200,7 +200,8 @@ def _rule_changes(old, new, ctx):
         out["title_before"] = a.title
     if old.text != new.text:
         out["parts"].append("text")
-        out["text"] = {"before": old.text, "after": new.text, "words": word_diff(old.text, new.text)}
+        out["text"] = {"before": old.text, "after": new.text,
+                       "words": word_diff(_plain(old.text, ctx.a), _plain(new.text, ctx.b))}
     flav_a, flav_b = [p.text for p in a.flavour], [p.text for p in b.flavour]
     if flav_a != flav_b:
         out["parts"].append("flavour")
@@ -256,6 +257,17 @@ def decl_words(book, name) -> str:
     if name in book.enums:
         return f"the list {book.display.enum(name)}"
     return f"the check {name.replace('_', ' ')}"
+
+
+def _plain(text: str, book) -> str:
+    """Prose as a player reads it: references as the titles they show, no markup."""
+    from .prose import parse_prose, plain_text
+
+    def title_of(b, rid):
+        if b in (None, book.id) and rid in book.rules_by_id:
+            return book.rules_by_id[rid].title
+        return None
+    return plain_text(parse_prose(text), title_of)
 
 
 def _decl_changed(x, y) -> bool:

@@ -321,6 +321,37 @@ def test_the_cache_of_a_layered_book_follows_its_bases_files(books):
     assert [(r.id, r.title, r.text) for r in fresh.rules] == [(r.id, r.title, r.text) for r in again.rules]
 
 
+def test_a_layered_book_answers_every_command_with_its_own_mechanics(books, tmp_path):
+    """lookup, show, call, explain, odds, export and js on `book+layer`, each giving the
+    layer's version (every 6 to hit rolls another die), never the base's."""
+    shutil.copy(REPO / "rulebooks" / "skirmish-tutorial+house.rules", books)
+    cache = tmp_path / "cache"
+    bid = "skirmish-tutorial+house"
+
+    def cli(*args):
+        return run(list(args), books, cache, check=True).stdout
+    found = json.loads(cli("lookup", "hit roll", "--book", bid, "--json"))
+    assert found[0]["rule"] == "rolling-to-hit" and {r["book"] for r in found} == {bid}
+    shown = cli("show", f"{bid}:rolling-to-hit")
+    assert f"{bid}:rolling-to-hit" in shown and "6 adds a fourth die" in shown
+    assert "6 adds a fourth die" not in cli("show", "skirmish-tutorial:rolling-to-hit")
+    # the layer's hits: the 6 rolls another die (4 dice given for 3 attacks)
+    assert json.loads(cli("call", f"{bid}:hits", "n=3", "target=4", "dice=[2,4,6,5]", "--json"))["result"] == 3
+    working = cli("explain", f"{bid}:hits", "n=3", "target=4", "dice=[2,4,6,5]")
+    assert "each die showing 6 adds another die" in working and "skirmish-tutorial+house.rules:" in working
+    mean = lambda book: Fraction(json.loads(cli("odds", f"{book}:hits", "n=1", "target=4", "--json"))["mean"])
+    # one die: a hit half the time, and each 6 another die: 1/2 + 1/6 x (the same), 3/5 (20 extra dice at most)
+    assert mean("skirmish-tutorial") == Fraction(1, 2) and Fraction(3, 5) - Fraction(1, 10**15) < mean(bid) < Fraction(3, 5)
+    out = tmp_path / "export"
+    cli("export", bid, "--out", str(out))
+    data = json.loads((out / f"{bid}.json").read_text())
+    assert data["id"] == bid and data["layers"][0]["changes"]
+    js = tmp_path / "js"
+    cli("js", bid, "--out", str(js))
+    module = (js / f"{bid}.mjs").read_text()
+    assert "hits" in module and str(tmp_path) not in module     # no machine path in a shipped file
+
+
 # ------------------------------------------------------------------ the editor and pytest
 def test_the_editor_shows_a_broken_example_at_the_change_that_breaks_it(books):
     from rules_dsl.workspace import Workspace
@@ -494,3 +525,41 @@ def test_rules_diff_text_is_in_players_words():
     p = run(["diff", "null-strike", "null-strike+house"], check=True)
     assert "Odds with morale 4" in p.stdout and "steady" in p.stdout and "change (points)" in p.stdout
     assert "(exhaustive: every input)" in p.stdout
+
+
+# ------------------------------------------------------------------ the website
+@pytest.mark.site
+def test_the_site_marks_a_changed_rule_and_builds_the_what_changed_page(tmp_path):
+    """A layered book gets its pages: its changed rule says "Changed by" the layer with
+    the base's text a tap away and a link to the book's "what changed" page, which lists
+    the changed rules, the odds before and after, the changed number and each reason;
+    the base book's pages carry no mark."""
+    import html as html_mod
+    import re
+
+    from rules_dsl.sphinxext.testing import build, make_project
+    books = tmp_path / "books"
+    books.mkdir()
+    for name in ("skirmish-tutorial.rules", "skirmish-tutorial+house.rules"):
+        shutil.copy(REPO / "rulebooks" / name, books)
+    out = tmp_path / "out"
+    p = build(make_project(tmp_path / "project"), out, books, tmp_path / "cache")
+    assert p.returncode == 0, p.stdout[-2000:] + p.stderr[-3000:]
+
+    def text(path):
+        page = path.read_text(encoding="utf-8")
+        page = page[page.index("<article"):page.index("</article>")]
+        return page, re.sub(r"\s+", " ", html_mod.unescape(re.sub(r"<[^>]+>", " ", page)))
+    folder = out / "docs" / "books" / "skirmish-tutorial+house"
+    page, words = text(folder / "attacks.html")
+    assert "Changed by Hollow Fields, house rules (changes 1, 2): a lucky streak should pay" in words
+    assert "As Hollow Fields has it" in words and 'class="rules-changed-see"' in page
+    assert "_what-changed.html" in page
+    base_page, base_words = text(out / "docs" / "books" / "skirmish-tutorial" / "attacks.html")
+    assert "rules-changed" not in base_page and "Changed by" not in base_words
+    page, words = text(folder / "_what-changed.html")
+    assert "What changed: Hollow Fields, house rules" in words
+    assert "Results differ for 30 of 30 inputs compared (every input was tried)" in words
+    assert "Odds with n 3, target 4" in words and "Average: 1.5 before, 1.8 after (+0.3)" in words
+    assert "Leader range: 6 → 8" in words and "our terrain is dense" in words
+    assert "<script" not in page.split("rules-changes", 1)[1].split("</section>", 1)[0]   # escaped prose

@@ -70,6 +70,11 @@ def rule_marks(ctx, r: dict) -> list:
             text = "; ".join(dict.fromkeys(reasons))
             p += nodes.Text(f": {text}")
         mark += p
+    if ctx.site is not None and getattr(ctx.site, "docname_changes", None):
+        from .render_pages import doc_link
+        see = nodes.paragraph(classes=["rules-changed-see"])
+        see += doc_link(ctx.site.docname_changes(r["book"]), "What changed in this book")
+        mark += see
     if base:
         shown = []
         if base["title"] != r["title"]:
@@ -189,23 +194,25 @@ def changes_nodes(ctx, model: dict) -> list:
             head = t["display"][:1].upper() + t["display"][1:]
             sub = nodes.container(classes=["rules-changes-table"])
             sub += nodes.paragraph("", "", nodes.strong(head, head))
-            rows = []
-            for row in t["rows"].get("changed", []):
-                said = row["said"]
-                why = "; ".join(c["because"] for c in row.get("changed_by", []) if c["because"])
-                for col in row["columns"]:
-                    rows.append([said["keys"], said["columns"][col], said["before"][col], said["after"][col], why])
-            for row in t["rows"].get("added", []):
-                said = row["said"]
-                rows.append([said["keys"], "(row added)", "", ", ".join(said["after"].values()),
-                             "; ".join(c["because"] for c in row.get("changed_by", []) if c["because"])])
-            for row in t["rows"].get("removed", []):
-                said = row["said"]
-                rows.append([said["keys"], "(row removed)", ", ".join(said["before"].values()), "",
-                             "; ".join(c["because"] for c in row.get("changed_by", []) if c["because"])])
-            if rows:
-                sub += table_node(["Row", "Column", "Before", "After", "Why"], rows, ["rules-changes-rows"],
-                                  widths=[2, 2, 1, 1, 5])
+            items = nodes.bullet_list(classes=["rules-changes-rows"])
+            for verb in ("changed", "added", "removed"):
+                for row in t["rows"].get(verb, []):
+                    said = row["said"]
+                    p = nodes.paragraph()
+                    p += nodes.strong(said["keys"], said["keys"])
+                    if verb == "changed":
+                        text = "; ".join(f"{said['columns'][c]} {said['before'][c]} → {said['after'][c]}"
+                                         for c in row["columns"])
+                    elif verb == "added":
+                        text = "added: " + "; ".join(f"{said['columns'][c]} {v}" for c, v in said["after"].items())
+                    else:
+                        text = "removed"
+                    p += nodes.Text(f": {text}")
+                    li = nodes.list_item()
+                    li += p
+                    li.extend(_why(row.get("changed_by", [])))
+                    items += li
+            sub += items
             part += sub
         sec += part
 
