@@ -70,6 +70,10 @@ html_theme_options = {
     "top_of_page_buttons": [],
 }
 
+# copy buttons on the guide's commands and Python, not on a rule's worked examples, formulas and
+# workings: a rule page has a hundred such blocks, and the buttons cost its first load (Lighthouse's
+# total blocking time) more than they give a player
+copybutton_selector = "div:not(.rules-example):not(.rules-formula):not(.rules-working-text) > div.highlight pre"
 copybutton_prompt_text = r">>> |\.\.\. |\$ "
 copybutton_prompt_is_regexp = True
 copybutton_only_copy_prompt_lines = True

@@ -65,9 +65,11 @@ class Finding:
     `check-summary`, a failing check as a whole, located at the check, with every
     failing case (those with no printed value behind them too); `check-error`, a
     check that cannot run; `undefined-name`, a name a rule `uses` that no rule of
-    the book defines.  `printed` names the printed entry (`table(key=value)`),
-    `check_location` is where the check is written.  `sentences` says each case in
-    words, for players (the check's `finding` phrase, else display forms: wording.py)."""
+    the book defines; `unchecked-rows`, a table some check sweeps with printed rows
+    that no check reads (`Book.coverage_findings`).  `printed` names the printed entry
+    (`table(key=value)`), `check_location` is where the check is written.  `sentences`
+    says each case in words, for players (the check's `finding` phrase, else display
+    forms: wording.py)."""
     book: str
     rule: str
     kind: str
@@ -175,7 +177,10 @@ class Book:
         return [(r.id, ex) for r in self.rules for ex in r.examples]
 
     def odds(self, mechanic: str, **kwargs):
-        """The exact distribution of a dice mechanic's result (see rules_dsl.odds)."""
+        """The exact distribution of a dice mechanic's result (see rules_dsl.odds), within
+        a budget: `_budget=rules_dsl.odds.Budget(seconds=60)` allows more than the default
+        few seconds; past it, `rules_dsl.odds.TooLarge` says what was too large and what
+        to try."""
         from .odds import distribution
         return distribution(self.mechanic(mechanic), **kwargs)
 
@@ -207,10 +212,57 @@ class Book:
         return self._findings
 
     def run_checks(self):
-        out = []
+        out, seen = [], {}
         for name in self.compiled.checks:
-            out.extend(self.run_check(name))
+            seen[name] = set()
+            out.extend(self.run_check(name, seen[name]))
+        out.extend(self.coverage_findings(seen))
         out.extend(self.name_findings())
+        return out
+
+    def coverage_findings(self, seen: dict | None = None) -> list:
+        """One `unchecked-rows` finding per table that a check sweeps (reads at two or
+        more of its printed entries) but whose printed rows are not all read by some
+        check: a consistency check over a printed table should cover every row the
+        table prints, or a misprint in the rows it stops short of goes unseen.  A row
+        a check's domain binds counts as read even when a `where` leaves it out (the
+        check chose to pass it over).  `seen`: check name -> the entries it read, as
+        `CheckFn.run(seen)` fills them (each check is run for it when not given)."""
+        if seen is None:
+            seen = {}
+            for name, chk in self.compiled.checks.items():
+                seen[name] = set()
+                try:
+                    chk.run(seen[name])
+                except Exception:       # a check that cannot run is a check-error finding already
+                    pass
+        read, sweepers = {}, {}
+        for name, entries in seen.items():
+            per_table = {}
+            for p in entries:
+                per_table.setdefault(p.table, set()).add((p.span, p.keys))
+            for table, got in per_table.items():
+                read.setdefault(table, set()).update(got)
+                if len(got) >= 2:
+                    sweepers.setdefault(table, []).append(name)
+        out = []
+        for table, checks in sweepers.items():
+            t = self.compiled.tables.get(table)
+            if t is None:
+                continue
+            missed = [i for i, (keys, _) in enumerate(t.entries) if (t.spans[i], keys) not in read[table]]
+            if not missed:
+                continue
+            labels = [self._printed_label(t.printed(i)) for i in missed]
+            shown = ", ".join(f"{label} (line {t.spans[i].line})" for label, i in zip(labels[:8], missed))
+            more = f" and {len(missed) - 8} more" if len(missed) > 8 else ""
+            which = ", ".join(sorted(checks))
+            msg = (f"table {table} is checked ({which}) but {len(missed)} of its {len(t.entries)} printed "
+                   f"entries are read by no check: {shown}{more}; a misprint there would go unseen")
+            first = t.spans[missed[0]]
+            out.append(Finding(self.id, self.rule_of(table) or "", "unchecked-rows", ", ".join(sorted(checks)), msg,
+                               str(first), tuple(labels), labels[0],
+                               str(self.compiled.checks[sorted(checks)[0]].node.span)))
         return out
 
     def name_findings(self) -> list:
@@ -233,14 +285,15 @@ class Book:
         from .checks import name_key
         return self.compiled.defined_names.get(name_key(name))
 
-    def run_check(self, name: str) -> list:
-        """Run one check; its findings (none when it holds over its whole domain)."""
+    def run_check(self, name: str, seen: set | None = None) -> list:
+        """Run one check; its findings (none when it holds over its whole domain).  A set
+        `seen` receives the printed entries it read (see `coverage_findings`)."""
         try:
             chk = self.compiled.checks[name]
         except KeyError:
             raise NotFound("check", name, list(self.compiled.checks), where=self.id) from None
         try:
-            total, failures = chk.run()
+            total, failures = chk.run(seen)
         except Exception as e:  # a check that cannot run is itself a finding about our source
             return [Finding(self.id, chk.rule_id, "check-error", name, f"{chk.node.doc or name}: {e}",
                             str(chk.node.span))]

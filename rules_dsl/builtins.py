@@ -12,7 +12,7 @@ from fractions import Fraction
 
 from .errors import EvaluationError
 from .symbolic import Symbolic
-from .values import ABSENT, Record, number
+from .values import ABSENT, Record, literal, number
 
 ROUND_MODES = ("up", "down", "half_up", "half_down", "half_even")
 
@@ -21,7 +21,7 @@ def _num(x, fn):
     if x is ABSENT:
         raise EvaluationError(f"{fn}: the value is absent in the source rulebook")
     if isinstance(x, bool) or not isinstance(x, (int, Fraction)):
-        raise EvaluationError(f"{fn}: expected a number, got {x!r}")
+        raise EvaluationError(f"{fn}: expected a number, got {literal(x)}")
     return x
 
 
@@ -49,7 +49,7 @@ def _items(xs, fn):
         raise EvaluationError(f"{fn}: the value is absent in the source rulebook")
     if isinstance(xs, (list, tuple, range, frozenset, set)):
         return list(xs)
-    raise EvaluationError(f"{fn}: expected a list, got {xs!r}")
+    raise EvaluationError(f"{fn}: expected a list, got {literal(xs)}")
 
 
 def _count(xs):
@@ -114,7 +114,7 @@ def _or_else(x, default):
 
 def _field(rec, name):
     if not isinstance(rec, Record):
-        raise EvaluationError(f"field: expected a record, got {rec!r}")
+        raise EvaluationError(f"field: expected a record, got {literal(rec)}")
     return getattr(rec, name)
 
 

@@ -33,7 +33,7 @@ FORMAT = 1            # bump to retire every cache entry at once
 MAX_AGE_DAYS = 30
 _PKG = os.path.dirname(os.path.abspath(__file__))
 
-PARSE_FILES = frozenset({"grammar.lark", "parser.py", "example_parser.py", "prose.py", "nodes.py", "errors.py",
+PARSE_FILES = frozenset({"grammar.lark", "parser.py", "recovery.py", "example_parser.py", "prose.py", "nodes.py", "errors.py",
                          "values.py"})
 FRONT_ENDS = frozenset({"cli.py", "__main__.py", "pytest_plugin.py", "index.py",   # build no cached data
                         "textsearch.py"})    # (the search's analysis: index scope only)

@@ -20,11 +20,16 @@ import re
 from dataclasses import dataclass, field
 from typing import Callable, Optional
 
+from . import callgraph, rollpaths
 from . import nodes as n
 from .builtins import BUILTINS, ROUND_MODES
-from .errors import Diagnostic, Related, RulebookError, did_you_mean, line_of
+from .errors import Diagnostic, Fix, Related, RulebookError, did_you_mean, line_of, suggest
+from .checks_calls import check_calls
+from .checks_design import check_design_views
 from .checks_display import check_display
 from .checks_examples import check_examples
+from .checks_ranges import check_ranges
+from .checks_front import check_front
 from .checks_types import check_types_of_expressions
 from .model import BookAST, decls_of, walk
 from .resolve import resolve, resolve_book, resolve_callee, scoped_parts
@@ -45,9 +50,11 @@ class Symbols:
     tables: dict = field(default_factory=dict)
     mechanics: dict = field(default_factory=dict)
     checks: dict = field(default_factory=dict)
+    priced: dict = field(default_factory=dict)      # name -> Priced (design views)
     owner: dict = field(default_factory=dict)       # decl name -> rule id ('' at section level)
     warnings: list = field(default_factory=list)    # Diagnostics of severity "warning"
     resolved: dict = field(default_factory=dict)    # Name node -> resolve.Resolved (see resolve.py)
+    skipped: frozenset = frozenset()                # names declared where a syntax error left text out
 
     @functools.cached_property
     def _globals(self):
@@ -64,9 +71,9 @@ class Reporter:
         self.diags = []       # errors: the book does not compile
         self.warnings = []    # kept on the symbols; `rules check` prints them
 
-    def __call__(self, span: n.Span, message: str, hint: str = "", severity: str = "error", related=()):
+    def __call__(self, span: n.Span, message: str, hint: str = "", severity: str = "error", related=(), fixes=()):
         src = line_of(self.texts.get(span.file, ""), span.line)
-        d = Diagnostic(span.file, span.line, span.column, message, hint, src, severity, related)
+        d = Diagnostic(span.file, span.line, span.column, message, hint, src, severity, related, fixes)
         (self.diags if severity == "error" else self.warnings).append(d)
 
 
@@ -80,11 +87,17 @@ def check_book(book: BookAST, texts: dict, other_ids: Callable[[str], Optional[s
     check_types(book, syms, report)
     check_reserved_names(book, report)
     check_references(book, report, other_ids)
+    check_front(book, syms, report)
     check_expressions(book, syms, report)
     if not report.diags:   # kinds are inferred over names that resolve
         check_types_of_expressions(book, syms, report)
     check_examples(book, syms, report)
+    check_calls(book, syms, report)
+    check_design_views(book, syms, report)
+    if not report.diags:   # ranges are followed through names that resolve and kinds that fit
+        check_ranges(book, syms, report)
     check_unused_locals(book, report)
+    check_aliases_against_uses(book, report)
     if report.diags:
         raise RulebookError(sorted(report.diags, key=lambda d: (d.file, d.line, d.column)))
     syms.warnings = sorted(report.warnings, key=lambda d: (d.file, d.line, d.column))
@@ -107,6 +120,42 @@ def check_unused_locals(book: BookAST, report: Reporter):
                 kind = "let" if isinstance(s, n.Let) else "roll"
                 report(s.span, f"'{s.name}' ({kind}) is never used in {d.name}",
                        "use it, or remove the line", severity="warning")
+
+
+def check_aliases_against_uses(book: BookAST, report: Reporter):
+    """Warnings: a rule that `uses` a name it defines itself (its title or an alias).
+    `uses "Sniper Rifle"` says the rule relies on a term defined elsewhere; `aliases
+    "Sniper Rifle"` says this rule is where it is defined.  Both cannot hold, and the
+    alias wins silently: the undefined-name finding passes and `rules lookup "Sniper
+    Rifle"` lands on this rule, so a gap of the source is hidden (a term the source
+    never defines belongs among the rule's keywords, with an `absent` note).  A
+    warning, not a finding: the mistake is in the encoding (ours to fix), not a fact
+    about the source, and the checks find it before anything runs.  It is located at
+    the `uses` entry; names are compared by `name_key`, as everywhere."""
+    for p in walk(book.items):
+        r = p.node
+        if not isinstance(r, n.Rule) or not r.uses:
+            continue
+        own = {name_key(a): ("alias", a) for a in r.aliases}
+        own[name_key(r.title)] = ("title", r.title)
+        for use in r.uses:
+            hit = own.get(name_key(use.name))
+            if hit is None:
+                continue
+            kind, name = hit
+            related = [Related.at(r.span, f"rule '{r.id}' is here")]
+            if kind == "title":
+                report(use.span, f"'{use.name}' is the title of the rule that uses it ('{r.id}'): a rule's "
+                       "title defines its name, so `uses` points nowhere else",
+                       "remove it from `uses`; if the source leaves part of the term undefined, say so in an "
+                       "`absent` note", severity="warning", related=related)
+            else:
+                report(use.span, f"'{use.name}' is both used by rule '{r.id}' and one of its aliases ('{name}'): "
+                       "the alias defines the very term the rule says it takes from elsewhere, so the gap "
+                       "is hidden from the undefined-name check and a lookup of it lands here",
+                       "if the book does not define the term, move the alias to `keywords` (the "
+                       "undefined-name finding then says so); if this rule does define it, remove it from `uses`",
+                       severity="warning", related=related)
 
 
 # ------------------------------------------------------------------------ ids
@@ -148,7 +197,7 @@ def check_ids(book: BookAST, report: Reporter):
 
 # --------------------------------------------------------------- declarations
 def collect_declarations(book: BookAST, report: Reporter) -> Symbols:
-    syms = Symbols()
+    syms = Symbols(skipped=getattr(book, "skipped", frozenset()))
     taken = {}
 
     def claim(name, span, kind):
@@ -177,6 +226,13 @@ def collect_declarations(book: BookAST, report: Reporter) -> Symbols:
                 report(d.span, f"duplicate check '{d.name}'")
             syms.checks[d.name] = d
             syms.owner["check:" + d.name] = rule_id
+            continue
+        if isinstance(d, n.Priced):        # a design view: its own namespace, as checks have
+            if d.name in syms.priced:
+                report(d.span, f"duplicate priced view '{d.name}'",
+                       related=[Related.at(syms.priced[d.name].span, "first declared here")])
+            syms.priced[d.name] = d
+            syms.owner["priced:" + d.name] = rule_id
             continue
         kind = type(d).__name__.lower()
         if not claim(d.name, d.span, kind):
@@ -224,9 +280,10 @@ def check_types(book: BookAST, syms: Symbols, report: Reporter):
             types = [pa.type for pa in d.params] + [d.returns]
         for t in types:
             for sub in _types_in(t):
-                if isinstance(sub, n.NamedType) and sub.name not in known:
+                if isinstance(sub, n.NamedType) and sub.name not in known and sub.name not in syms.skipped:
                     hint = did_you_mean(sub.name, known) or "types: int, bool, text, number, absent, LOW..HIGH, list of T, an enum or a die"
-                    report(sub.span, f"unknown type '{sub.name}'", hint)
+                    report(sub.span, f"unknown type '{sub.name}'", hint,
+                           fixes=rename_fixes(sub.span, sub.name, suggest(sub.name, known)))
         if isinstance(d, (n.Mechanic, n.Table)):
             seen = set()
             named = list(d.params) + [s for s in getattr(d, "body", ()) if isinstance(s, n.Roll)]
@@ -284,13 +341,16 @@ def check_references(book: BookAST, report: Reporter, other_ids):
             elif isinstance(node, n.Section):
                 yield from node.prose
         yield from book.header.prose
+        yield from book.header.front_texts()
         yield from (it for it in book.items if isinstance(it, n.Prose))
 
     for prose in proses():
         for ref in prose.refs:
             if ref.book is None or ref.book == book.id:
-                if ref.rule not in own:
-                    report(ref.span, f"unknown rule '{ref.rule}' in cross-reference", did_you_mean(ref.rule, own))
+                if ref.rule not in own and ref.rule not in getattr(book, "skipped", ()):
+                    start = n.Span(ref.span.file, ref.span.line, ref.span.column + 2 + (len(ref.book) + 1 if ref.book else 0))
+                    report(ref.span, f"unknown rule '{ref.rule}' in cross-reference", did_you_mean(ref.rule, own),
+                           fixes=rename_fixes(start, ref.rule, suggest(ref.rule, own)))
                 continue
             ids = other_ids(ref.book)
             if ids is None:
@@ -329,7 +389,7 @@ class _ExprChecker:
 
     def cell_name(self, name: n.Name):
         owners = self.syms.members.get(name.name, [])
-        if len(owners) == 1 or name.name in self.syms.consts:
+        if len(owners) == 1 or name.name in self.syms.consts or name.name in self.syms.skipped:
             return
         if len(owners) > 1:
             self.report(name.span, f"'{name.name}' is a member of {', '.join(owners)}",
@@ -340,7 +400,7 @@ class _ExprChecker:
                     or "a table cell holds a number, a \"string\", true/false, absent, a range or an enum member")
 
     def dice(self, spec: n.DiceSpec, scope):
-        if spec.die not in self.syms.dice:
+        if spec.die not in self.syms.dice and spec.die not in self.syms.skipped:
             self.report(spec.span, f"unknown die '{spec.die}'",
                         did_you_mean(spec.die, self.syms.dice) or "declare dice in the book header: dice d6 / die NAME { face: count }")
         for e in spec.parts():
@@ -398,7 +458,7 @@ class _ExprChecker:
 
     def e_Name(self, e, scope):
         r = resolve(e.name, scope, self.syms)
-        if r.kind not in ("ambiguous", "unknown"):
+        if r.kind not in ("ambiguous", "unknown") or (r.kind == "unknown" and e.name in self.syms.skipped):
             return
         if r.kind == "ambiguous":
             owners = r.owner.split(", ")
@@ -412,7 +472,14 @@ class _ExprChecker:
         if e.name in ROUND_MODES:
             self.report(e.span, f"'{e.name}' is a rounding mode", "use it as round(x, " + e.name + ")")
             return
-        self.report(e.span, f"unknown name '{e.name}'", did_you_mean(e.name, self.known(scope)))
+        if e.name in ("chance", "mean"):
+            self.report(e.span, f"unknown name '{e.name}'",
+                        f"{e.name}(...) is an example's whole '>>>' line (exact odds over every roll), "
+                        f"e.g. >>> {e.name}(hits(3, 4){' >= 2' if e.name == 'chance' else ''})")
+            return
+        known = self.known(scope)
+        self.report(e.span, f"unknown name '{e.name}'", did_you_mean(e.name, known),
+                    fixes=rename_fixes(e.span, e.name, suggest(e.name, known)))
 
     def e_BinOp(self, e, scope):
         self.expr(e.left, scope)
@@ -455,7 +522,10 @@ class _ExprChecker:
             if e.obj.name in self.syms.enums:
                 members = self.syms.enums[e.obj.name].members
                 if e.name not in members:
-                    self.report(e.span, f"enum '{e.obj.name}' has no member '{e.name}'", did_you_mean(e.name, members))
+                    at = n.Span(e.span.file, e.span.end_line or e.span.line,
+                                (e.span.end_column or e.span.column + len(e.name)) - len(e.name))
+                    self.report(e.span, f"enum '{e.obj.name}' has no member '{e.name}'", did_you_mean(e.name, members),
+                                fixes=rename_fixes(at, e.name, suggest(e.name, members)))
                 return
             if e.obj.name in self.syms.dice:
                 faces = set(map(str, self.syms.dice[e.obj.name].faces))
@@ -503,11 +573,17 @@ class _ExprChecker:
                         f"{name}({', '.join(params)})")
             return
         given = set(params[: len(e.args)])
-        for k, _ in e.kwargs:
+        for k, a in e.kwargs:
             if k in rolls:
                 continue  # giving a callee's roll by name: that roll takes this value
+            if rollpaths.is_path(k):
+                self.roll_path(target, k, self._kwarg_span(k, a, e))
+                continue
             if k not in params:
-                self.report(e.span, f"{name}() has no parameter or roll '{k}'", did_you_mean(k, params + rolls))
+                path = callgraph.path_to_roll(self.syms, name, k) if kind == "mechanic" else None
+                hint = (f"'{k}' is a roll of {path.split('.')[-2]}, which {name} calls: give it by its path, "
+                        f"{path}=..." if path else did_you_mean(k, params + rolls))
+                self.report(self._kwarg_span(k, a, e), f"{name}() has no parameter or roll '{k}'", hint)
             elif k in given:
                 self.report(e.span, f"{name}() got '{k}' twice")
             given.add(k)
@@ -515,6 +591,49 @@ class _ExprChecker:
         if missing:
             self.report(e.span, f"{name}() is missing {', '.join(repr(m) for m in missing)}",
                         f"{name}({', '.join(params)})")
+
+
+    def _kwarg_span(self, key, value, call):
+        """Where `key=` is written before `value` in a call (else the call)."""
+        text = getattr(self.report, "texts", {}).get(value.span.file, "")
+        line = line_of(text, value.span.line)[: max(value.span.column - 1, 0)]
+        at = line.rfind(key)
+        if at >= 0 and line[at + len(key):].strip() == "=":
+            return n.Span(value.span.file, value.span.line, at + 1)
+        return call.span
+
+    def roll_path(self, target, path, span):
+        """A roll given by its path through called mechanics (`morale.first`): each step
+        must be a mechanic the one before calls, and the last a roll of the last one."""
+        if not isinstance(target, n.Mechanic):
+            self.report(span, f"'{path}' gives a roll, but {target.name} is a table, which rolls no dice")
+            return
+        parsed = rollpaths.parse(path)
+        if parsed is None:
+            self.report(span, f"'{path}' is not a roll's path", "e.g. morale.first=[6, 6] or attack[1].hit_dice=[6]")
+            return
+        calls, roll = parsed
+        m = target
+        for c, _ in calls:
+            called = callgraph.callees(m, self.syms)
+            if c not in called:
+                hint = did_you_mean(c, called) or (f"{m.name} calls {', '.join(called)}" if called
+                                                   else f"{m.name} calls no mechanic")
+                self.report(span, f"{m.name} does not call '{c}', so '{path}' names no roll of {target.name}", hint)
+                return
+            m = self.syms.mechanics[c]
+        rolls = callgraph.rolls_of(m)
+        if roll not in rolls:
+            hint = did_you_mean(roll, rolls) or (f"its rolls: {', '.join(rolls)}" if rolls else f"{m.name} rolls no dice")
+            self.report(span, f"'{roll}' is not a roll of {m.name} (in the path '{path}')", hint)
+
+
+def rename_fixes(span: n.Span, word: str, suggestions) -> tuple:
+    """Quick fixes for a did-you-mean: replace `word`, written at `span`, by each suggestion."""
+    if not span.line:
+        return ()
+    return tuple(Fix(f"Change to '{s}'", span.line, span.column, span.line, span.column + len(word), s)
+                 for s in suggestions)
 
 
 # ------------------------------------------------------------- names used

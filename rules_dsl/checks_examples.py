@@ -11,6 +11,8 @@
 from __future__ import annotations
 
 from . import nodes as n
+from .builtins import BUILTINS
+from .example_odds import form_name
 from .model import BookAST, walk
 
 def check_examples(book: BookAST, syms, report):
@@ -22,17 +24,50 @@ def check_examples(book: BookAST, syms, report):
         if not isinstance(rule, n.Rule):
             continue
         for example in rule.examples:
-            if not example.cases:
+            if not example.cases and ">>>" not in example.text:   # a '>>>' that did not parse is reported there
                 report(example.span, "this example has no '>>>' line",
                        "write '>>> expression' and, on the next line, the value it must give")
             for case in example.cases:
-                ex.expr(case.expr, set())
+                if form_name(case.expr, syms) is not None:
+                    _check_odds_form(case, syms, report, ex)
+                else:
+                    ex.expr(case.expr, set())
                 if case.expected is not None:
                     _check_value(case.expected, syms, report)
                     ex.expr(case.expected, set())
                 _check_literal_arguments(case, syms, report)
         for odds in rule.odds:
             _check_odds_inputs(odds, syms, report, ex)
+
+
+def _check_odds_form(case, syms, report, ex):
+    """`chance(CONDITION)` / `mean(EXPRESSION)` (example_odds.py): one expression that rolls
+    dice (through the mechanics it calls); a chance's is a condition, a mean's a number."""
+    from .callgraph import rolls_in
+    from .checks_types import BOOL, NUM, TypePass, describe
+    from .example_odds import form_of
+
+    call = case.expr
+    name = call.func.name
+    if form_of(call, syms) is None:
+        report(call.span, f"{name}(...) takes one expression", f"e.g. {name}(hits(3, 4) >= 2)" if name == "chance"
+               else "e.g. mean(hits(3, 4))")
+        return
+    inner = call.args[0]
+    ex.expr(inner, set())
+    calls = [x.func.name for x in n.iter_nodes(inner) if isinstance(x, n.Call) and isinstance(x.func, n.Name)]
+    mechs = [c for c in dict.fromkeys(calls) if c in syms.mechanics]
+    if not rolls_in(inner, syms) and all(c in syms.mechanics or c in syms.tables or c in BUILTINS for c in calls):
+        what = f"{', '.join(mechs)} roll{'s' if len(mechs) == 1 else ''} none" if mechs else "it calls no mechanic"
+        report(call.span, f"{name}(...) needs dice: {what}",
+               "a chance or a mean is over the rolls of the mechanics it calls; for one value write the call itself")
+        return
+    got = TypePass(syms, lambda *a, **k: None).expr(inner, {}, quiet=True)
+    want = BOOL if name == "chance" else NUM
+    if got is not None and got and want not in got:
+        report(inner.span, f"{name}(...) takes {'a condition (true or false)' if name == 'chance' else 'a number'}, "
+               f"but this is {describe(got)}",
+               "e.g. chance(hits(3, 4) >= 2)" if name == "chance" else "e.g. mean(hits(3, 4))")
 
 
 def _check_odds_inputs(odds, syms, report, ex):
@@ -47,9 +82,36 @@ def _check_odds_inputs(odds, syms, report, ex):
                did_you_mean(name, sorted(syms.mechanics)) or "write odds MECHANIC(NAME=VALUE, ...)")
         return
     ex.expr(call, set())
+    swept = [a for a in list(call.args) + [a for _, a in call.kwargs] if isinstance(a, n.RangeExpr)]
+    if len(swept) > 1:
+        report(swept[1].span, "an `odds` line sweeps one input at a time",
+               "e.g. odds hits(n=3, target=2..6); write another line for another input")
     for a in list(call.args) + [a for _, a in call.kwargs]:
+        if isinstance(a, n.RangeExpr) and a is swept[0]:      # a sweep: LOW..HIGH, whole numbers written out
+            for end in (a.low, a.high):
+                if not _is_int(end):
+                    report(end.span, "a swept input runs between two whole numbers written out",
+                           "e.g. odds hits(n=3, target=2..6)")
+            _check_sweep_ends(call, a, syms, report)
+            continue
         _check_value(a, syms, report, "an `odds` input")
     _check_literal_arguments(_OddsCase(call), syms, report, "the page shows odds for inputs the mechanic accepts")
+
+
+def _check_sweep_ends(call, a, syms, report):
+    """Both ends of a swept input fit the parameter it sweeps."""
+    target = syms.mechanics.get(call.func.name)
+    params = list(target.params) if target is not None else []
+    pairs = list(zip(params, call.args)) + [(next(p for p in params if p.name == k), x)
+                                             for k, x in call.kwargs if any(p.name == k for p in params)]
+    for param, arg in pairs:
+        if arg is not a:
+            continue
+        for end in (a.low, a.high):
+            value = _literal(end, syms)
+            if value is not _UNKNOWN and not _fits(value, param.type, syms):
+                report(end.span, f"{call.func.name}() is swept to {value} for '{param.name}'; allowed: "
+                       f"{_describe(param.type)}", "sweep within the parameter's range")
 
 
 class _OddsCase:

@@ -135,13 +135,21 @@ class TypePass:
             d = p.node
             if isinstance(d, n.Mechanic):
                 self.mechanic(d)
-            elif isinstance(d, n.Check):
+            elif isinstance(d, (n.Check, n.Priced)):
                 env = {}
                 for b in d.bindings:
                     env[b.name] = self.element(self.expr(b.source, env))
                 if d.where is not None:
                     self.expr(d.where, env)
-                self.expr(d.claim, env)
+                if isinstance(d, n.Check):
+                    self.expr(d.claim, env)
+                else:
+                    self.numeric(self.expr(d.cost, env), d.cost.span, f"the cost of priced '{d.name}'")
+                    effect = self.expr(d.effect, env)
+                    if effect is not ANY and effect and not any(_is_num(k) or k == BOOL for k in effect):
+                        self.report(d.effect.span, f"priced '{d.name}' is per the mean of a number (or the chance of a "
+                                    f"condition), but this is {describe(effect)}",
+                                    "e.g. roster(kind) per attack(...) or per out_of_action(...) == true")
             elif isinstance(d, n.Const):
                 self.const(d.name)
 

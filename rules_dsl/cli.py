@@ -24,6 +24,39 @@ def _json(obj):
     _out(json.dumps(obj, indent=2, ensure_ascii=False))
 
 
+#: `--limit` above this is read as this: more results than any library's rules is "all of them"
+MAX_LIMIT = 10_000
+
+
+def _whole(low: int, high: int, clamp: bool = False):
+    """An argparse type: a whole number in low..high (above `high`: `high`, with `clamp`),
+    else argparse's one-line usage error; never Python's OverflowError from deeper down."""
+    def read(text: str) -> int:
+        import argparse
+        t = text.strip()
+        if not t.lstrip("+-").isdigit() or len(t) > 40:
+            raise argparse.ArgumentTypeError(f"expected a whole number, got {_short(text, 30)!r}")
+        v = int(t)
+        if v > high and clamp:
+            return high
+        if not low <= v <= high:
+            raise argparse.ArgumentTypeError(f"expected a whole number in {low}..{high}, got {v}")
+        return v
+    return read
+
+
+def _seconds(text: str) -> float:
+    """An argparse type: a positive number of seconds (at most a day)."""
+    import argparse
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {_short(text, 30)!r}") from None
+    if not 0 < v <= 86400:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds in (0, 86400], got {_short(text, 30)}")
+    return v
+
+
 def build_parser():
     import argparse
 
@@ -41,7 +74,8 @@ def build_parser():
     s = sub.add_parser("lookup", parents=[colour], help="find rules by title, alias or text, across every book")
     s.add_argument("query", nargs="+")
     s.add_argument("--book")
-    s.add_argument("--limit", type=int, default=5)
+    s.add_argument("--limit", type=_whole(1, MAX_LIMIT, clamp=True), default=5,
+                   help=f"at most this many results (default 5; above {MAX_LIMIT:,} it is read as {MAX_LIMIT:,})")
     s.add_argument("--json", action="store_true")
     s = sub.add_parser("show", parents=[colour], help="show one rule whole: BOOK:RULE (or the rule of BOOK:MECHANIC or BOOK:TABLE)")
     s.add_argument("ref")
@@ -56,9 +90,17 @@ def build_parser():
         else:
             s.add_argument("--explain", action="store_true",
                            help="name the branch of the mechanic's result each outcome comes from")
-            s.add_argument("--vs", nargs="+", metavar="NAME=VALUE",
-                           help="a second distribution beside the first: the same inputs with these changed "
-                                "(e.g. --vs fusion=true)")
+            s.add_argument("--vs", nargs="+", action="append", metavar="NAME=VALUE",
+                           help="a variant beside the first distribution: the same inputs with these changed "
+                                "(e.g. --vs fusion=true); repeat it for several variants")
+            s.add_argument("--sweep", metavar="NAME=LOW..HIGH",
+                           help="one input over its range: a row per value and a chart (NAME alone: its whole "
+                                "declared range; NAME=a,b,c: those values)")
+            s.add_argument("--exact", action="store_true",
+                           help="every row and the exact fractions (by default the tail under 0.1%% is folded "
+                                "and the mean is a decimal)")
+            s.add_argument("--time-limit", type=_seconds, default=None, metavar="SECONDS",
+                           help="give up after this many seconds (default 5; --vs and --explain share it)")
         s.add_argument("--json", action="store_true")
     s = sub.add_parser("explain", parents=[colour],
                        help="call a mechanic and show its working, citing rules, lines and notes: BOOK:MECHANIC NAME=VALUE ...")
@@ -68,6 +110,11 @@ def build_parser():
     s.add_argument("--json", action="store_true")
     s.add_argument("--no-locations", dest="locations", action="store_false",
                    help="leave out each step's file:line")
+    s = sub.add_parser("cost", parents=[colour],
+                       help="a book's cost views: what each priced case costs per what its dice give: BOOK[:NAME]")
+    s.add_argument("ref", metavar="BOOK[:NAME]")
+    s.add_argument("--exact", action="store_true", help="the exact fractions beside the decimals")
+    s.add_argument("--json", action="store_true")
     s = sub.add_parser("check", parents=[colour], help="compile books, run every example and check")
     s.add_argument("book", nargs="?")
     s.add_argument("--json", action="store_true")
@@ -81,6 +128,9 @@ def build_parser():
     s.add_argument("b", metavar="B", help="the book after (e.g. xenotactics+errata)")
     s.add_argument("--budget", type=int, default=None, metavar="N",
                    help="evaluations per mechanic when comparing results (default 20000); past it, inputs are sampled")
+    s.add_argument("--time-limit", type=_seconds, default=None, metavar="SECONDS",
+                   help="the whole diff's time for its exact computations (default 60; one budget shared by "
+                        "every mechanic's calls and odds); past it, what was not compared says so")
     s.add_argument("--json", action="store_true")
     s = sub.add_parser("export", parents=[colour],
                        help="write every book (or one) as JSON open data, with index.json and the JSON Schema")
@@ -90,7 +140,7 @@ def build_parser():
     s.add_argument("--json", action="store_true", help="report what was written as JSON")
     s = sub.add_parser("preview", help="serve the website and rebuild it on every save of a book or docs page")
     s.add_argument("--project", metavar="DIR", help="the folder with conf.py and docs/ (default: here)")
-    s.add_argument("--port", type=int, default=8000, help="port to serve on (default 8000; 0 picks a free one)")
+    s.add_argument("--port", type=_whole(0, 65535), default=8000, help="port to serve on (default 8000; 0 picks a free one)")
     s.add_argument("--host", default="127.0.0.1", help="address to serve on (default 127.0.0.1)")
     s.add_argument("--open", action="store_true", help="open the site in a browser after the first build")
     s = sub.add_parser("js", parents=[colour],
@@ -115,7 +165,7 @@ def main(argv=None):
         return _run(args)
     except RulesError as e:
         first = e.first_line() if hasattr(e, "first_line") else str(e).splitlines()[0]
-        _die(_short(first, 300), 2)
+        _die(_short(first, 400), 2)
     except KeyboardInterrupt:  # pragma: no cover
         _die("interrupted", 130)
     except BrokenPipeError:
@@ -138,7 +188,7 @@ def main(argv=None):
 def _run(args):
     command = {"books": cmd_books, "lookup": cmd_lookup, "show": cmd_show, "call": cmd_call,
                "odds": cmd_odds, "check": cmd_check, "explain": cmd_explain, "export": cmd_export, "diff": cmd_diff,
-               "js": cmd_js, "lsp": cmd_lsp, "preview": cmd_preview}[args.cmd]
+               "js": cmd_js, "lsp": cmd_lsp, "preview": cmd_preview, "cost": cmd_cost}[args.cmd]
     try:
         return command(args) or 0
     except Exception as e:
@@ -198,6 +248,8 @@ def cmd_books(args):
 
 
 def cmd_lookup(args):
+    if args.book is not None:
+        _book_id(args.book)
     from .index import ensure_index
     idx = ensure_index()
     query = " ".join(args.query)
@@ -206,8 +258,6 @@ def cmd_lookup(args):
     if args.book and args.book not in [b["id"] for b in idx.books()]:
         from .errors import NotFound
         raise NotFound("book", args.book, [b["id"] for b in idx.books()])
-    if args.limit < 1:
-        _die("--limit must be at least 1")
     found = idx.search(query, book=args.book, limit=args.limit)
     results = found["results"]
     if results and found["unknown"]:
@@ -298,8 +348,20 @@ def _terminal_prose(text: str, width: int = 100):
 
 def _split_ref(ref: str):
     if ":" not in ref:
-        _die(f"expected BOOK:NAME, got {ref!r} (e.g. null-strike:opposed-stat-rolls)")
-    return ref.split(":", 1)
+        _die(f"expected BOOK:NAME, got {_short(ref)!r} (e.g. null-strike:opposed-stat-rolls)")
+    book_id, name = ref.split(":", 1)
+    return _book_id(book_id), name
+
+
+def _book_id(book_id: str) -> str:
+    """A book id typed on the command line, checked as every entry checks one
+    (`paths.check_book_id`: a name, never a path) before anything reads a file."""
+    from .paths import check_book_id
+
+    def known():
+        from .loader import book_ids
+        return book_ids()
+    return check_book_id(book_id, known)
 
 
 def cmd_show(args):
@@ -350,24 +412,86 @@ def _kinds_of(book, name) -> list:
 
 
 def _parse_value(raw: str):
-    """NAME=VALUE values: numbers, true/false, lists (1,2,3 or [1,2,3]), names."""
-    from fractions import Fraction
+    """One VALUE of NAME=VALUE, as people type it (docs/cli.md, "Inputs"): a whole number
+    (`3`, `-1`), a fraction or decimal (`7/2`, `2.5`), `true`/`false`, a list (`1,6`,
+    `[1,6]`, `[]`; a trailing comma is allowed, so `2,` is the list [2]), a list of lists
+    (`[[1,2],[3]]`), text in double quotes (`"a, b"`), or a name (an enum member, a die
+    face, text).  Whether a name is a member of the parameter's type is the type check's
+    to say; `_inputs` then makes a lone value a one-item list where a list is wanted.
+    Raises `_BadInput` with the reason."""
+    from .values import number
     s = raw.strip()
-    if s.startswith("[") and s.endswith("]"):
-        s = s[1:-1]
-        return [_parse_value(x) for x in s.split(",") if x.strip()] if s.strip() else []
-    if "," in s:
-        return [_parse_value(x) for x in s.split(",")]
+    if not s:
+        raise _BadInput("gives no value (an empty list is [])")
+    if len(s) >= 2 and s[0] == s[-1] == '"':
+        return s[1:-1].replace('\\"', '"')
+    parts = _split_items(s)
+    if len(parts) == 1 and s[0] == "[" and s[-1] == "]":
+        inner = s[1:-1]
+        return [] if not inner.strip() else _items(_split_items(inner))
+    if len(parts) > 1:
+        return _items(parts)
     if s in ("true", "false"):
         return s == "true"
-    try:
-        return int(s)
-    except ValueError:
-        pass
-    try:
-        return Fraction(s)
-    except (ValueError, ZeroDivisionError):
-        return s
+    import re
+    if re.fullmatch(r"[+-]?[0-9]+", s):
+        try:
+            return int(s)
+        except ValueError:           # more digits than Python reads as a number
+            raise _BadInput(f"is a number of {len(s)} digits; no rule needs one that long") from None
+    m = re.fullmatch(r"([+-]?[0-9]+)/([0-9]+)|[+-]?[0-9]*\.[0-9]+", s)
+    if m and len(s) <= 200:
+        from fractions import Fraction
+        if m.group(2) is not None and int(m.group(2)) == 0:
+            raise _BadInput(f"is {s}, a fraction over 0")
+        return number(Fraction(s))
+    if s[0] in "[]" or s[-1] in "[]":
+        raise _BadInput(f"has unbalanced brackets: {_short(s, 40)}")
+    return s
+
+
+class _BadInput(Exception):
+    """A VALUE that cannot be read (the reason; `_inputs` names the input)."""
+
+
+def _split_items(s: str) -> list:
+    """`s` split at its top-level commas (not inside brackets or double quotes)."""
+    parts, depth, quoted, cur = [], 0, False, []
+    for ch in s:
+        if ch == '"':
+            quoted = not quoted
+        elif not quoted and ch == "[":
+            depth += 1
+        elif not quoted and ch == "]":
+            depth -= 1
+            if depth < 0:
+                raise _BadInput(f"has a ']' with no '[' before it: {_short(s, 40)}")
+        elif not quoted and depth == 0 and ch == ",":
+            parts.append("".join(cur))
+            cur = []
+            continue
+        cur.append(ch)
+    if depth or quoted:
+        raise _BadInput(f"has an unclosed {'quote' if quoted else chr(39) + '[' + chr(39)}: {_short(s, 40)}")
+    parts.append("".join(cur))
+    return parts
+
+
+def _items(parts: list) -> list:
+    if len(parts) > 1 and not parts[-1].strip():
+        parts = parts[:-1]               # one trailing comma: `2,` is [2]
+    if any(not p.strip() for p in parts):
+        raise _BadInput("has an empty item in its list (two commas in a row?)")
+    return [_parse_value(p) for p in parts]
+
+
+def _wants_list(t) -> bool:
+    """Whether a declared type takes a list (and nothing else): a lone value given
+    for it is a one-item list."""
+    from . import nodes as n
+    if isinstance(t, n.UnionType):
+        return all(_wants_list(o) for o in t.options)
+    return isinstance(t, n.ListType)
 
 
 def _resolve(ref, allow_tables: bool):
@@ -401,29 +525,47 @@ def _resolve(ref, allow_tables: bool):
     raise NotFound(wanted, name, candidates, where=book_id, note=note)
 
 
-def _assignments(items):
-    out = {}
+def _inputs(fn, items, book=None, given=None) -> dict:
+    """The NAME=VALUE inputs of a mechanic or table `fn`, read as people type them: the
+    one place the command line turns text into arguments (`rules call`, `explain`,
+    `odds` and its `--vs`).  Each value is read by `_parse_value`; then `book`'s words
+    (`display.read_inputs`) read a name or a member in its display form as well as its
+    identifier; a lone value for a parameter that takes a list is a one-item list
+    (`opposing=2`); a parameter given twice, in either form (`n=3 n=4`), is refused;
+    unknown names are left for the mechanic or table to refuse, listing the valid ones.
+    `given` (inputs read before, for `--vs`) may be overridden."""
+    params = {p.name: p.type for p in (fn.params if hasattr(fn, "params") else fn.keys)}
+    words = book.display if book is not None else None
+    out, seen = {}, {}
     for a in items:
-        if "=" not in a:
-            _die(f"expected NAME=VALUE, got {a!r}")
-        k, v = a.split("=", 1)
-        if not k:
-            _die(f"expected NAME=VALUE, got {a!r}")
-        out[k.strip()] = _parse_value(v)
-    return out
+        typed, eq, raw = a.partition("=")
+        typed = typed.strip()
+        if not eq or not typed:
+            _die(f"expected NAME=VALUE, got {_short(a)!r} (e.g. n=3)")
+        try:
+            value = _parse_value(raw)
+        except _BadInput as e:
+            _die(f"{typed}={_short(raw, 40)} {e}")
+        ((name, value),) = (words.read_inputs(fn.name, {typed: value}) if words is not None
+                            else {typed: value}).items()
+        if name in seen:
+            _die(f"{name} is given twice ({_short(seen[name], 30)} and {_short(a, 30)}); give it once")
+        seen[name] = a
+        if name in params and not isinstance(value, list) and _wants_list(params[name]):
+            value = [value]
+        out[name] = value
+    return {**(given or {}), **out}
 
 
 def _callable_and_inputs(args):
     """The mechanic or table `rules call` and `rules explain` name, with its inputs;
     a table's keys are checked by name, and `--seed` refused for it (it rolls nothing)."""
     book, kind, fn = _resolve(args.ref, allow_tables=True)
-    kwargs = book.display.read_inputs(fn.name, _assignments(args.assignments))   # names and values in either form
+    kwargs = _inputs(fn, args.assignments, book)   # names and values in either form (display.py)
     if kind == "table":
-        names = [p.name for p in fn.keys]
         for k in kwargs:
-            if k not in names:
-                from .errors import NotFound
-                raise NotFound("key", k, names, where=f"table {book.id}:{fn.name} (keys: {', '.join(names)})")
+            if k not in [p.name for p in fn.keys]:
+                raise fn.unknown_input(k)
         if args.seed is not None:
             _die(f"{book.id}:{fn.name} is a table; it rolls no dice, so --seed has no use")
     return book, kind, fn, kwargs
@@ -469,26 +611,120 @@ def cmd_odds(args):
     book, _kind, mech = _resolve(args.ref, allow_tables=False)
     if not mech.has_dice:
         _die(f"{book.id}:{mech.name} rolls no dice; use `rules call` for its value", 2)
+    from .odds import TooLarge
+    modes = [m for m, on in (("--explain", args.explain), ("--vs", args.vs), ("--sweep", args.sweep)) if on]
+    if len(modes) > 1:
+        _die(f"{' and '.join(modes)} do not combine: ask for each on its own", 2)
+    try:
+        return _odds(args, book, mech)
+    except TooLarge as e:      # say how to allow more time, the command line's way
+        if e.kind != "time":
+            raise
+        longer = max(60, int((args.time_limit or 5) * 10))
+        raise e.about(e.subject, [h for h in e.hints if h != "more time"]
+                      + [f"more time (--time-limit {longer})"]) from None
+
+
+def _odds(args, book, mech):
     from .odds import distribution
-    if args.explain and args.vs:
-        _die("--explain and --vs do not combine: ask for each on its own", 2)
+    from .odds.budget import Budget
+    # one budget for the whole command: the first distribution, the --vs ones, the --explain twin
+    meter = (Budget(seconds=args.time_limit) if args.time_limit else Budget()).meter()
+    inputs = _inputs(mech, args.assignments, book)
     if args.explain:
-        return _odds_explained(args, book, mech)
+        return _odds_explained(args, book, mech, dict(inputs, _meter=meter))
     words = book.display
-    dist = distribution(mech, **words.read_inputs(mech.name, _assignments(args.assignments)))
+    if args.sweep:
+        return _odds_sweep(args, book, mech)
+    from . import odds_text
+    said = _odds_words(book, mech)
     if args.vs:
-        other = distribution(mech, **words.read_inputs(mech.name, {**_assignments(args.assignments),
-                                                                   **_assignments(args.vs)}))
+        from .design import variants
+        dists = variants(mech, inputs, [_inputs(mech, v, book, given=inputs) for v in args.vs], meter=meter)
         if args.json:
-            _json({"a": dist.as_json(), "b": other.as_json()})
+            _json({chr(ord("a") + i): d.as_json() for i, d in enumerate(dists)})
             return 0
-        from .odds import side_by_side
-        _out(_fit(side_by_side(dist, other, label=lambda k: words.param(mech.name, k), **_odds_words(book, mech)), args))
+        for line in odds_text.variants_lines(dists, exact=args.exact, label=lambda k: words.param(mech.name, k), **said):
+            _out(line)
         return 0
+    dist = distribution(mech, _meter=meter, **inputs)
     if args.json:
         _json(dist.as_json())
         return 0
-    _out(_fit(dist.table(**_odds_words(book, mech)), args))
+    for line in _fit("\n".join(odds_text.distribution_lines(dist, exact=args.exact, **said)), args).split("\n"):
+        _out(line)
+    return 0
+
+
+def _sweep_spec(text: str):
+    """NAME, NAME=LOW..HIGH or NAME=a,b,c -> (name, None | (low, high) | [values])."""
+    import re
+    name, eq, rest = text.partition("=")
+    name = name.strip()
+    if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
+        _die(f"--sweep takes NAME=LOW..HIGH (e.g. --sweep target=2..6), got {_short(text)!r}")
+    if not eq:
+        return name, None
+    m = re.fullmatch(r"\s*([+-]?[0-9]+)\s*\.\.\s*([+-]?[0-9]+)\s*", rest)
+    if m:
+        return name, (int(m.group(1)), int(m.group(2)))
+    value = _parse_value(rest)
+    return name, value if isinstance(value, list) else [value]
+
+
+def _odds_sweep(args, book, mech):
+    """`rules odds BOOK:M --sweep NAME=LOW..HIGH`: a distribution per value of one input."""
+    from . import odds_text
+    from .design import sweep
+    from .values import to_json
+    name, spec = _sweep_spec(args.sweep)
+    words = book.display
+    inputs = _inputs(mech, args.assignments, book)
+    if name in inputs:
+        _die(f"--sweep {name} and {name}={_short(str(inputs[name]))} both set '{name}': sweep it or fix it")
+    sw = sweep(mech, name, spec, **inputs)
+    if args.json:
+        _json({"mechanic": f"{mech.book_id}:{mech.name}", "inputs": {k: to_json(v) for k, v in inputs.items()},
+               "sweep": {"name": name, "values": [to_json(v) for v, _, _ in sw.rows]},
+               "rows": [{"value": to_json(v), "distribution": d.as_json() if d is not None else None, "error": err}
+                        for v, d, err in sw.rows]})
+        return 0
+    said = _odds_words(book, mech)
+    for line in odds_text.sweep_lines(sw, exact=args.exact, width=_output(args).width, show=said["show"],
+                                      heading=said["title"](sw), label=lambda k: words.param(mech.name, k),
+                                      result=words.result(mech.name)):
+        _out(line)
+    return 0
+
+
+def cmd_cost(args):
+    """`rules cost BOOK[:NAME]`: the book's `priced` views (design.py), as tables and bars."""
+    from . import odds_text
+    from .design import price
+    from .values import to_json
+    book_id, _, name = args.ref.partition(":")
+    book = _load(book_id)
+    if not book.compiled.priced:
+        _die(f"{book.id} prices nothing: it has no `priced` view (see docs/language.md, \"Design views\")", 1)
+    views = price(book, name or None)
+
+    def frac(x):
+        return None if x is None else f"{x.numerator}/{x.denominator}"
+    if args.json:
+        _json({"book": book.id, "views": [
+            {"name": v.name, "title": v.title, "rule": v.rule, "cost": v.cost_text, "per": v.effect_text,
+             "chance": v.chance, "names": v.names,
+             "rows": [{"case": {k: to_json(x) for k, x in r.bindings.items()}, "cost": to_json(r.cost),
+                       "expected": frac(r.expected), "expected_float": None if r.expected is None else float(r.expected),
+                       "ratio": frac(r.ratio), "ratio_float": None if r.ratio is None else float(r.ratio),
+                       "note": r.note} for r in v.rows]} for v in views]})
+        return 0
+    width = _output(args).width
+    for i, v in enumerate(views):
+        if i:
+            _out()
+        for line in odds_text.cost_lines(v, exact=args.exact, width=width, book_title=book.title):
+            _out(line)
     return 0
 
 
@@ -518,16 +754,16 @@ def _odds_words(book, mech) -> dict:
     return {"show": words.value, "title": title, "result": words.result(mech.name)[:1].upper() + words.result(mech.name)[1:]}
 
 
-def _odds_explained(args, book, mech):
+def _odds_explained(args, book, mech, inputs):
     """`rules odds --explain`: the distribution, and for each outcome the branches of
-    the mechanic's result (a chain of `if`s) it comes from, with their probabilities."""
+    the mechanic's result (a chain of `if`s) it comes from, with their probabilities
+    (`inputs` as `_inputs` reads them, with the command's `_meter`)."""
     from .explain import odds_by_branch
     from .values import percent_text
-    given = book.display.read_inputs(mech.name, _assignments(args.assignments))
-    found = odds_by_branch(mech, **given)
+    found = odds_by_branch(mech, **inputs)
     if found is None:
         from .odds import distribution
-        dist = distribution(mech, **given)
+        dist = distribution(mech, **inputs)
         note = (f"{book.id}:{mech.name}'s result is not a chain of branches (if ... then ... else ...), "
                 "so --explain has no branch to name; `rules explain` shows one evaluation's working")
         if args.json:
@@ -570,7 +806,7 @@ def _odds_explained(args, book, mech):
 def cmd_check(args):
     from .errors import RulebookError
     from .loader import book_ids, load
-    ids = [args.book] if args.book else book_ids()
+    ids = [_book_id(args.book)] if args.book is not None else book_ids()
     if not ids:
         _require_books()
     if args.book and args.book not in book_ids():
@@ -633,7 +869,8 @@ def cmd_diff(args):
     if args.budget is not None and args.budget < 1:
         _die("--budget is a number of evaluations, at least 1")
     a, b = _load(args.a), _load(args.b)
-    d = diff.diff_books(a, b, budget=args.budget or diff.DEFAULT_BUDGET)
+    d = diff.diff_books(a, b, budget=args.budget or diff.DEFAULT_BUDGET,
+                        time_limit=args.time_limit or diff.DEFAULT_SECONDS)
     if args.json:
         _json(d)
         return 0
@@ -649,6 +886,10 @@ def cmd_export(args):
     from .loader import book_ids, load
     if not book_ids():
         _require_books()
+    if args.book is not None:
+        _book_id(args.book)
+    if args.out is not None and not args.out.strip():
+        _die("--out needs a folder (or - to print one book's JSON); leave it out for ./rules-data")
     if args.out == "-":
         if not args.book:
             _die("--out - prints one book's JSON: name the book, e.g. rules export null-strike --out -")
@@ -679,6 +920,8 @@ def cmd_js(args):
     import gzip
     import os
 
+    if not args.out.strip():
+        _die("--out needs a folder; leave it out for _build/js")
     from .jsgen import write
     from .loader import book_ids, load
     known = book_ids()
@@ -686,6 +929,7 @@ def cmd_js(args):
     if not ids:
         _require_books()
     for bid in ids:
+        _book_id(bid)
         if bid not in known:
             from .errors import NotFound
             raise NotFound("book", bid, known)

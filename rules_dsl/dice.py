@@ -14,9 +14,10 @@ import random
 from dataclasses import dataclass
 from fractions import Fraction
 
+from . import rollpaths
 from .errors import EvaluationError
 from .symbolic import Symbolic
-from .values import Sym
+from .values import Sym, literal
 
 MAX_DICE = 1000        # a pool larger than this is surely a mistake in the inputs
 MAX_CHAIN = 10_000     # a random chain is cut here (probability is negligible)
@@ -49,7 +50,7 @@ class DieInfo:
                 return Sym(str(value), self.name)
         elif isinstance(value, int) and not isinstance(value, bool) and value in self.faces:
             return value
-        raise EvaluationError(f"roll '{roll_name}': {value!r} is not a face of {self.describe()}")
+        raise EvaluationError(f"roll '{roll_name}': {literal(value)} is not a face of {self.describe()}")
 
 
 def roll_faces(die: DieInfo, faces, roll_name: str, what: str) -> frozenset:
@@ -57,10 +58,11 @@ def roll_faces(die: DieInfo, faces, roll_name: str, what: str) -> frozenset:
     is made (the checks catch literal ones earlier): each must be a face of the die."""
     out = set()
     for f in faces:
+        shown = literal(f)
         if die.custom and isinstance(f, Sym):
             f = str(f)
         if f not in die.faces or isinstance(f, bool):
-            raise EvaluationError(f"roll '{roll_name}': {f!r} is not a face of {die.describe()}, so it cannot be {what}")
+            raise EvaluationError(f"roll '{roll_name}': {shown} is not a face of {die.describe()}, so it cannot be {what}")
         out.add(f)
     return frozenset(out)
 
@@ -205,7 +207,7 @@ class GivenRoller:
                     if not hit and i != len(faces) - 1:
                         raise EvaluationError(f"roll '{name}': a chain stops at its first miss ({f} at position {i + 1})")
                     if hit and i == len(faces) - 1:
-                        raise EvaluationError(f"roll '{name}': the chain {list(seq)} ends on a success; roll until a miss")
+                        raise EvaluationError(f"roll '{name}': the chain {literal(list(seq))} ends on a success; roll until a miss")
                     total += hit
             self.made[name] = total
             return total
@@ -279,32 +281,47 @@ class ForcedRoller:
 
     def __init__(self, inner, forced: dict):
         self.inner, self.forced = inner, forced
+        self.asked = {}         # every roll made through this roller (name -> True), in order
 
     def __getattr__(self, item):
         return getattr(self.inner, item)
 
+    def _given(self, name):
+        self.asked[name] = True
+        return name in self.forced
+
+    def check_used(self, mechanic: str, prefix: str = ""):
+        """After the call: a roll given by name (or path) that no roll took is a mistake
+        in the caller (a misspelt path, a call the branch taken never made)."""
+        unused = [k for k in self.forced if k not in self.asked]
+        if unused:
+            made = [k[len(prefix):] for k in self.asked if k.startswith(prefix)]
+            shown = ", ".join(rollpaths.shown_names(dict.fromkeys(made))) or "none"
+            raise EvaluationError(f"{mechanic}() was given the roll '{unused[0][len(prefix):]}', but made no roll "
+                                  f"of that name (rolls made: {shown})")
+
     def one(self, name, die):
-        if name in self.forced:
+        if self._given(name):
             return GivenRoller({name: self.forced[name]}).one(name, die)
         return self.inner.one(name, die)
 
     def pool(self, name, die, count):
-        if name in self.forced:
+        if self._given(name):
             return GivenRoller({name: self.forced[name]}).pool(name, die, count)
         return self.inner.pool(name, die, count)
 
     def chain(self, name, die, count, on, then):
-        if name in self.forced:
+        if self._given(name):
             return GivenRoller({name: self.forced[name]}).chain(name, die, count, on, then)
         return self.inner.chain(name, die, count, on, then)
 
     def reroll(self, name, die, count, faces):
-        if name in self.forced:
+        if self._given(name):
             return GivenRoller({name: self.forced[name]}).reroll(name, die, count, faces)
         return self.inner.reroll(name, die, count, faces)
 
     def explode(self, name, die, count, on, cap):
-        if name in self.forced:
+        if self._given(name):
             return GivenRoller({name: self.forced[name]}).explode(name, die, count, on, cap)
         return self.inner.explode(name, die, count, on, cap)
 

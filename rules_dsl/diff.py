@@ -26,7 +26,10 @@ players' words, and the website's "what changed" page draws it.
 
 When B is a layer on A, each part also names the changes of the layers between
 them (`changed_by`: the change's number, place and reason).  Every exact
-computation keeps to its budget; past it, the diff says what it did not compare.
+computation keeps to its budget: `budget` evaluations a mechanic, and one shared
+`odds.budget.Budget` for the whole diff (`time_limit` seconds, the memory every exact
+computation keeps to), whose `Meter` every distribution runs on; past it, the diff says
+what it did not compare.
 """
 from __future__ import annotations
 
@@ -42,23 +45,30 @@ from .values import ABSENT, to_json
 
 SCHEMA_VERSION = 1
 DEFAULT_BUDGET = 20_000      # per mechanic: evaluations (calls, or the odds engine's evaluations)
+DEFAULT_SECONDS = 60.0       # the whole diff's time (every mechanic's calls and odds: one Meter)
 MAX_EXAMPLES = 5             # inputs shown per mechanic whose results differ
 MAX_ODDS = 3                 # input sets whose odds are shown per dice mechanic
 MAX_WORDS = 20_000           # words of prose compared word by word
 SAMPLE_VALUES = (0, 1, 2, 3, 4, 5, 6, 8, 10, 12)    # tried for a whole number without a range
 
 
-def diff_books(a, b, budget: int = DEFAULT_BUDGET) -> dict:
-    """Everything that changed from book `a` to book `b`, as JSON data."""
+def diff_books(a, b, budget: int = DEFAULT_BUDGET, time_limit: float | None = DEFAULT_SECONDS) -> dict:
+    """Everything that changed from book `a` to book `b`, as JSON data.  `budget`: the
+    evaluations a mechanic's comparison may spend; `time_limit`: the seconds the whole
+    diff's computations may (None: no deadline), on one shared `odds.budget.Meter`."""
+    from .odds.budget import Budget
     if budget < 1:
         raise ValueError("the budget is at least 1 evaluation")
-    ctx = _Context(a, b, budget)
+    if time_limit is not None and not time_limit > 0:
+        raise ValueError("the time limit is a number of seconds above 0")
+    ctx = _Context(a, b, budget, Budget(seconds=time_limit).meter())
     out = {
         "schema": SCHEMA_VERSION,
         "a": _book_head(a),
         "b": _book_head(b),
         "layers": [_layer_json(layer, ctx) for layer in ctx.layers],
         "budget": budget,
+        "time_limit": time_limit,
         "rules": _rules(ctx),
         "mechanics": _mechanics(ctx),
         "tables": _tables(ctx),
@@ -78,8 +88,8 @@ def _book_head(book) -> dict:
 class _Context:
     """The two books, what each declares, and the layers between them."""
 
-    def __init__(self, a, b, budget):
-        self.a, self.b, self.budget = a, b, budget
+    def __init__(self, a, b, budget, meter):
+        self.a, self.b, self.budget, self.meter = a, b, budget, meter
         self.decls_a = _decls(a.ast)
         self.decls_b = _decls(b.ast)
         self.reach_a, self.reach_b = Reach(a.ast), Reach(b.ast)
@@ -256,7 +266,8 @@ def decl_words(book, name) -> str:
         return f"the number {book.display.const(name)}"
     if name in book.enums:
         return f"the list {book.display.enum(name)}"
-    return f"the check {name.replace('_', ' ')}"
+    from .display import words
+    return f"the check {words(name)}"
 
 
 def _plain(text: str, book) -> str:
@@ -470,15 +481,20 @@ def _compare(ctx, fa, fb) -> dict:
     left = ctx.budget
     done = differ = 0
     examples, dists = [], []
+    out_of_time = False
     for inputs in order:
         if left <= 0:
             break
+        if _past_deadline(ctx):
+            out_of_time = True
+            break
         if dice:
-            ra, ca = _odds(fa, inputs, left)
+            ra, ca = _odds(ctx, fa, inputs, left)
             left -= ca
-            rb, cb = _odds(fb, inputs, max(left, 1))
+            rb, cb = _odds(ctx, fb, inputs, max(left, 1))
             left -= cb
             if ra == "budget" or rb == "budget":
+                out_of_time = _past_deadline(ctx)
                 break
         else:
             ra, rb = _call(fa, inputs), _call(fb, inputs)
@@ -501,6 +517,9 @@ def _compare(ctx, fa, fb) -> dict:
         said = (f"drawn at random from its {total} inputs, within a budget of {ctx.budget} evaluations" if finite
                 else "drawn from its inputs' ranges and the values its examples and defaults give (it takes "
                      "a number or text with no range, so not every input can be tried)")
+        if out_of_time:
+            said = (f"{done} of its inputs, when the diff's time limit "
+                    f"({ctx.meter.budget.seconds:g} s, --time-limit) ran out")
     compared = {"method": method, "inputs": done, "domain": total if finite else None, "differ": differ,
                 "evaluations": ctx.budget - left, "note": said}
     odds = _odds_shown(ctx, fa, fb, dists) if dice else []
@@ -516,15 +535,27 @@ def _call(fn, inputs):
         return ("error", type(e).__name__, "", str(e))
 
 
-def _odds(fn, inputs, left):
+def _past_deadline(ctx) -> bool:
+    """Whether the diff's shared budget has run out of time (every later comparison is
+    then left out, and says so)."""
+    from .odds import TooLarge
+    try:
+        ctx.meter.check()
+    except TooLarge:
+        return True
+    return False
+
+
+def _odds(ctx, fn, inputs, left):
     """(the distribution as {value key: probability}, evaluations spent); "budget" when
-    it did not finish within what is left."""
+    it did not finish within what is left (of the mechanic's evaluations, or of the
+    diff's shared budget: its meter)."""
     from .odds import TooLarge, distribution
     if not fn.has_dice:
         r = _call(fn, inputs)
         return ({_key(r): 1} if not isinstance(r, tuple) else r), 1
     try:
-        d = distribution(fn, _max_evals=left, **inputs)
+        d = distribution(fn, _meter=ctx.meter, _max_evals=left, **inputs)
     except TooLarge:
         return "budget", left
     except RulesError as e:
@@ -608,9 +639,11 @@ def _odds_entry(ctx, fa, fb, inputs):
     """The odds before and after for one input set, or None when they are the same
     (or cannot be computed within the budget)."""
     from .odds import TooLarge, distribution
+    if _past_deadline(ctx):
+        return None
     try:
-        da = distribution(fa, _max_evals=ctx.budget, **inputs)
-        db = distribution(fb, _max_evals=ctx.budget, **inputs)
+        da = distribution(fa, _meter=ctx.meter, _max_evals=ctx.budget, **inputs)
+        db = distribution(fb, _meter=ctx.meter, _max_evals=ctx.budget, **inputs)
     except (TooLarge, RulesError):
         return None
     if [(_key(v), p) for v, p in da.outcomes] == [(_key(v), p) for v, p in db.outcomes]:

@@ -6,7 +6,8 @@
 * `InputError` -- a mechanic was called with a value outside its declared type.
 * `EvaluationError` -- a mechanic could not produce a value (missing table row,
   a `require` that failed, an absent value used in arithmetic).
-* `NotFound` -- an unknown book, rule or mechanic, with suggestions.
+* `NotFound` -- an unknown book, rule or mechanic, with suggestions; `BadBookId`,
+  one of them, a book id that is not a name at all (a path, `..`, nothing).
 """
 from __future__ import annotations
 
@@ -55,6 +56,30 @@ class Related:
         return cls(span.file, span.line, span.column, message)
 
 
+class Fix:
+    """A change that would correct a diagnostic (an editor offers it as a quick fix):
+    replace the text from (line, column) to (end_line, end_column), 1-based and the
+    end exclusive, by `text`.  An insertion has its end at its start."""
+
+    __slots__ = ("title", "line", "column", "end_line", "end_column", "text")
+
+    def __init__(self, title: str, line: int, column: int, end_line: int, end_column: int, text: str):
+        self.title, self.line, self.column = title, line, column
+        self.end_line, self.end_column, self.text = end_line, end_column, text
+
+    def __repr__(self):
+        return f"Fix({self.title!r} at {self.line}:{self.column}-{self.end_line}:{self.end_column}: {self.text!r})"
+
+    def __eq__(self, other):
+        return isinstance(other, Fix) and all(getattr(self, k) == getattr(other, k) for k in self.__slots__)
+
+    def __reduce__(self):
+        return (Fix, tuple(getattr(self, k) for k in self.__slots__))
+
+    def as_json(self) -> dict:
+        return {k: getattr(self, k) for k in self.__slots__}
+
+
 SEVERITIES = ("error", "warning")
 
 
@@ -62,13 +87,13 @@ class Diagnostic:
     """One problem in a source: where, what, how to fix it, how bad, and the other
     places that explain it.  Errors stop a book from compiling; warnings do not."""
 
-    __slots__ = ("file", "line", "column", "message", "hint", "source_line", "severity", "related")
+    __slots__ = ("file", "line", "column", "message", "hint", "source_line", "severity", "related", "fixes")
 
     def __init__(self, file: str, line: int, column: int, message: str, hint: str = "", source_line: str = "",
-                 severity: str = "error", related: tuple = ()):
+                 severity: str = "error", related: tuple = (), fixes: tuple = ()):
         self.file, self.line, self.column = file, line, column
         self.message, self.hint, self.source_line = message, hint, source_line
-        self.severity, self.related = severity, tuple(related)
+        self.severity, self.related, self.fixes = severity, tuple(related), tuple(fixes)
 
     def __repr__(self):
         return (f"Diagnostic({self.severity} {self.file}:{self.line}:{self.column}: {self.message!r}, "
@@ -84,7 +109,8 @@ class Diagnostic:
         return {"file": self.file, "line": self.line, "column": self.column, "severity": self.severity,
                 "message": self.message, "hint": self.hint,
                 "related": [{"file": r.file, "line": r.line, "column": r.column, "message": r.message}
-                            for r in self.related]}
+                            for r in self.related],
+                **({"fixes": [f.as_json() for f in self.fixes]} if self.fixes else {})}
 
     def render(self) -> str:
         out = [f"{self.file}:{self.line}:{self.column}: {self.severity}: {self.message}"]
@@ -129,11 +155,25 @@ class RulebookError(RulesError):
 
 
 class InputError(RulesError, ValueError):
-    """A mechanic argument is outside its declared range or enumeration."""
+    """A mechanic argument is outside its declared range or enumeration.  The value is
+    shown as the book writes values (`values.literal`: `7/2`, `true`, `"text"`, never a
+    Python repr); None stands for a value that was not given."""
 
     def __init__(self, mechanic: str, param: str, value: object, allowed: str):
         self.mechanic, self.param, self.value, self.allowed = mechanic, param, value, allowed
-        super().__init__(f"{mechanic}: parameter '{param}' got {value!r}; allowed: {allowed}")
+        if value is None:
+            if allowed.startswith("a value is required"):
+                said = "needs a value " + allowed[len("a value is required"):].strip()
+            else:
+                said = f"got nothing; allowed: {allowed}"
+            super().__init__(f"{mechanic}: parameter '{param}' {said.strip()}")
+            return
+        from .values import literal
+        try:
+            shown = literal(value)
+        except Exception:       # a Python caller's own object: what it says it is
+            shown = repr(value)
+        super().__init__(f"{mechanic}: parameter '{param}' got {shown}; allowed: {allowed}")
 
 
 class EvaluationError(RulesError):
@@ -151,3 +191,25 @@ class NotFound(RulesError, LookupError):
         place = f" in {where}" if where else ""
         self.kind, self.name = kind, name
         super().__init__(f"unknown {kind} '{name}'{place}" + (f"; {hint}" if hint else ""))
+
+
+class BadBookId(NotFound):
+    """A book id that is not a name (`paths.check_book_id`): empty, `.` or `..`, a
+    path, or anything else that is not a book header's id.  Never looked up."""
+
+    def __init__(self, book_id: str, reason: str, candidates: Iterable[str] = ()):
+        shown = book_id if len(book_id) <= 60 else book_id[:59] + "…"
+        candidates, plain = list(candidates), _plain_id(book_id)
+        hint = f"did you mean '{plain}'?" if plain in candidates else did_you_mean(plain, candidates) if plain else ""
+        self.kind, self.name, self.reason = "book", book_id, reason
+        RulesError.__init__(self, (f"{shown!r} is not a book id: {reason}" if book_id else reason)
+                            + (f"; {hint}" if hint else ""))
+
+
+def _plain_id(book_id: str) -> str:
+    """What a mistyped book id most likely meant: a path's last part without `.rules`,
+    in lower case with hyphens (`rulebooks/Null_Strike.rules` -> `null-strike`)."""
+    last = book_id.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1]
+    if last.endswith(".rules"):
+        last = last[: -len(".rules")]
+    return last.strip().lower().replace("_", "-").replace(" ", "-")

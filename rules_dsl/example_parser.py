@@ -29,6 +29,7 @@ from .errors import Diagnostic, line_of
 _PROMPT = re.compile(r"^([ \t]*)>>>(?: |$)")
 _MORE = re.compile(r"^([ \t]*)\.\.\.(?: |$)")
 _ERROR = re.compile(r"^(InputError|Error)\s*:\s*(.*)$")
+_ABOUT = re.compile(r"^about\s+(-?[0-9]{1,15})(?:\.([0-9]{1,15}))?\s*(%?)$")
 
 
 def parse_example(builder, body_tok) -> tuple:
@@ -131,6 +132,13 @@ def _case(builder, parts, want, where, start):
             param, detail = pm.group(1), pm.group(2).strip()
         err = n.ExpectedError(n.Span(builder.path, wl, wc + want[0][1]), kind, param, detail)
         return None if expr is None else n.ExampleCase(span, source, expr, expected_text, None, err)
+    ma = _ABOUT.match(expected_text) if len(want) == 1 else None
+    if ma:      # `about 82.6%`: a value as a book prints it, rounded (example_odds.about)
+        from fractions import Fraction
+        places = len(ma.group(2) or "")
+        value = Fraction(ma.group(1) + "." + (ma.group(2) or "0"))
+        approx = n.Approx(n.Span(builder.path, wl, wc + want[0][1]), value, places, bool(ma.group(3)))
+        return None if expr is None else n.ExampleCase(span, source, expr, expected_text, None, None, approx)
     expected = _parse_expr(builder, [(w[0], w[1], w[2]) for w in want], where,
                            "an expected value runs until a blank line or the next '>>>': "
                            "put a blank line before prose" if len(want) > 1 else "")

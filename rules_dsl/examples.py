@@ -109,9 +109,14 @@ class ExampleRunner:
             return CaseResult(where, case.source, case.expected_text, got, passed, hint,
                               case.span.line, case.span.column)
 
+        from .example_odds import evaluate, form_of
+        odds = form_of(case.expr, self.compiled.syms)
         try:
-            ctx = Ctx(GivenRoller(rng=random.Random(0)))
-            value = _guarded(lambda: compile_expr(self.compiled, case.expr, frozenset())({}, ctx))
+            if odds is not None:       # chance(...) / mean(...): exact odds, within a budget
+                value = _guarded(lambda: evaluate(self.compiled, *odds))
+            else:
+                ctx = Ctx(GivenRoller(rng=random.Random(0)))
+                value = _guarded(lambda: compile_expr(self.compiled, case.expr, frozenset())({}, ctx))
         except InputError as e:
             if case.error is not None and case.error.kind == "InputError":
                 ok = e.param == case.error.param and _contains(str(e), case.error.detail)
@@ -125,11 +130,23 @@ class ExampleRunner:
             return result(False, f"Error: {e}")
         if case.error is not None:
             return result(False, literal(value))
+        if case.approx is not None:
+            from .example_odds import about
+            return result(about(value, case.approx), _shown_with_decimals(value, case.approx))
         try:
             want = _guarded(lambda: compile_expr(self.compiled, case.expected, frozenset())({}, Ctx(GivenRoller())))
         except RulesError as e:
             return result(False, f"{literal(value)} (the expected value cannot be evaluated: {e})")
         return result(same(value, want), literal(value))
+
+
+def _shown_with_decimals(value, approx) -> str:
+    """A value got beside an `about` expectation: exact, and rounded as it is written."""
+    if isinstance(value, bool) or not isinstance(value, (int, Fraction)):
+        return literal(value)
+    x = Fraction(value) * (100 if approx.percent else 1)
+    rounded = f"{float(x):.{approx.places}f}{'%' if approx.percent else ''}"
+    return f"{literal(value)} (about {rounded})"
 
 
 def _failure_hint(case: n.ExampleCase, got: str) -> str:

@@ -36,6 +36,7 @@ from .dice import ForcedRoller, GivenRoller
 from .errors import EvaluationError, NotFound, RulesError
 from .render import dice_text, expr_text
 from .resolve import resolve_callee
+from .rollpaths import shown_names
 from .values import ABSENT, Record, show, to_json
 
 __all__ = ["Step", "Explanation", "explain_call", "explain_case", "explain_lookup", "NOTE_KINDS_EXPLAINED"]
@@ -43,6 +44,7 @@ __all__ = ["Step", "Explanation", "explain_call", "explain_case", "explain_looku
 # The notes an explanation cites: our readings of the book (not `absent` notes,
 # which say what the source leaves out and decide no value).
 NOTE_KINDS_EXPLAINED = ("interpretation", "erratum", "clarification")
+MAX_ITEMS_SHOWN = 40     # the items a filter step lists (a pool of 1000 dice is summed up by its counts)
 
 
 @dataclass
@@ -161,6 +163,54 @@ def _plain(text, *styles):
     return text
 
 
+def repeated_calls(children: list) -> list:
+    """The children of a step with each run of calls of one mechanic (two or more in a
+    row: once per item of a list, once per die) gathered into a list."""
+    out = []
+    for c in children:
+        if c.step == "call" and out and isinstance(out[-1], list) and out[-1][0].detail.get("name") == c.detail.get("name"):
+            out[-1].append(c)
+        elif c.step == "call" and out and isinstance(out[-1], Step) and out[-1].step == "call" \
+                and out[-1].detail.get("name") == c.detail.get("name"):
+            out[-1] = [out[-1], c]
+        else:
+            out.append(c)
+    return out
+
+
+def _group_lines(calls: list, depth: int, out: list, width: int, locations: bool, seen: set, style=_plain):
+    """Repeated calls of one mechanic: what they share once, one line per call with what
+    differs and its result, then the working of the first call only."""
+    first = calls[0]
+    pad = _IND * depth
+    where = style(f"  [{first.location}]", "dim") if locations else ""
+    args = [c.detail.get("arguments", {}) for c in calls]
+    names = list(args[0])
+    same = [k for k in names if all(a.get(k) == args[0].get(k) for a in args)]
+    differ = [k for k in names if k not in same]
+    shared = ", ".join(f"{k}={args[0][k]}" for k in same)
+    head = f"{first.title} ({first.rule})"
+    out.append(f"{pad}{style(head, 'bold')}: {first.detail.get('name', '')}, {len(calls)} calls"
+               + (f" with {shared}" if shared else "") + where)
+    _note_lines(first, pad, out, width, seen)
+    for c, a in zip(calls, args):
+        which = ", ".join(f"{k}={a[k]}" for k in differ) or "the same arguments"
+        result = f" => {show(c.value)}" if c.has_value else " => (stopped)"
+        out.append(f"{pad}{_IND}{which}{result}")
+    which = ", ".join(f"{k}={args[0][k]}" for k in differ)
+    out.append(f"{pad}{_IND}the working of the first call{f' ({which})' if which else ''}:")
+    for c in first.children:
+        _lines(c, depth + 2, out, width, locations, seen, style)
+
+
+def _children_lines(st: Step, depth: int, out: list, width: int, locations: bool, seen: set, style=_plain):
+    for c in repeated_calls(st.children):
+        if isinstance(c, list):
+            _group_lines(c, depth, out, width, locations, seen, style)
+        else:
+            _lines(c, depth, out, width, locations, seen, style)
+
+
 def _lines(st: Step, depth: int, out: list, width: int, locations: bool, seen: set, style=_plain):
     """One step and its children; a note is printed the first time it bears (`seen`)."""
     pad = _IND * depth
@@ -169,8 +219,7 @@ def _lines(st: Step, depth: int, out: list, width: int, locations: bool, seen: s
         head = f"{st.title} ({st.rule})" if st.step == "call" else f"Example of {st.title} ({st.rule})"
         out.append(f"{pad}{style(head, 'bold')}: {st.text}{where}")
         _note_lines(st, pad, out, width, seen)
-        for c in st.children:
-            _lines(c, depth + 1, out, width, locations, seen, style)
+        _children_lines(st, depth + 1, out, width, locations, seen, style)
         if st.has_value and st.step == "call":
             out.append(f"{pad}{_IND}=> {st.detail.get('name', '')} gives {show(st.value)}")
         elif st.has_value:
@@ -201,12 +250,18 @@ def _lines(st: Step, depth: int, out: list, width: int, locations: bool, seen: s
         line = f"require {st.detail['condition']}: {'holds' if st.value else 'FAILS: ' + st.detail['message']}"
     elif st.step == "result":
         line = f"{st.text} = {show(st.value)}" if st.has_value else st.text
+    elif st.step == "filter":
+        kept, items = st.detail.get("kept", []), st.detail.get("items", [])
+        read = st.detail.get("read") or {}
+        why = f" with {', '.join(f'{k} = {v}' for k, v in read.items())}" if read else ""
+        which = ", ".join(kept) if kept else "none"
+        line = (f"{st.detail['source']} [{', '.join(items)}]: {len(kept)} of {len(items)} pass "
+                f"{st.detail['condition']}{why}: {which}")
     else:
         line = st.text
     out.append(pad + line + where)
     _note_lines(st, pad, out, width, seen)
-    for c in st.children:
-        _lines(c, depth + 1, out, width, locations, seen, style)
+    _children_lines(st, depth + 1, out, width, locations, seen, style)
 
 
 # ------------------------------------------------------------------ tracing
@@ -348,6 +403,39 @@ class TracingCompiler(ExprCompiler):
                 tr.close()
         return f
 
+    def visit_Comprehension(self, e, scope):
+        """A filter (`d for d in dice if d >= aim`) as a step: the items, and which pass."""
+        if e.cond is None:
+            return super().visit_Comprehension(e, scope)
+        src = self.compile(e.source, scope)
+        inner = scope | {e.var}
+        elem, cond = self.compile(e.elem, inner), self.compile(e.cond, inner)
+        var, sp = e.var, e.span
+        text = {"var": var, "source": expr_text(e.source), "condition": expr_text(e.cond)}
+        read = list(dict.fromkeys(x.name for x in n.iter_nodes(e.cond)
+                                  if isinstance(x, n.Name) and x.name in scope and x.name != var))
+        rule, title, loc = self.rule, self.title, self.where.loc(e.span)
+        from .compiler.expressions import _iterable
+
+        def f(env, ctx):
+            tr = ctx.tracer
+            st = tr.open(Step("filter", rule, title, loc, f"{var} in {text['source']} if {text['condition']}",
+                              detail=dict(text, read={k: show(env[k]) for k in read if k in env})))
+            try:
+                out, local, items, kept = [], dict(env), _iterable(sp, src(env, ctx)), []
+                ctx.spend(len(items))
+                for x in items:
+                    local[var] = x
+                    if cond(local, ctx):
+                        kept.append(show(x))
+                        out.append(elem(local, ctx))
+                st.detail["items"] = [show(x) for x in items][:MAX_ITEMS_SHOWN]
+                st.detail["kept"] = kept[:MAX_ITEMS_SHOWN]
+                return st.set(out)
+            finally:
+                tr.close()
+        return f
+
     def visit_Call(self, e, scope):
         book = self.book
         callee = resolve_callee(e.func.name, scope, book.syms).kind if isinstance(e.func, n.Name) else "value"
@@ -370,12 +458,12 @@ class TracingCompiler(ExprCompiler):
             tm = traced(book, where, name)
             bound = tm.fn.bind([a(env, ctx) for a in args], {k: a(env, ctx) for k, a in plain})
             child = ctx.child(name)
-            forced = {}
-            if given:
-                forced = {child.prefix + k: a(env, ctx) for k, a in given}
-                child = TraceCtx(ForcedRoller(ctx.roller, forced), child.prefix, child.depth, child.budget,
-                                 tracer=ctx.tracer)
-            return tm.invoke(bound, child)
+            if not given:
+                return tm.invoke(bound, child)
+            roller = ForcedRoller(ctx.roller, {child.prefix + k: a(env, ctx) for k, a in given})
+            value = tm.invoke(bound, TraceCtx(roller, child.prefix, child.depth, child.budget, tracer=ctx.tracer))
+            roller.check_used(name, child.prefix)
+            return value
         return mech
 
     def _dynamic(self, e, scope):
@@ -551,10 +639,7 @@ def explain_call(compiled, name: str, *args, rolls=None, seed=None, rng=None, **
     where = _traced_store(compiled)["where"]
     tm = traced(compiled, where, name)
     roll_names = {r.name for r in fn.rolls}
-    given = dict(rolls or {})
-    for k in list(kwargs):
-        if k in roll_names and k not in {p.name for p in fn.params}:
-            given[k] = kwargs.pop(k)
+    given = fn.given_rolls(kwargs, rolls)      # by name, or by path through a called mechanic
     bound = fn.bind(list(args), kwargs)
     roller = GivenRoller(given, rng or (random.Random(seed) if seed is not None else random.Random()))
     holder = Step("example", "", "", "", "")
@@ -563,11 +648,12 @@ def explain_call(compiled, name: str, *args, rolls=None, seed=None, rng=None, **
         result = tm.invoke(bound, TraceCtx(roller, tracer=tracer))
     except RecursionError:
         raise EvaluationError(f"{name}: the evaluation nests too deeply") from None
+    made = shown_names(roller.made)
     unknown = set(given) - roller.used
     if unknown:
-        raise NotFound("roll", sorted(unknown)[0], list(roller.made) + sorted(roll_names),
-                       where=f"{compiled.book_id}:{name} (rolls made: {', '.join(roller.made) or 'none'})")
-    return Explanation(compiled.book_id, holder.children[0], result, dict(roller.made))
+        raise NotFound("roll", sorted(unknown)[0], list(made) + sorted(roll_names),
+                       where=f"{compiled.book_id}:{name} (rolls made: {', '.join(made) or 'none'})")
+    return Explanation(compiled.book_id, holder.children[0], result, made)
 
 
 def explain_lookup(compiled, name: str, *args, **kwargs) -> Explanation:
@@ -583,18 +669,31 @@ def explain_case(compiled, rule_id: str, case: n.ExampleCase) -> Explanation:
     """The working of one worked example's `>>>` expression, evaluated as the example
     runner does (dice it does not give rolled from seed 0).  An evaluation error is
     kept in `error` with the steps made before it."""
+    from .example_odds import evaluate, form_of
     from .examples import _guarded
     where = _traced_store(compiled)["where"]
     comp = TracingCompiler(compiled, where, rule_id)
     root = Step("example", rule_id, where.title(rule_id), where.loc(case.span), case.source, node=case)
+    odds = form_of(case.expr, compiled.syms)
+    if odds is not None:          # exact odds over every roll: one step, no single evaluation to trace
+        what = "the exact chance that it holds" if odds[0] == "chance" else "its exact mean"
+        root.children.append(Step("odds", rule_id, where.title(rule_id), where.loc(case.span),
+                                  f"{expr_text(odds[1])}: {what}, over every roll it makes",
+                                  detail={"form": odds[0], "expression": expr_text(odds[1])}))
+        try:
+            value = _guarded(lambda: evaluate(compiled, *odds))
+        except RulesError as e:
+            return Explanation(compiled.book_id, root, None, {}, str(e).splitlines()[0])
+        root.set(value)
+        return Explanation(compiled.book_id, root, value, {})
     tracer = Tracer(root)
     roller = GivenRoller(rng=random.Random(0))
     try:
         value = _guarded(lambda: comp.compile(case.expr, frozenset())({}, TraceCtx(roller, tracer=tracer)))
     except RulesError as e:
-        return Explanation(compiled.book_id, root, None, dict(roller.made), str(e).splitlines()[0])
+        return Explanation(compiled.book_id, root, None, shown_names(roller.made), str(e).splitlines()[0])
     root.set(value)
-    return Explanation(compiled.book_id, root, value, dict(roller.made))
+    return Explanation(compiled.book_id, root, value, shown_names(roller.made))
 
 
 # ------------------------------------------------------------------ odds with reasons
@@ -622,7 +721,8 @@ class _AnyResult:
 def odds_by_branch(mechanic, **kwargs):
     """The exact joint law of (branch taken, result) of a mechanic whose result is a
     chain of branches: the odds engine run on a twin of the mechanic whose result is
-    `[arm number, arm value]`.  Returns (arms, rows): arms as `branch_chain` gives
+    `[arm number, arm value]`, both computations within one budget (`_budget` or
+    `_meter`, as `distribution` takes them).  Returns (arms, rows): arms as `branch_chain` gives
     them, rows [(value, probability, [(arm label, probability)])] in the plain
     distribution's order; None when the result is not a chain of branches."""
     import dataclasses
@@ -647,6 +747,9 @@ def odds_by_branch(mechanic, **kwargs):
         result = n.IfElse(cond_node.span, cond_node.cond, lit, result)
     twin = MechanicFn(mechanic.book, dataclasses.replace(node, result=result))
     twin.returns = _AnyResult()
+    if kwargs.get("_meter") is None:      # both computations share one budget
+        from .odds.budget import Budget
+        kwargs["_meter"] = (kwargs.pop("_budget", None) or Budget()).meter()
     joint = distribution(twin, **kwargs)
     plain = distribution(mechanic, **kwargs)
     rows = []

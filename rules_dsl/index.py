@@ -648,15 +648,44 @@ def book_entries(library, only=None) -> dict:
     return {bid: entries[bid] for bid in ids}
 
 
-def build(path: str, fingerprint: str):
-    from .loader import DEFAULT
-
-    entries = book_entries(DEFAULT)
+def build(path: str, fingerprint: str, entries: dict | None = None):
+    """Build the index at `path` (atomically: a temp file, then a rename) from `entries`
+    (default: `book_entries` of the default library).  Raises OSError or
+    sqlite3.OperationalError when the cache folder cannot be written."""
+    if entries is None:
+        from .loader import DEFAULT
+        entries = book_entries(DEFAULT)
     tmp = f"{path}.{os.getpid()}.tmp"
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    if os.path.exists(tmp):
-        os.unlink(tmp)
-    con = sqlite3.connect(tmp)
+    try:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        con = sqlite3.connect(tmp)
+        try:
+            _fill(con, entries, fingerprint)
+        finally:
+            con.close()
+        os.replace(tmp, path)      # one index per books folder: the new one replaces the old
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+    cachekeys.sweep()
+
+
+def build_in_memory(fingerprint: str, entries: dict) -> sqlite3.Connection:
+    """The index in memory, for a cache folder that cannot be written (read-only, a
+    regular file, not there and not creatable): the answers are the same, only
+    nothing is kept for the next command."""
+    con = sqlite3.connect(":memory:")
+    _fill(con, entries, fingerprint)
+    return con
+
+
+def _fill(con: sqlite3.Connection, entries: dict, fingerprint: str):
+    """Write the index's tables into `con`: every book's rules, names and full text."""
     con.executescript("""
         PRAGMA journal_mode = OFF;
         PRAGMA synchronous = OFF;
@@ -734,16 +763,15 @@ def build(path: str, fingerprint: str):
     """)
     con.execute("INSERT INTO meta VALUES ('fingerprint', ?)", (fingerprint,))
     con.commit()
-    con.close()
-    os.replace(tmp, path)      # one index per books folder: the new one replaces the old
-    cachekeys.sweep()
 
 
 def ensure_index() -> Index:
-    """Open the index, rebuilding it first if any source changed."""
+    """Open the index, rebuilding it first if any source changed.  A cache folder that
+    cannot be written (read-only, a regular file) is no error: a fresh index there is
+    read as it is, and anything else is built in memory for this command."""
     path = _index_path()
     fp = _source_fingerprint()
-    if os.path.exists(path):
+    if os.path.isfile(path):
         try:
             con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
             row = con.execute("SELECT value FROM meta WHERE key='fingerprint'").fetchone()
@@ -752,5 +780,10 @@ def ensure_index() -> Index:
             con.close()
         except sqlite3.DatabaseError:
             pass
-    build(path, fp)
+    from .loader import DEFAULT
+    entries = book_entries(DEFAULT)
+    try:
+        build(path, fp, entries)
+    except (OSError, sqlite3.OperationalError):      # the cache folder cannot be written
+        return Index(build_in_memory(fp, entries))
     return Index(sqlite3.connect(f"file:{path}?mode=ro", uri=True))

@@ -830,7 +830,8 @@ def apply_layer(base: BookAST, lf: n.LayerFile, book_id: str, text: str) -> tupl
                                      prose=prose)
     info = LayerInfo(book_id, h.name, base.id, title, h.edition, h.source, tuple(h.prose), lf.path, h.span,
                      tuple(am.records), tuple(am.before.items()))
-    ast = BookAST(book_id, new_header, tuple(base.files) + (lf.path,), items, tuple(base.layers) + (info,))
+    ast = BookAST(book_id, new_header, tuple(base.files) + (lf.path,), items, skipped=base.skipped,
+                  layers=tuple(base.layers) + (info,))
     return ast, am.diags
 
 

@@ -114,10 +114,12 @@ class Library:
         return sorted(ids)
 
     def book_files(self, book_id: str) -> list:
-        """The source files of a book, in reading order; `NotFound` if there is no such book.
+        """The source files of a book, in reading order; `NotFound` if there is no such book
+        (`BadBookId`, one of them, if `book_id` is not a name: ids are never paths).
         A layered book's (`base+name`, layers.py) are its base's files, then its layer's
         file: what its compiled result depends on.  A base that is missing adds nothing
         here (`parse_book` says so, at the layer's header)."""
+        paths.check_book_id(book_id, self.book_ids)
         d = self.books_dir
         if "+" in book_id:
             own = d / f"{book_id}.rules"
@@ -139,8 +141,10 @@ class Library:
                 return files
         raise NotFound("book", book_id, self.book_ids())
 
-    def book_id_of(self, path) -> str | None:
-        """The id of the book a `.rules` file belongs to, or None if it is not one of this library's."""
+    def book_id_of(self, path, strict: bool = False) -> str | None:
+        """The id of the book a `.rules` file belongs to, or None if it is not one of this
+        library's.  With `strict`, a `.rules` file where a book would be whose name is not a
+        book id (`Null Strike.rules`, `...rules`) raises `BadBookId` instead of None."""
         path = Path(path).resolve()
         try:
             rel = path.relative_to(self.books_dir.resolve())
@@ -149,6 +153,8 @@ class Library:
         if path.suffix != ".rules" or len(rel.parts) not in (1, 2):
             return None
         book_id = rel.parts[0] if len(rel.parts) == 2 else path.stem
+        if strict:
+            paths.check_book_id(book_id)
         try:
             files = self.book_files(book_id)
         except NotFound:

@@ -3,8 +3,10 @@
 Built on pygls; every answer comes from `workspace.Workspace`, which runs the
 ordinary pipeline (parser, checks, compiler, worked examples) on the open
 documents' texts.  Served: diagnostics as you type (every file of the edited
-book; findings of the book's checks too, on open and on save), hover, go to
-definition, find references, completion, document symbols and folding ranges.
+book; findings of the book's checks too, with the severity `rules check` gives
+them, until an edit fixes them), quick fixes (a did-you-mean name, a missing table
+row, a missing brace), hover, go to definition, find references, completion,
+document symbols and folding ranges.
 
 Only `rules lsp` imports this module (and pygls with it): the other commands
 start as fast as before.  A handler that meets a bug of ours logs it and answers
@@ -32,7 +34,7 @@ SEVERITY = {"error": t.DiagnosticSeverity.Error, "warning": t.DiagnosticSeverity
             "information": t.DiagnosticSeverity.Information}
 SYMBOL_KIND = {"section": t.SymbolKind.Namespace, "rule": t.SymbolKind.Class, "mechanic": t.SymbolKind.Function,
                "table": t.SymbolKind.Struct, "enum": t.SymbolKind.Enum, "const": t.SymbolKind.Constant,
-               "check": t.SymbolKind.Event}
+               "check": t.SymbolKind.Event, "priced": t.SymbolKind.Operator}
 COMPLETION_KIND = {"rule": t.CompletionItemKind.Reference, "section": t.CompletionItemKind.Module,
                    "book": t.CompletionItemKind.Folder, "mechanic": t.CompletionItemKind.Function,
                    "table": t.CompletionItemKind.Struct, "enum": t.CompletionItemKind.Enum,
@@ -169,7 +171,7 @@ def create_server(books=None, cache=None) -> RulesLanguageServer:
         if ls.pending.get(uri) != params.text_document.version:
             return    # a newer change is waiting: it checks the newer text
         ls.pending.pop(uri, None)
-        _publish_safely(ls, uri)
+        _publish_safely(ls, uri, findings=True)     # findings stay until the edit that fixes them
 
     @ls.feature(t.TEXT_DOCUMENT_DID_SAVE)
     def did_save(ls: RulesLanguageServer, params: t.DidSaveTextDocumentParams):
@@ -188,6 +190,21 @@ def create_server(books=None, cache=None) -> RulesLanguageServer:
                 if os.path.dirname(other) == os.path.dirname(_path(uri)):
                     _publish_safely(ls, _uri(other))
                     break
+
+    @ls.feature(t.TEXT_DOCUMENT_CODE_ACTION, t.CodeActionOptions(code_action_kinds=[t.CodeActionKind.QuickFix]))
+    @_safe
+    def code_action(ls: RulesLanguageServer, params: t.CodeActionParams):
+        path = _path(params.text_document.uri)
+        actions = []
+        for title, d, edits in ls.books.code_actions(path, params.range.start.line + 1, params.range.end.line + 1):
+            text = ls.books.text_of(path)
+            changes = {}
+            for loc, new_text in edits:
+                changes.setdefault(_uri(loc.path), []).append(t.TextEdit(_range(loc, ls), new_text))
+            actions.append(t.CodeAction(title, kind=t.CodeActionKind.QuickFix,
+                                        diagnostics=[to_lsp_diagnostic(d, text, ls.workspace.position_codec)],
+                                        edit=t.WorkspaceEdit(changes=changes), is_preferred=len(d.fixes) == 1))
+        return actions or None
 
     @ls.feature(t.TEXT_DOCUMENT_HOVER)
     @_safe

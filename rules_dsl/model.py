@@ -20,6 +20,7 @@ class BookAST:
     header: n.Header
     files: tuple           # of str (paths)
     items: tuple           # top-level items of every file, in order
+    skipped: frozenset = frozenset()   # names declared by items a syntax error left out (not "unknown")
     layers: tuple = ()     # of layers.LayerInfo: what each layer on the book changed (a layered book)
 
 
@@ -50,7 +51,8 @@ def assemble(book_id: str, files: list) -> BookAST:
     if diags:
         raise RulebookError(diags)
     items = tuple(it for f in files for it in f.items)
-    return BookAST(book_id, header, tuple(f.path for f in files), items)
+    skipped = frozenset(x for f in files for x in getattr(f, "skipped", ()))
+    return BookAST(book_id, header, tuple(f.path for f in files), items, skipped)
 
 
 def walk(items, sec_ids=(), sec_titles=(), rule=None) -> Iterator[Placed]:

@@ -290,7 +290,22 @@ class Check:
     finding: Optional[Phrase] = None   # a failing case in words: `finding "printed {left} gc; ..."`
 
 
-Decl = Union[Const, Enum, Mechanic, Table, Check]
+@dataclass(frozen=True)
+class Priced:
+    """`priced NAME "title" { for x in xs [where c]: COST per EFFECT }`: a design view.
+    For each case, what it costs (a number: points, gc) per what its dice give on
+    average: EFFECT's exact mean (or, for a condition, its chance), computed by the
+    odds engine.  Nothing is claimed: the view shows the numbers (design.py)."""
+    span: Span
+    name: str
+    doc: str
+    bindings: tuple        # of Binding
+    where: Optional[Expr]
+    cost: Expr
+    effect: Expr
+
+
+Decl = Union[Const, Enum, Mechanic, Table, Check, Priced]
 
 
 # ----------------------------------------------------------- prose and rules
@@ -334,6 +349,17 @@ class ExpectedError:
 
 
 @dataclass(frozen=True)
+class Approx:
+    """An expected value as a book prints it, rounded: `about 82.6%`, `about 1.33`.
+    The value got must round to `value` at `places` decimal places (as a percentage
+    when `percent`)."""
+    span: Span
+    value: object          # Fraction: the number written
+    places: int
+    percent: bool
+
+
+@dataclass(frozen=True)
 class ExampleCase:
     """One `>>> expression` of a worked example and what it must give.
 
@@ -346,6 +372,7 @@ class ExampleCase:
     expected_text: str
     expected: Optional[Expr] = None
     error: Optional[ExpectedError] = None
+    approx: Optional[Approx] = None    # `about 82.6%`
 
 
 @dataclass(frozen=True)
@@ -417,6 +444,24 @@ class VocabularyGroup:
 
 
 @dataclass(frozen=True)
+class Named:
+    """A name written in a list (`rules a, b`, `tables t`), with where it is written."""
+    span: Span
+    name: str
+
+
+@dataclass(frozen=True)
+class QuickReference:
+    """`quick reference { ... }` in a book header: what the book's front page shows a
+    player at a glance (docs/language.md, "The front door"); each part optional."""
+    span: Span
+    dice: Optional[Prose] = None     # how the game's dice read, in a player's words
+    turn: Optional[Prose] = None     # the turn sequence (its bullet items are its steps, in order)
+    tables: tuple = ()               # of Named: the key tables, shown whole
+    rules: tuple = ()                # of Named: the most looked-up rules (or sections)
+
+
+@dataclass(frozen=True)
 class Header:
     span: Span
     id: str
@@ -428,6 +473,14 @@ class Header:
     dice: tuple = ()       # of Die
     prose: tuple = ()
     vocabulary: tuple = ()  # of VocabularyGroup
+    about: Optional[Prose] = None            # what the game is, for a player choosing one
+    start: Optional[Named] = None            # the rule or section a new player reads first
+    quick: Optional[QuickReference] = None   # the front page's quick reference
+
+    def front_texts(self) -> tuple:
+        """The prose of the front door (about, dice, turn): checked for references as any prose."""
+        q = self.quick
+        return tuple(p for p in (self.about, q and q.dice, q and q.turn) if p is not None)
 
 
 @dataclass(frozen=True)
@@ -442,6 +495,8 @@ class SourceFile:
     header: Optional[Header]
     items: tuple
     diagnostics: tuple = ()
+    skipped: tuple = ()        # names and ids declared in items left out after a syntax error (recovery.py)
+    recovered: bool = False    # syntax errors were found: `items` is what parsed once they were left out
 
 
 def iter_nodes(node):
@@ -514,6 +569,8 @@ class LayerFile:
     header: LayerHeader
     changes: tuple
     diagnostics: tuple = ()
+    skipped: tuple = ()        # as for `SourceFile`: a layer is not recovered after a syntax error
+    recovered: bool = False    # (its first syntax error is reported), so these stay empty
 
     @property
     def items(self) -> tuple:

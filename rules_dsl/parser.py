@@ -13,7 +13,7 @@ from fractions import Fraction
 from pathlib import Path
 
 from . import nodes as n
-from .errors import Diagnostic, RulebookError, line_of
+from .errors import Diagnostic, Fix, RulebookError, line_of
 from .prose import REF_HINT, REF_RE, parse_ref
 from .values import ABSENT
 
@@ -80,7 +80,6 @@ MAX_NESTING = 100               # levels of the syntax tree; the real books reac
 MAX_DIGITS = 15                 # a number in a rulebook; larger ones are mistakes or attacks
 MAX_DIE_SIDES = 1000            # d2 .. d1000
 MAX_FACE_COUNT = 100            # faces of one symbol on a custom die
-_RULE_LINE = re.compile(r"^[ \t]*(rule|section)[ \t]", re.M)
 
 
 def parse_text(text: str, path: str = "<string>", partial: bool = False) -> n.SourceFile:
@@ -103,21 +102,13 @@ def parse_text(text: str, path: str = "<string>", partial: bool = False) -> n.So
         raise RulebookError([Diagnostic(path, 1, 1, f"this rulebook file is {size / 1e6:.1f} MB; "
                                         f"a file may hold at most {MAX_FILE_BYTES / 1e6:.0f} MB",
                                         "split the book into a folder of .rules files", line_of(text, 1))])
+    syntax, skipped = [], set()
     try:
         tree = lark_parser().parse(text, start="start")
     except UnexpectedInput as e:
-        diags = [_syntax_diagnostic(e, text, path)]
-        line = diags[0].line
-        while len(diags) < MAX_SYNTAX_ERRORS:
-            more = _next_error(text, line)
-            if more is None:
-                break
-            d = _syntax_diagnostic(more, text, path)
-            if d.line <= line:
-                break
-            diags.append(d)
-            line = d.line
-        raise RulebookError(diags) from None
+        tree, syntax, skipped = _recover(text, path, e)
+        if tree is None:
+            raise RulebookError(syntax) from None
     too_deep = _too_deep(tree)
     if too_deep is not None:
         line, col = too_deep
@@ -125,6 +116,10 @@ def parse_text(text: str, path: str = "<string>", partial: bool = False) -> n.So
                                         "split the expression with `let`, or the sections into fewer levels",
                                         line_of(text, line))])
     sf = _Builder(path, text).source_file(tree)
+    if syntax:
+        import dataclasses
+        sf = dataclasses.replace(sf, diagnostics=tuple(syntax) + sf.diagnostics, skipped=tuple(sorted(skipped)),
+                                 recovered=True)
     if sf.diagnostics and not partial:
         raise RulebookError(list(sf.diagnostics))
     return sf
@@ -166,6 +161,126 @@ def parse_layer_text(text: str, path: str = "<string>", partial: bool = False) -
     return lf
 
 
+def _recover(text: str, path: str, e):
+    """After a syntax error: (the tree of what parses once the broken parts are mended
+    or left out, or None; the syntax diagnostics; names the left-out items declare).
+    See `recovery`."""
+    from lark.exceptions import UnexpectedInput, UnexpectedToken
+
+    from . import recovery
+
+    diags, skipped, seen = [], set(), set()
+    work = text
+    for _ in range(MAX_SYNTAX_ERRORS):
+        lines, _ = recovery.scan(work)
+        line, column = _error_place(e, work)
+        found = recovery.structure(work, path, line)
+        opening = _missing_open_brace(e, work, path) if isinstance(e, UnexpectedToken) and e.token.type != "$END" \
+            else None
+        if found is not None and _parses_past(found.text, line):
+            d = found.diagnostic
+            work = found.text
+        elif opening is not None:         # mend it: the block's own text is then checked too
+            d = opening
+            work = _apply(work, opening.fixes[0])
+        else:
+            culprit = line
+            if recovery.unfinished_above(lines, work, line, column, functools.partial(_accepts, work)):
+                culprit = recovery.previous_code_line(lines, line)
+                d = _unfinished(work, path, lines, culprit, line) if culprit >= 1 else _syntax_diagnostic(e, work, path)
+            else:
+                d = _syntax_diagnostic(e, work, path)
+            first_word = culprit == line and not line_of(work, line)[: max(column - 1, 0)].strip()
+            region = recovery.item_region(lines, culprit, first_word) if culprit >= 1 else None
+            if region is None:
+                diags.append(_with_source(d, text))
+                return None, diags, skipped
+            skipped |= recovery.declared_in(text, *region)
+            work = recovery.blank(work, *region)
+        diags.append(_with_source(d, text))
+        if (d.line, d.column) in seen:
+            return None, diags, skipped
+        seen.add((d.line, d.column))
+        try:
+            return lark_parser().parse(work, start="start"), diags, skipped
+        except UnexpectedInput as more:
+            e = more
+    return None, diags, skipped
+
+
+def _accepts(text: str, line: int, word: str) -> bool:
+    """Can the text before `line` be followed by the keyword `word`?"""
+    from lark.exceptions import UnexpectedInput
+
+    head = "\n".join(text.split("\n")[: line - 1]) + "\n"
+    try:
+        lark_parser().parse(head, start="start")
+        return True           # the text so far is whole: an item may follow
+    except UnexpectedInput as e:
+        return _keyword_terminal(word) in set(getattr(e, "expected", None) or ())
+
+
+def _keyword_terminal(word: str) -> str:
+    return next((t for t, kw in _keyword_terminals().items() if kw == word), word.upper())
+
+
+def _apply(text: str, fix: Fix) -> str:
+    """`text` with a one-line insertion made (positions before it, and on other lines, kept)."""
+    lines = text.split("\n")
+    ln = lines[fix.line - 1]
+    lines[fix.line - 1] = ln[: fix.column - 1] + fix.text + ln[fix.end_column - 1:]
+    return "\n".join(lines)
+
+
+def _with_source(d: Diagnostic, text: str) -> Diagnostic:
+    return Diagnostic(d.file, d.line, d.column, d.message, d.hint, line_of(text, d.line), d.severity, d.related, d.fixes)
+
+
+def _error_place(e, text):
+    from lark.exceptions import UnexpectedToken
+
+    if isinstance(e, UnexpectedToken) and e.token.type == "$END" or getattr(e, "line", None) in (None, -1):
+        lines = text.split("\n")           # as the parser counts lines: "\n" only
+        return len(lines), len(lines[-1]) + 1
+    return e.line, e.column
+
+
+def _parses_past(text: str, line: int) -> bool:
+    """Does `text` (a correction) parse, or fail only after `line`?"""
+    from lark.exceptions import UnexpectedInput
+
+    try:
+        lark_parser().parse(text, start="start")
+        return True
+    except UnexpectedInput as e:
+        return _error_place(e, text)[0] > line
+
+
+def _unfinished(text, path, lines, line, next_line) -> Diagnostic:
+    """The item ending on `line` is not finished when the next item starts (on `next_line`)."""
+    from lark.exceptions import UnexpectedInput
+
+    from .recovery import _opener, item_region
+
+    info = lines[line - 1]
+    offsets = [0]
+    for ln in text.split("\n"):
+        offsets.append(offsets[-1] + len(ln) + 1)
+    cut = offsets[line - 1] + info.end - 1
+    expected = ()
+    try:
+        lark_parser().parse(text[:cut], start="start")
+    except UnexpectedInput as ee:
+        expected = getattr(ee, "expected", None) or ()
+    region = item_region(lines, line)
+    kind, name = _opener(text.split("\n"), region[0]) if region else ("block", "")
+    what = f"{kind} '{name}'" if name else "the declaration"
+    hint = (_describe_expected(expected) + f" at the end of this line: line {next_line} already starts the next "
+            "declaration") if expected else f"line {next_line} already starts the next declaration"
+    return Diagnostic(path, line, info.end, f"{what} is not finished at the end of this line", hint,
+                      line_of(text, line))
+
+
 def _too_deep(tree):
     """(line, column) of the first place nested deeper than MAX_NESTING, else None (no recursion)."""
     from lark import Tree
@@ -184,37 +299,14 @@ def _too_deep(tree):
     return None
 
 
-def _next_error(text: str, after_line: int):
-    """Parse the text from the first rule/section line after `after_line`; return its first error."""
-    from lark.exceptions import UnexpectedInput, UnexpectedToken
-
-    line, counted = 1, 0      # line numbers counted as the matches go: linear in the text's size
-    for m in _RULE_LINE.finditer(text):
-        start = m.start()
-        line += text.count("\n", counted, start)
-        counted = start
-        if line > after_line:
-            break
-    else:
-        return None
-    rest = "\n" * (line - 1) + text[start:]
-
-    def skip_stray_close(e):
-        # the closing braces of sections that opened before the resync point
-        return isinstance(e, UnexpectedToken) and e.token.type == "RBRACE" and "RULE" in e.expected
-
-    try:
-        lark_parser().parse(rest, start="start", on_error=skip_stray_close)
-    except UnexpectedInput as e:
-        return e
-    return None
-
-
 def _syntax_diagnostic(e, text: str, path: str) -> Diagnostic:
     from lark.exceptions import UnexpectedCharacters, UnexpectedToken
 
     if isinstance(e, UnexpectedToken) and e.token.type != "$END":
         tok = e.token
+        missing = _missing_open_brace(e, text, path)
+        if missing is not None:
+            return missing
         before = line_of(text, e.line)[: max(e.column - 1, 0)]
         hint = (_unclosed_prose(text, e.line, e.column) or _teach(str(tok), before, e.expected)
                 or _keyword_hint(tok, e.expected) or _hint_for(tok, e.expected))
@@ -232,6 +324,56 @@ def _syntax_diagnostic(e, text: str, path: str) -> Diagnostic:
     return Diagnostic(path, line, col, "unexpected end of file",
                       (_describe_expected(expected) + " " if expected else "") + "(is a '}' missing?)",
                       line_of(text, line))
+
+
+_BLOCK_START = re.compile(r"^[ \t]*(book|section|rule|mechanic|table|enum|check)\s+([A-Za-z0-9_-]+)", re.M)
+_BODY_TOKENS = frozenset({"VBAR", "DASHES", "PROSE", "LET", "ROLL", "REQUIRE", "RETURN", "ALIASES", "KEYWORDS",
+                          "USES", "ODDS", "SOURCE", "NOTE", "EXAMPLE", "FLAVOUR", "MECHANIC", "TABLE", "CONST",
+                          "ENUM", "CHECK", "RULE", "SECTION", "TITLE", "EDITION", "UNITS", "DICE", "DIE", "FINDINGS",
+                          "FOR"})
+_BODY_WORDS = {"table": "a table's rows go between '{' and '}': table NAME(KEYS) -> TYPE \"doc\" {",
+               "mechanic": "a mechanic's statements go between '{' and '}' (or write '= expression')",
+               "rule": "a rule's text and declarations go between '{' and '}'",
+               "section": "a section's rules go between '{' and '}'",
+               "book": "the book header's fields go between '{' and '}'",
+               "enum": "an enum's members go between '{' and '}'", "check": "a check's 'for' goes between '{' and '}'"}
+
+
+def _missing_open_brace(e, text: str, path: str):
+    """A body written without its '{' ("unexpected '|'" after a table's type): said where
+    the '{' goes, with the fix; never as a list of the tokens the parser could take."""
+    tok, expected = e.token, set(e.expected)
+    lines = text.split("\n")
+    if not 0 < e.line <= len(lines):
+        return None
+    head = "\n".join(lines[: e.line - 1] + [lines[e.line - 1][: e.column - 1]])
+    starts = list(_BLOCK_START.finditer(head))
+    if not starts:
+        return None
+    last = starts[-1]
+    kind, name = last.group(1), last.group(2)
+    if "{" in head[last.start():]:
+        return None
+    on_own_line = not lines[e.line - 1][: e.column - 1].strip()
+    table_rows = kind == "table" and tok.type in ("VBAR", "DASHES") and on_own_line
+    if not (("LBRACE" in expected and tok.type in _BODY_TOKENS) or table_rows):
+        return None
+    decl_line = head[: last.start()].count("\n") + 1
+    what = f"{kind} '{name}'" if kind != "book" else "the book header"
+    if decl_line == e.line:      # on the declaration's own line: the '{' goes right before the token
+        fix = Fix(f"Insert '{{' to open {what}", e.line, e.column, e.line, e.column, "{ ")
+        return Diagnostic(path, e.line, e.column, f"a '{{' is missing here: the body of {what} opens with '{{'",
+                          _BODY_WORDS.get(kind, "a block opens with '{'"), line_of(text, e.line), fixes=(fix,))
+    at = e.line - 1              # the '{' goes at the end of the last line of code before the body
+    if table_rows:               # the header row was read as part of the type: the '{' goes before it
+        at = next((i - 1 for i in range(decl_line + 1, e.line + 1) if lines[i - 1].strip().startswith("|")), at)
+    while at > decl_line and (not lines[at - 1].strip() or lines[at - 1].strip().startswith("#")):
+        at -= 1
+    code = lines[at - 1] if '"' in lines[at - 1] else lines[at - 1].split("#", 1)[0]
+    col = len(code.rstrip()) + 1
+    fix = Fix(f"Insert '{{' to open {what}", at, col, at, col, " {")
+    return Diagnostic(path, at, col, f"a '{{' is missing here: the body of {what} opens with '{{'",
+                      _BODY_WORDS.get(kind, "a block opens with '{'"), line_of(text, at), fixes=(fix,))
 
 
 _DECL_NAME = re.compile(r"\b(mechanic|table|const|enum|check)\s+[A-Za-z_][A-Za-z0-9_]*$")
@@ -256,6 +398,10 @@ def _teach(found: str, before: str, expected) -> str:
         return "a mechanic's result type follows '->': mechanic f(x: 1..6) -> int = ..."
     if found in ("==", "!=", "<", "<=", ">", ">=") and re.search(r"(==|!=|<=|>=|<|>)[^=<>()]*$", before):
         return "comparisons do not chain: join them with 'and', e.g. (a <= x) and (x <= b), or use x in a..b"
+    if found == "*" and before.rstrip().endswith("*"):
+        return "the language has no power operator '**': multiply (x * x), or write the number"
+    if found == "=" and re.search(r"\blet\s+[A-Za-z_][A-Za-z0-9_]*\s*=$", before):
+        return "a `let` gives a name its value with one '=': let x = ...; compare with '==' inside an expression"
     if found == "=" and ("CMP" in expected or not expected):
         return "compare with '=='; '=' only gives a name its value (let x = ...)"
     return ""
@@ -621,7 +767,7 @@ class _Builder(_LayerBuilding):
 
     def header(self, t) -> n.Header:
         fields = {"title": "", "edition": "", "source": "", "units": "", "findings": "report"}
-        dice, prose, vocabulary = [], [], []
+        dice, prose, vocabulary, front = [], [], [], {}
         for f in t.children[1:]:
             d = f.data
             if d in ("h_title", "h_edition", "h_source"):
@@ -662,8 +808,21 @@ class _Builder(_LayerBuilding):
                 group = self.vocabulary_group(f, len(vocabulary))
                 if group is not None:
                     vocabulary.append(group)
+            elif d in ("h_about", "h_start", "h_quick"):
+                key = d[2:]
+                if key in front:
+                    word = "quick reference" if key == "quick" else key
+                    self.error(f.children[0] if f.children else f, f"the book header has a second `{word}`",
+                               "write it once")
+                    continue
+                if key == "about":
+                    front["about"] = self.prose(f.children[0])
+                elif key == "start":
+                    front["start"] = n.Named(self.span(f.children[0]), str(f.children[0]))
+                else:
+                    front["quick"] = self.quick_reference(f)
         return n.Header(self.span(t), str(t.children[0]), dice=tuple(dice), prose=tuple(prose),
-                        vocabulary=tuple(vocabulary), **fields)
+                        vocabulary=tuple(vocabulary), **fields, **front)
 
     def vocabulary_group(self, f, count: int):
         """`vocabulary "a", "b" -> "c"`: a group of search phrases (textsearch.py), within
@@ -695,6 +854,21 @@ class _Builder(_LayerBuilding):
                 return None
             phrases.append(text)
         return n.VocabularyGroup(self.span(f), tuple(phrases[:len(same)]), tuple(phrases[len(same):]))
+
+    def quick_reference(self, t) -> n.QuickReference:
+        """`quick reference { dice ... turn ... tables ... rules ... }`: each part once."""
+        parts = {}
+        for item in t.children:
+            key = item.data[2:]
+            if key in parts:
+                self.error(item.children[0], f"the quick reference has a second `{key}`",
+                           "write it once" + (" (list every name on that one line)" if key in ("tables", "rules") else ""))
+                continue
+            if key in ("dice", "turn"):
+                parts[key] = self.prose(item.children[0])
+            else:
+                parts[key] = tuple(n.Named(self.span(tok), str(tok)) for tok in item.children)
+        return n.QuickReference(self.span(t), **parts)
 
     def item(self, t):
         d = getattr(t, "data", None)
@@ -887,7 +1061,7 @@ class _Builder(_LayerBuilding):
     def signed(self, s) -> int:
         if getattr(s, "data", None) == "negative":
             return -self.int(s.children[0])
-        return self.int(s.children[0])
+        return self.int(s.children[0])          # a number, or `+1` (positive)
 
     def d_check(self, t):
         name, doc, finding, *rest = t.children
@@ -895,6 +1069,39 @@ class _Builder(_LayerBuilding):
         binds = [n.Binding(self.span(b), str(b.children[0]), self.expr(b.children[1])) for b in rest[:-2]]
         return n.Check(self.span(t), str(name), self.doc(doc), tuple(binds),
                        self.expr(where) if where is not None else None, self.expr(claim), self.called(finding))
+
+    def kwarg_name(self, t):
+        """The name before `=` in a call: a parameter or roll (`die`), or a roll made in a
+        called mechanic by its path (`morale.first`, `attack[1].hit_dice`: rollpaths)."""
+        parts = []
+        while True:
+            d = getattr(t, "data", None)
+            if d == "name":
+                parts.append(str(t.children[0]))
+                break
+            if d == "attr":
+                parts.append("." + str(t.children[1]))
+                t = t.children[0]
+                continue
+            if d == "index" and getattr(t.children[1], "data", None) == "int_lit" and parts:
+                parts.append(f"[{self.int(t.children[1].children[0])}]")
+                t = t.children[0]
+                continue
+            self.error(t, "only a parameter or a roll can be given by name here",
+                       "write name=value, or a roll made inside a called mechanic by its path: "
+                       "morale_test.first=[6, 6] (attack[1].hit_dice for the second call of attack)")
+            return None
+        if parts and parts[0].startswith("["):
+            self.error(t, "a roll's path ends with the roll's name, not a number", "e.g. attack[1].hit_dice=[6, 6]")
+            return None
+        return "".join(reversed(parts))
+
+    def d_priced(self, t):
+        name, doc, *rest = t.children
+        where, cost, effect = rest[-3], rest[-2], rest[-1]
+        binds = [n.Binding(self.span(b), str(b.children[0]), self.expr(b.children[1])) for b in rest[:-3]]
+        return n.Priced(self.span(t), str(name), self.doc(doc), tuple(binds),
+                        self.expr(where) if where is not None else None, self.expr(cost), self.expr(effect))
 
     # ------------------------------------------------------------------ types
     def type(self, t) -> n.Type:
@@ -956,6 +1163,8 @@ class _Builder(_LayerBuilding):
             return n.BinOp(sp, str(c[1]), self.expr(c[0]), self.expr(c[2]))
         if d == "neg":
             return n.Neg(sp, self.expr(c[0]))
+        if d == "pos":      # `+1`: a sign as books print modifiers; the value itself
+            return self.expr(c[0])
         if d == "call":
             args, kwargs = [], []
             a = c[1]
@@ -967,10 +1176,16 @@ class _Builder(_LayerBuilding):
                 else:
                     for arg in a.children:
                         if getattr(arg, "data", None) == "kwarg":
-                            kwargs.append((str(arg.children[0]), self.expr(arg.children[1])))
+                            key = self.kwarg_name(arg.children[0])
+                            if key is not None:
+                                kwargs.append((key, self.expr(arg.children[1])))
                         else:
                             if kwargs:
-                                self.error(arg, "a positional argument cannot follow a named one")
+                                hint = ""
+                                if getattr(arg, "data", None) == "int_lit":
+                                    hint = ("a list of dice is written in brackets: "
+                                            f"{kwargs[-1][0]}=[..., {arg.children[0]}]")
+                                self.error(arg, "a positional argument cannot follow a named one", hint)
                             args.append(self.expr(arg))
             func = self.expr(c[0])
             if isinstance(func, n.Name) and func.name == "round" and len(args) == 2 and not kwargs \

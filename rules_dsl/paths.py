@@ -4,12 +4,45 @@
 * cache: `RULES_DSL_CACHE`, else `$XDG_CACHE_HOME/rules-dsl` (default `~/.cache/rules-dsl`).
 """
 import os
+import re
 
 _PKG = os.path.dirname(os.path.abspath(__file__))
 
 
 def books_dir() -> str:
     return os.environ.get("RULES_DSL_BOOKS") or os.path.join(os.path.dirname(_PKG), "rulebooks")
+
+
+#: a book id: what a `book` header names (grammar.lark's ID), and so a book's file or folder name;
+#: a layered book's (layers.py) adds `+NAME` for each layer on it (grammar.lark's LAYERED,
+#: `xenotactics+errata`): its layer's file name, still a name, never a path.  A chain deeper
+#: than layers.MAX_DEPTH is a name too: it is refused at its layer's header, located.
+BOOK_ID = re.compile(r"[a-z][a-z0-9]*(?:-[a-z0-9]+)*(?:\+[a-z][a-z0-9]*(?:-[a-z0-9]+)*){0,32}")
+
+
+def check_book_id(book_id, known=None) -> str:
+    """`book_id` if it is a book id, else `errors.BadBookId` saying why, in one line.
+
+    Book ids are names, never paths: every command and API entry that takes one
+    (`Library.book_files` and everything that loads through it, the CLI's
+    `BOOK:NAME` and `--book`, the site and the pytest plugin) asks this one function
+    before it joins an id to the books folder.  An empty id, `.`, `..`, anything with
+    a separator, and anything a `book` header could not say, is refused; `known` (the
+    books there are, a list or a function giving it) feeds the did-you-mean."""
+    if isinstance(book_id, str) and BOOK_ID.fullmatch(book_id):
+        return book_id
+    from .errors import BadBookId
+    if not isinstance(book_id, str):
+        raise BadBookId(repr(book_id), "a book id is text, such as null-strike")
+    if not book_id.strip():
+        reason = "a book id cannot be empty: name a book, such as null-strike (`rules books` lists them)"
+    elif book_id in (".", "..") or "/" in book_id or "\\" in book_id or (os.altsep and os.altsep in book_id):
+        reason = "a book id is a name, such as null-strike, never a path"
+    else:
+        reason = ("a book id is lower-case letters and digits, words joined by single hyphens, "
+                  "starting with a letter (such as null-strike), as its `book` header writes it; "
+                  "a layered book adds +LAYER (such as xenotactics+errata)")
+    raise BadBookId(book_id, reason, known() if callable(known) else (known or ()))
 
 
 def cache_dir() -> str:

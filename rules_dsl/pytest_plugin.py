@@ -18,22 +18,29 @@ import pytest
 def pytest_collect_file(file_path: Path, parent):
     if file_path.suffix != ".rules":
         return None
+    from .errors import BadBookId
     from .loader import DEFAULT
-    book_id = DEFAULT.book_id_of(file_path)
+    try:
+        book_id = DEFAULT.book_id_of(file_path, strict=True)
+    except BadBookId as e:     # a file where a book would be, named as no book can be: say so
+        return RulesFile.from_parent(parent, path=file_path, book_id=None, error=e)
     if book_id is None:
         return None  # a .rules file outside the books folder (e.g. a test fixture)
     return RulesFile.from_parent(parent, path=file_path, book_id=book_id)
 
 
 class RulesFile(pytest.File):
-    def __init__(self, *, book_id: str, **kw):
+    def __init__(self, *, book_id, error=None, **kw):
         super().__init__(**kw)
-        self.book_id = book_id
+        self.book_id, self.error = book_id, error
 
     def collect(self):
         from .errors import RulesError
         from .loader import DEFAULT
 
+        if self.error is not None:
+            yield CompileItem.from_parent(self, name=f"{self.path.name}[book id]", error=self.error)
+            return
         book_id = self.book_id
         try:
             book = DEFAULT.load(book_id)

@@ -126,14 +126,18 @@ def scoped_parts(d):
             else:
                 yield "expr", s.cond, scope
         yield "expr", d.result, scope
-    elif isinstance(d, n.Check):
+    elif isinstance(d, (n.Check, n.Priced)):
         scope = frozenset()
         for b in d.bindings:
             yield "expr", b.source, scope
             scope = scope | {b.name}
         if d.where is not None:
             yield "expr", d.where, scope
-        yield "expr", d.claim, scope
+        if isinstance(d, n.Check):
+            yield "expr", d.claim, scope
+        else:
+            yield "expr", d.cost, scope
+            yield "expr", d.effect, scope
 
 
 def resolve_book(book, syms) -> dict:
@@ -148,11 +152,13 @@ def resolve_book(book, syms) -> dict:
             else:
                 for e in part.dice.parts():
                     w.expr(e, scope)
+    from .example_odds import form_of
     for p in walk(book.items):
         if isinstance(p.node, n.Rule):
             for ex in p.node.examples:
                 for case in ex.cases:
-                    w.expr(case.expr, frozenset())
+                    odds = form_of(case.expr, syms)     # `chance(...)`: a form of examples, not a name
+                    w.expr(odds[1] if odds is not None else case.expr, frozenset())
                     w.expr(case.expected, frozenset())
             for o in p.node.odds:
                 w.expr(o.call, frozenset())

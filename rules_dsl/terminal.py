@@ -245,12 +245,18 @@ def answer_lines(book, name: str, result, given: dict, out: Out, table: bool = F
 def rolls_line(book, name: str, rolls: dict, out: Out) -> str:
     """The dice a call rolled, in words ("rolled: dice army symbol, shield"); a roll inside a
     called mechanic (`callee.roll`) says whose it is."""
+    import re
     names = book.display
     parts = []
     for key, v in rolls.items():
         path = key.split(".")
-        owner, roll = (name, key) if len(path) == 1 else (path[-2], path[-1])
-        label = names.roll(owner, roll) + (f" ({names.mechanic(owner)})" if owner != name else "")
+        if len(path) == 1:
+            owner, call, roll = name, None, key
+        else:     # `callee.roll`, `callee[k].roll` (the k+1-th call), deepest caller last
+            m = re.fullmatch(r"([A-Za-z_][A-Za-z0-9_]*)(?:\[(\d+)\])?", path[-2])
+            owner, call, roll = (m.group(1), m.group(2), path[-1]) if m else (path[-2], None, path[-1])
+        whose = names.mechanic(owner) + (f", call {int(call) + 1}" if call is not None else "")
+        label = names.roll(owner, roll) + (f" ({whose})" if owner != name else "")
         parts.append(f"{label} {names.value(v)}")
     return "\n".join(out.style(line, "dim") for line in
                      wrap_segments([("rolled: " + "; ".join(parts), ())], out.width, out, "", "  "))
@@ -586,6 +592,14 @@ def rule_lines(book, rv, record: dict, out: Out, title_of=None) -> list:
             section(wrap_segments([("check: ", ("dim",)), (d.doc or d.name, ())], W, out, "  ", "    ")
                     + wrap_segments([(f"{d.name}: for {binds}{where}: {expr_text(d.claim)}", ("dim",))], out.width,
                                     out, "    ", "      "))
+        elif isinstance(d, n.Priced):
+            binds = ", ".join(f"{b.name} in {expr_text(b.source)}" for b in d.bindings)
+            where = f" where {expr_text(d.where)}" if d.where is not None else ""
+            section(wrap_segments([("cost view: ", ("dim",)), (d.doc or d.name, ())], W, out, "  ", "    ")
+                    + wrap_segments([(f"{d.name}: for {binds}{where}: {expr_text(d.cost)} per {expr_text(d.effect)}",
+                                      ("dim",))],
+                                    out.width, out, "    ", "      ")
+                    + wrap_segments([(f"rules cost {rv.book}:{d.name}", ("dim",))], out.width, out, "    ", "      "))
     for f in book.findings:
         if f.rule != rv.id:
             continue

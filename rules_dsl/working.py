@@ -76,8 +76,7 @@ def _step(st, depth: int, out: list, names: Names, seen: set, scope: Optional[di
         if args:
             out.append((depth + 1, "input", "With " + inputs_phrase(names, owner, args) + ".", ""))
         _notes(st, depth + 1, out, seen, names)
-        for c in st.children:
-            _step(c, depth + 1, out, names, seen, inner)
+        _children(st, depth + 1, out, names, seen, inner)
         if st.has_value:
             out.append((depth + 1, "answer", answer_text(names, owner, st.value, args) + _stop(st.value, names, owner),
                         ""))
@@ -88,8 +87,7 @@ def _step(st, depth: int, out: list, names: Names, seen: set, scope: Optional[di
         return
     if kind in ("let", "roll", "require", "result"):
         # what the line needed (a dice count's conditions, a call in a formula) comes first
-        for c in st.children:
-            _step(c, depth, out, names, seen, scope)
+        _children(st, depth, out, names, seen, scope)
     if kind == "let":
         node = st.node
         label = scope.get(st.detail.get("name", ""), words(st.detail.get("name", "")))
@@ -109,6 +107,18 @@ def _step(st, depth: int, out: list, names: Names, seen: set, scope: Optional[di
     elif kind == "branch":
         _branch(st, depth, out, names, seen, scope)
         return
+    elif kind == "filter":
+        items, kept = st.detail.get("items", []), st.detail.get("kept", [])
+        source = _plain(st.detail.get("source", ""), names)
+        cond = _plain(st.detail.get("condition", ""), names)
+        for op, said in ((">=", "≥"), ("<=", "≤"), ("!=", "≠"), ("==", "=")):
+            cond = cond.replace(f" {op} ", f" {said} ")
+        read = st.detail.get("read") or {}
+        why = (" (" + ", ".join(f"{scope.get(k, _any_name(names, k))} {_plain(v, names)}" for k, v in read.items()) + ")"
+               if read else "")
+        which = ", ".join(_plain(x, names) for x in kept) if kept else "none"
+        out.append((depth, "let", f"{capitalised(source)} {', '.join(_plain(x, names) for x in items)}: "
+                                  f"{len(kept)} of {len(items)} pass {cond}{why}: {which}.", where))
     elif kind == "lookup":
         table = st.detail.get("table", st.owner)
         keys = st.reads or {}
@@ -136,13 +146,45 @@ def _step(st, depth: int, out: list, names: Names, seen: set, scope: Optional[di
     else:
         out.append((depth, kind, st.text, where))
         _notes(st, depth + 1, out, seen, names)
-        for c in st.children:
-            _step(c, depth + 1, out, names, seen, scope)
+        _children(st, depth + 1, out, names, seen, scope)
         return
     _notes(st, depth + 1, out, seen, names)
     if kind == "lookup":
         for c in st.children:
             _step(c, depth + 1, out, names, seen, scope)
+
+
+def _children(st, depth: int, out: list, names: Names, seen: set, scope: dict):
+    """A step's children, with each run of calls of one mechanic (once per item, once per
+    die: explain.repeated_calls) said once: what the calls share, a line per call with
+    what differs and its answer, then the working of the first call only."""
+    from .explain import repeated_calls
+    for c in repeated_calls(st.children):
+        if isinstance(c, list):
+            _calls(c, depth, out, names, seen)
+        else:
+            _step(c, depth, out, names, seen, scope)
+
+
+def _calls(calls: list, depth: int, out: list, names: Names, seen: set):
+    first = calls[0]
+    owner = first.owner or first.detail.get("name", "")
+    args = [c.args if c.args is not None else {} for c in calls]
+    keys = list(args[0])
+    same = {k: args[0][k] for k in keys if all(k in a and a[k] == args[0][k] for a in args)}
+    differ = [k for k in keys if k not in same]
+    head = f"{capitalised(names.mechanic(owner))}, {len(calls)} times"
+    out.append((depth, "call", head + (f", each with {inputs_phrase(names, owner, same)}" if same else "") + ".",
+                first.location))
+    _notes(first, depth + 1, out, seen, names)
+    for i, (c, a) in enumerate(zip(calls, args)):
+        which = inputs_phrase(names, owner, {k: a[k] for k in differ if k in a})
+        said = answer_text(names, owner, c.value, a) if c.has_value else "stopped"
+        out.append((depth + 1, "result", f"Call {i + 1}" + (f", with {which}" if which else "")
+                    + f": {said}{_stop(c.value, names, owner) if c.has_value else '.'}", ""))
+    out.append((depth + 1, "input", "How the first one was worked out:", ""))
+    inner = _scope(names, owner, first)
+    _children(first, depth + 2, out, names, seen, inner)
 
 
 def _branch(st, depth, out, names, seen, scope):

@@ -23,9 +23,11 @@ from typing import NamedTuple, Optional
 from . import nodes as n
 from .errors import Diagnostic, RulebookError
 
-KEYWORDS = ("book", "title", "edition", "source", "units", "dice", "die", "vocabulary", "section", "rule", "aliases",
+KEYWORDS = ("book", "title", "edition", "source", "units", "dice", "die", "vocabulary", "about", "start", "quick",
+            "reference", "turn", "tables", "section", "rule", "aliases",
             "keywords", "uses", "odds", "findings", "flavour", "note", "example", "const", "enum", "mechanic", "table", "check",
             "let", "roll", "require", "return", "chain", "of", "on", "then", "reroll", "explode", "up", "to", "grid", "for", "in", "where",
+            "priced", "per",
             "if", "else", "and", "or", "not", "true", "false", "absent", "list", "int", "bool", "text", "number",
             "called", "question", "answer", "finding")
 
@@ -132,6 +134,7 @@ class Workspace:
         self._good: dict = {}        # path -> the last SourceFile that parsed
         self._libs: dict = {}        # books folder -> Library
         self.states: dict = {}       # (books folder, book id) -> BookState
+        self.checked: dict = {}      # path -> the diagnostics of its last full check (with their fixes)
 
     # ------------------------------------------------------------ documents
     def open(self, path, text: str):
@@ -212,7 +215,8 @@ class Workspace:
         try:
             sf = (parse_layer_text if is_layer_file(path) else parse_text)(text, path, partial=True)
             out = (sf, list(sf.diagnostics))
-            self._good[path] = sf
+            if not sf.recovered:     # a tree mended after syntax errors lacks the item being edited
+                self._good[path] = sf
         except RulebookError as e:
             out = (None, list(e.diagnostics))
         except Exception as e:   # a bug of ours must not take the editor's server down
@@ -242,7 +246,9 @@ class Workspace:
             else:
                 trees[f] = sf
                 early.extend(diags)
-        state = BookState(book_id, lib.books_dir, files, texts, trees)
+        # outline and names: a file mended after syntax errors shows its last whole version (if any)
+        shown = {f: (self._good[f] if t.recovered and f in self._good else t) for f, t in trees.items()}
+        state = BookState(book_id, lib.books_dir, files, texts, shown)
         found = []
         if syntax or not check:
             found = syntax + early
@@ -261,6 +267,9 @@ class Workspace:
         for d in found:
             key = str(Path(d.file).resolve()) if d.file and not d.file.startswith("<") else files[0]
             state.diagnostics.setdefault(key, []).append(d)
+        if check:
+            for f in files:
+                self.checked[f] = list(state.diagnostics.get(f, ()))
         self._index(state)
         self.states[(str(lib.books_dir), book_id)] = state
         return state
@@ -283,11 +292,16 @@ class Workspace:
                                               f"example fails: >>> {c.source}: expected {c.expected}, got {c.got}",
                                               "", line))
         if findings:
+            # the severity `rules check` gives them: a `findings fail` book fails on each
+            severity = "error" if book.findings_fail else "information"
             for f in book.findings:
                 where = _parse_loc(f.location)
                 if where:
+                    src = texts.get(where[0], "").split("\n")
+                    line = src[where[1] - 1] if 0 < where[1] <= len(src) else ""
                     out.append(Diagnostic(where[0], where[1], where[2], f"finding [{f.kind}]: {f.message}",
-                                          severity="information"))
+                                          "the header says `findings fail`: fix the source or the check"
+                                          if book.findings_fail else "", line, severity=severity))
         return out
 
     def _index(self, state: BookState):
@@ -370,7 +384,7 @@ class Workspace:
     def _enclosing_decl(self, st, path, line):
         for p in self._walk(st):
             d = p.node
-            if isinstance(d, (n.Mechanic, n.Check, n.Table)) and d.span.file == path \
+            if isinstance(d, (n.Mechanic, n.Check, n.Table, n.Priced)) and d.span.file == path \
                     and d.span.line <= line <= (d.span.end_line or d.span.line):
                 return d
         return None
@@ -387,7 +401,7 @@ class Workspace:
             for s in d.body:
                 if isinstance(s, (n.Let, n.Roll)) and s.name == name:
                     return name_loc(text, path, s.span, name)
-        elif isinstance(d, n.Check):
+        elif isinstance(d, (n.Check, n.Priced)):
             for b in d.bindings:
                 if b.name == name:
                     return name_loc(text, path, b.span, name)
@@ -641,6 +655,24 @@ class Workspace:
                 out.append(Completion(p.node.id, "section", p.node.title))
         return out
 
+    # ------------------------------------------------------------ quick fixes
+    def code_actions(self, path, first_line: int, last_line: int) -> list:
+        """Quick fixes for the diagnostics of the last check on lines first..last (1-based):
+        [(title, Diagnostic, [(Loc, new text)])].  A diagnostic whose line has changed
+        since is not offered (its fix would land in the wrong place)."""
+        path = str(Path(path).resolve())
+        lines = self.text_of(path).split("\n")
+        out = []
+        for d in self.checked.get(path, ()):
+            if not d.fixes or not first_line <= d.line <= last_line:
+                continue
+            current = lines[d.line - 1] if 0 < d.line <= len(lines) else ""
+            if d.source_line and current != d.source_line:
+                continue
+            for fx in d.fixes:
+                out.append((fx.title, d, [(Loc(path, fx.line, fx.column, fx.end_line, fx.end_column), fx.text)]))
+        return out
+
     # ------------------------------------------------------------ outline
     def symbols(self, path) -> list:
         """The outline of one file: sections holding rules holding their declarations."""
@@ -660,7 +692,7 @@ class Workspace:
                 s = Symbol(node.id, "rule", node.title, _span_loc(node.span), name_loc(text, path, node.span, node.id))
                 s.children = [c for c in (sym(x) for x in node.decls) if c is not None]
                 return s
-            if isinstance(node, (n.Mechanic, n.Table, n.Enum, n.Const, n.Check)):
+            if isinstance(node, (n.Mechanic, n.Table, n.Enum, n.Const, n.Check, n.Priced)):
                 kind = type(node).__name__.lower()
                 return Symbol(node.name, kind, _short_detail(kind, node), _span_loc(node.span),
                               name_loc(text, path, node.span, node.name))
@@ -740,8 +772,8 @@ def _short_detail(kind, node) -> str:
         return f"= {expr_text(node.value)}"
     if kind == "die":
         return "die"
-    if kind == "check":
-        return node.doc or "check"
+    if kind in ("check", "priced"):
+        return node.doc or kind
     return ""
 
 

@@ -13,7 +13,14 @@ Two families, both deterministic from a seed:
 `outcome(src)` compiles a source the way `rules_dsl.load` does, runs its
 examples and a few mechanic calls, and says how it ended: "compiled",
 "diagnostics" (a RulebookError whose every diagnostic has file:line:col),
-"traceback" (anything else escaped) or "hang" (past the time limit).
+"traceback" (anything else escaped) or "hang" (past the time limit).  With `odds`,
+it also asks each dice mechanic for its exact odds and explains a call, with
+inputs across each parameter's declared range (`input_sets`: its low, middle and
+high values, so a pool of `x of d1000` is asked for at x = 1000), each odds call
+within a small budget: it must answer or refuse (TooLarge) promptly, never hang or
+raise anything else.  `generated(rng, large=True)` writes the shapes that make
+such inputs large (a d1000, counts up to 100000); without it, the stream of
+sources is the one the other tests were written against.
 """
 from __future__ import annotations
 
@@ -24,6 +31,11 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 HEADER = 'book f {\n  title "F"\n  dice d6, d10\n  die dust { army: 2, target: 2, shield: 2 }\n}\n'
+HEADER_LARGE = HEADER.replace("dice d6, d10", "dice d6, d10, d1000")
+ROLLS = ['d6', 'd10', '2d6', 'x of d6', 'dust', 'chain of dust on {army}']
+ROLLS_LARGE = ROLLS + ['d1000', 'x of d1000', 'x of d10', 'y of d6']
+TYPES = ["1..10", "0..6", "int", "bool"]
+TYPES_LARGE = TYPES + ["0..1000", "1..100000"]
 
 NASTY = ["(", ")", "{", "}", "[", "]", '"""', '"', ">>>", "...", "of", "roll", "return", "let", "require",
          "9" * 40, "1000000 of d6", "\x00", "\t", "\r\n", "\ufeff", "__import__", "__class__", "eval", "exec",
@@ -86,8 +98,8 @@ def _bool(rng, nums, bools, depth=0):
     return f"not {_bool(rng, nums, bools, depth + 1)}"
 
 
-def generated(rng: random.Random) -> str:
-    out = [HEADER]
+def generated(rng: random.Random, large: bool = False) -> str:
+    out = [HEADER_LARGE if large else HEADER]
     mechs = []
     for i in range(rng.randint(1, 3)):
         out.append(f'rule r{i} "Rule {i}" {{\n    keywords "k{i}"\n    """Text of rule {i}, see [[r{rng.randint(0, i)}]]."""\n')
@@ -97,12 +109,12 @@ def generated(rng: random.Random) -> str:
             out.append(f"    const c{i} = {rng.randint(0, 9)}\n")
         name = f"m{i}"
         params = ["x", "y"][: rng.randint(0, 2)]
-        types = [rng.choice(["1..10", "0..6", "int", "bool"]) for _ in params]
+        types = [rng.choice(TYPES_LARGE if large else TYPES) for _ in params]
         sig = ", ".join(f"{p}: {t}" for p, t in zip(params, types))
         body = []
         local = list(params)
         if rng.random() < 0.4:
-            body.append(f"        roll d: {rng.choice(['d6', 'd10', '2d6', 'x of d6', 'dust', 'chain of dust on {army}'])}")
+            body.append(f"        roll d: {rng.choice(ROLLS_LARGE if large else ROLLS)}")
             local.append("d")
         if mechs and rng.random() < 0.4:
             callee = rng.choice(mechs)
@@ -113,6 +125,8 @@ def generated(rng: random.Random) -> str:
         if "d" in local and body and ("d6" in body[0] or "d10" in body[0]) and "of" not in body[0] \
                 and "2d6" not in body[0]:
             nums.append("d")
+        if large and "d" in local and body and " of " in body[0] and "chain" not in body[0] and rng.random() < 0.7:
+            nums.append(rng.choice(["sum(d)", "max(d)", "count([f for f in d if f > 3])", "len(d)"]))
         if rng.random() < 0.2:
             body.append(f"        require {_bool(rng, nums, bools)} \"a requirement\"")
         typed = rng.random() < 0.7
@@ -196,12 +210,98 @@ class Hang(Exception):
     pass
 
 
+def _odds_and_explain(compiled, stats: dict) -> str:
+    """Odds and an explanation of every dice mechanic (the first three) at `input_sets`;
+    a description of the first call slower than its budget allows, else ""."""
+    import time
+
+    from rules_dsl.errors import RulesError
+    from rules_dsl.explain import explain_call
+    from rules_dsl.odds import TooLarge, distribution
+    from rules_dsl.odds.budget import Budget
+    budget = Budget(seconds=ODDS_SECONDS, steps=ODDS_STEPS)
+    for name, mech in list(compiled.mechanics.items())[:3]:
+        for inputs in input_sets(mech):
+            large = any(isinstance(v, int) and not isinstance(v, bool) and v >= 100 for v in inputs.values())
+            if mech.has_dice:
+                start = time.process_time()
+                try:
+                    distribution(mech, _budget=budget, **inputs)
+                except TooLarge:
+                    stats["too_large"] = stats.get("too_large", 0) + 1
+                    stats["too_large_large"] = stats.get("too_large_large", 0) + large
+                except RulesError:
+                    pass
+                took = time.process_time() - start
+                stats["odds"] = stats.get("odds", 0) + 1
+                stats["large"] = stats.get("large", 0) + large
+                stats["slowest"] = max(stats.get("slowest", 0.0), took)
+                if took > ODDS_SECONDS + SLACK:
+                    return f"odds of {name}({inputs}) worked {took:.1f} s"
+            start = time.process_time()
+            try:
+                explain_call(compiled, name, seed=1, **inputs).text()
+            except RulesError:
+                pass
+            stats["explain"] = stats.get("explain", 0) + 1
+            took = time.process_time() - start
+            if took > ODDS_SECONDS + SLACK:
+                return f"explain of {name}({inputs}) worked {took:.1f} s"
+    return ""
+
+
 def _alarm(signum, frame):
     raise Hang()
 
 
-def outcome(src: str, seconds: float = 5.0) -> tuple:
-    """(kind, detail) for one source; see the module doc."""
+#: each fuzzed odds call's budget: small, so that ten thousand sources stay quick
+ODDS_SECONDS = 0.5
+ODDS_STEPS = 200_000
+#: a call that works longer than its budget plus this is a hang.  Measured in CPU time:
+#: the deadline is wall time, and on a loaded machine the work between two polls of it
+#: stretches in wall time, not in CPU time (a loop that never polls grows in both)
+SLACK = 1.5
+
+
+def _values(mech, p) -> list:
+    """Values across a parameter's declared range: low, middle and high of a range;
+    0, 1 and large for an open number; both booleans; the first and last member."""
+    from rules_dsl import nodes as n
+    t = p.type
+    if isinstance(t, n.UnionType):
+        t = t.options[0]
+    if isinstance(t, n.RangeType):
+        return sorted({t.low, (t.low + t.high) // 2, t.high})
+    if isinstance(t, n.ListType):
+        inner = _values(mech, n.Param(p.span, p.name, t.item))
+        return [[], inner[:1], inner[-1:] * 3] if inner else [[]]
+    check = mech.checks[p.name]
+    finite = check.finite_values(50)
+    if finite:
+        return [finite[0], finite[-1]] if len(finite) > 1 else finite
+    if isinstance(t, n.NamedType) and t.name in ("int", "number"):
+        return [0, 1, 1000, 10 ** 6]
+    return []
+
+
+def input_sets(mech, most: int = 8) -> list:
+    """Inputs for a mechanic across each parameter's range: every parameter at its first
+    value, then each parameter in turn at each of its values (the others at their first)."""
+    values = {p.name: _values(mech, p) for p in mech.params}
+    if any(not v for v in values.values()):
+        return []
+    base = {k: v[0] for k, v in values.items()}
+    out = [base]
+    for k, vs in values.items():
+        for v in vs[1:]:
+            out.append({**base, k: v})
+    return out[:most]
+
+
+def outcome(src: str, seconds: float = 5.0, odds: bool = False, stats: dict | None = None) -> tuple:
+    """(kind, detail) for one source; see the module doc.  With `odds`, `stats` (a dict)
+    counts the odds calls made, those with a large input (100 or more), those refused
+    as too large, and the slowest call's seconds of CPU time."""
     from rules_dsl.checks import check_book
     from rules_dsl.compiler import CompiledBook
     from rules_dsl.errors import RulebookError, RulesError
@@ -211,7 +311,9 @@ def outcome(src: str, seconds: float = 5.0) -> tuple:
 
     path = "/fuzz/f.rules"
     old = signal.signal(signal.SIGALRM, _alarm)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
+    # with odds, each call is bounded on its own (see _odds_and_explain); the alarm only
+    # catches what nothing else would
+    signal.setitimer(signal.ITIMER_REAL, seconds if not odds else seconds + 60)
     try:
         try:
             sf = parse_text(src, path)
@@ -238,6 +340,10 @@ def outcome(src: str, seconds: float = 5.0) -> tuple:
                 chk.run()
             except RulesError:
                 pass
+        if odds:
+            slow = _odds_and_explain(compiled, stats if stats is not None else {})
+            if slow:
+                return "hang", slow
         return "compiled", ""
     except Hang:
         return "hang", src[:200]

@@ -64,9 +64,24 @@ def books(demo_books):
 # ------------------------------------------------------------------ syntax
 def test_missing_opening_brace_says_which_brace(books):
     path, diags, text = check_errors(books, ('    rule profiles "Profiles" {', '    rule profiles "Profiles"'))
-    assert_points_at(text, path, line_of(path, 'aliases "Fighter Profiles"'), 9)
-    assert "'{' is missing" in diags[0].hint
-    assert "LBRACE" not in text
+    # where the '{' goes: the end of the rule's line, with the fix that inserts it
+    assert_points_at(text, path, line_of(path, 'rule profiles "Profiles"'), len('    rule profiles "Profiles"') + 1)
+    assert diags[0].message == "a '{' is missing here: the body of rule 'profiles' opens with '{'"
+    assert "LBRACE" not in text and len(diags) == 1     # mended, the rule's own text checks clean
+    (fix,) = diags[0].fixes
+    assert (fix.line, fix.column, fix.text) == (diags[0].line, diags[0].column, " {")
+
+
+def test_a_missing_brace_before_a_table_s_rows_never_lists_grid(books):
+    """Issue 30: "A missing `{` lists `grid` among the expected tokens"."""
+    for old, new in (('"The four kinds of fighter" {', '"The four kinds of fighter"'),
+                     ('nerve: 2..12)\n            "The four kinds of fighter" {',
+                      'nerve: 2..12)\n            "The four kinds of fighter"')):
+        path, diags, text = check_errors(books, (old, new))
+        line = line_of(path, '"The four kinds of fighter"')
+        assert_points_at(text, path, line, len('            "The four kinds of fighter"') + 1)
+        assert diags[0].message == "a '{' is missing here: the body of table 'profile' opens with '{'"
+        assert "grid" not in text and "expected" not in text
 
 
 def test_missing_closing_brace_at_the_end(books):
@@ -75,8 +90,36 @@ def test_missing_closing_brace_at_the_end(books):
     (books / f"{BOOK}.rules").write_text(text[:-1], encoding="utf-8")
     with pytest.raises(RulebookError) as e:
         rules_dsl.load(BOOK)
-    assert "unexpected end of file" in e.value.render()
-    assert "is a '}' missing?" in e.value.diagnostics[0].hint
+    (d,) = e.value.diagnostics
+    assert d.message.startswith("a '}' is missing at the end of the file: section 'forces' (opened on line ")
+    (fix,) = d.fixes
+    assert fix.text == "}\n"
+
+
+def test_a_missing_closing_brace_inside_the_file_is_found_where_the_next_rule_starts(books):
+    path, diags, text = check_errors(books, ('        """\n    }\n\n    rule profiles "Profiles" {',
+                                             '        """\n\n    rule profiles "Profiles" {'))
+    at = line_of(path, 'rule profiles "Profiles" {')
+    assert_points_at(text, path, at, 5)
+    opened = line_of(path, 'rule dice "Dice" {')
+    assert diags[0].message == f"a '}}' is missing before this line: rule 'dice' (opened on line {opened}) is not closed"
+    (fix,) = diags[0].fixes
+    assert fix.text == "    }\n" and fix.line == at - 1     # after the rule's last line, before the blank line
+    assert len(diags) == 1
+
+
+def test_a_stray_brace_is_found_where_it_closed_the_section_early(books):
+    """Issue 30: a stray `}` closed a section early; it was reported at a later brace, and the
+    rules after it were read at the top level."""
+    path, diags, text = check_errors(books, ('        >>> profile(brute).nerve\n        6\n        """\n    }',
+                                             '        >>> profile(brute).nerve\n        6\n        """\n        }\n    }'))
+    stray = line_of(path, '        >>> profile(brute).nerve') + 3
+    assert_points_at(text, path, stray, 9)
+    opened = line_of(path, 'rule profiles "Profiles" {')
+    assert diags[0].message == (f"this '}}' is one too many: it closes rule 'profiles' (opened on line {opened}) "
+                                f"here, so the '}}' on line {stray + 1} closes section 'the-basics' early and the "
+                                "rules after it are read outside the section")
+    assert len(diags) == 1
 
 
 def test_unclosed_quote_in_a_title(books):
@@ -110,8 +153,26 @@ def test_two_syntax_errors_in_different_rules_are_both_reported(books):
     path, diags, text = check_errors(books, ("        mechanic needed_score", "        mechanc needed_score"),
                                      ('    rule profiles "Profiles" {', '    rule profiles "Profiles"'))
     assert [d.line for d in diags] == [line_of(path, "mechanc needed_score"),
-                                       line_of(path, 'aliases "Fighter Profiles"')]
-    assert text.endswith("2 errors")
+                                       line_of(path, 'rule profiles "Profiles"')]
+    assert text.endswith("2 errors")     # and no "unknown name 'needed_score'" where the examples call it
+
+
+def test_a_syntax_error_in_one_rule_does_not_hide_an_undefined_name_in_another(books):
+    """Issue 30: "A syntax error hides every semantic error of its file"."""
+    path, diags, text = check_errors(books, ("        mechanic needed_score", "        mechanc needed_score"),
+                                     ("= clamp(base - modifier, 2, 6)", "= clamp(base - modifier, 2, 6)"),
+                                     ("let p = profile(kind)", "let p = profle(kind)"))
+    assert [(d.line, d.message) for d in diags] == [
+        (line_of(path, "mechanc needed_score"), "unexpected 'mechanc'"),
+        (line_of(path, "profle(kind)"), "unknown name 'profle'")]
+    assert "did you mean 'profile'" in diags[1].hint and diags[1].fixes[0].text == "profile"
+
+
+def test_several_independent_syntax_errors_in_one_rule_are_each_reported(books):
+    path, diags, text = check_errors(books, ("= (7 - aim) * 2 + strength", "= (7 - aim) ** 2 + strength"),
+                                     ("let p = profile(kind)", "let p == profile(kind)"))
+    assert [d.line for d in diags] == [line_of(path, "(7 - aim) ** 2"), line_of(path, "let p == profile")]
+    assert "no power operator" in diags[0].hint and diags[1].hint.startswith("a `let` gives a name its value")
 
 
 # ------------------------------------------------------------------ names and types
@@ -143,9 +204,41 @@ def test_wrong_type_names_both_sides_in_the_books_terms(books):
 
 
 def test_table_row_with_the_wrong_number_of_cells(books):
+    """Issue 30: "a row with too few cells does not say which column"."""
     path, diags, text = check_errors(books, ("| scout   | 3 | 3 | 3 | 6 | 7 |", "| scout   | 3 | 3 | 3 | 6 |"))
-    assert diags[0].message == "this row has 5 cells, expected 6"
-    assert_points_at(text, path, line_of(path, "| scout   | 3 | 3 | 3 | 6 |"), diags[0].column)
+    assert diags[0].message == ("this row has 5 cells where the table has 6 (kind, aim, strength, toughness, armour, "
+                                "nerve): the 'nerve' cell is missing here")
+    row = "            | scout   | 3 | 3 | 3 | 6 |"
+    assert_points_at(text, path, line_of(path, row.strip()), len(row) + 1)     # after the row's last bar
+    path, diags, text = check_errors(books, ("| scout   | 3 | 3 | 3 | 6 | 7 |", "| scout   | 3 | 3 | 3 | 6 | 7 | 1 |"))
+    assert diags[0].message.endswith("the cells from here on are extra")
+    assert diags[0].column == len("            | scout   | 3 | 3 | 3 | 6 | 7 | ") + 1
+
+
+def test_a_missing_row_is_reported_where_it_goes_with_its_skeleton(books):
+    """Issue 30: "a missing row is reported at the table, not where the row goes"."""
+    path, diags, text = check_errors(books, ("            | warden  | 4 | 4 | 4 | 3 | 9 |\n", ""))
+    at = line_of(path, "| brute   | 5 | 5 | 5 | 5 | 6 |")
+    assert_points_at(text, path, at, 15)       # at the key of the row it goes before
+    assert diags[0].message == "table profile has no row for kind=warden: it goes before this row"
+    (fix,) = diags[0].fixes
+    assert (fix.line, fix.column) == (at, 1)
+    assert fix.text == "            | warden | absent | absent | absent | absent | absent |\n"
+
+
+def test_a_plus_sign_on_a_table_key_is_a_number(books):
+    """Issue 30: a key written `+1` got "unexpected '+'" with no hint; `-1` worked."""
+    book_text = TUTORIAL.read_text(encoding="utf-8").replace(
+        '    rule profiles "Profiles" {',
+        '    rule modifiers "Modifiers" {\n        """x"""\n'
+        '        table shift(m: -1..+1) -> -2..+2 {\n'
+        '            | m | shift |\n            |---|---|\n            | -1 | -2 |\n            | 0 | 0 |\n'
+        '            | +1 | +2 |\n        }\n'
+        '        example """\n        >>> shift(+1)\n        2\n        >>> shift(-1)\n        -2\n        """\n    }\n\n'
+        '    rule profiles "Profiles" {', 1)
+    (books / f"{BOOK}.rules").write_text(book_text, encoding="utf-8")
+    book = rules_dsl.load(BOOK)
+    assert book.tables["shift"](1) == 2 and all(r.passed for r in book.run_examples())
 
 
 def test_duplicated_rule_id_points_at_both(books):

@@ -496,12 +496,12 @@ def test_explain_text_has_the_working(book):
 def test_the_site_odds_block_says_the_limit(book):
     from rules_dsl.sphinxext.data import compute_odds_one
     from rules_dsl.sphinxext.render_decls import odds_nodes
-    rows, err = compute_odds_one(book.mechanics["strike"])
+    rows, err, _ = compute_odds_one(book.mechanics["strike"])
     assert err is None and rows
     assert all(any(f"adds at most {EXPLODE_CAP} extra dice" in s for s in r["limits"]) for r in rows)
     text = "".join(x.astext() for x in odds_nodes({"odds": rows}))
     assert f"explode: roll attack adds at most {EXPLODE_CAP} extra dice (exact for that rule)" in text
-    rows, err = compute_odds_one(book.mechanics["hits"])
+    rows, err, _ = compute_odds_one(book.mechanics["hits"])
     assert err is None and all(r["limits"] == [] for r in rows)
 
 

@@ -261,7 +261,7 @@ def test_the_cli_reads_parameters_and_faces_by_their_words(demo_books):
     assert p.stdout.splitlines() == ["Rally: clear", "rolled: the token roll army symbol, shield"]
     p = rules("odds", "t:rally", "state=Under Fire", **env)
     assert p.stdout.splitlines()[0] == "Rally, with state Under Fire"
-    assert p.stdout.splitlines()[2].split() == ["Rally", "probability", "%"]
+    assert p.stdout.splitlines()[2].split() == ["Rally", "chance"]
     assert "Under Fire" in p.stdout and "under_fire" not in p.stdout
     p = rules("call", "t:after_attack", "state=nowhere", "hits=1", **env)
     assert p.returncode == 2 and len(p.stderr.strip().splitlines()) == 1       # still one readable line

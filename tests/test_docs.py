@@ -171,7 +171,7 @@ def test_rule_anchor_title_and_section(tiny):
 def test_prose_cross_reference_is_a_link_with_a_preview(tiny):
     demo = page(tiny, "docs/books/demo/basics")
     # [[dice-rolls]] in the prose of opposed-stat-rolls: a same-page link titled by the target
-    m = re.search(r'<a class="rules-ref reference internal" href="#demo:dice-rolls" title="([^"]*)">', demo)
+    m = re.search(r'<a class="rules-ref rules-ref-rule reference internal" href="#demo:dice-rolls" title="([^"]*)">', demo)
     assert m, "no link to #demo:dice-rolls"
     assert m.group(1) == "Dice — Demo"       # the target's title and book
     # the target's first paragraph is in the book's previews file, by the link's anchor
@@ -323,7 +323,7 @@ def test_pages_outside_the_toctree_share_one_correct_sidebar(tiny):
 def test_roles_and_directive_from_markdown(tiny):
     roles = page(tiny, "docs/roles")
     links = dict((html.unescape(text), href) for href, text in
-                 re.findall(r'<a class="rules-ref reference internal" href="([^"]+)"[^>]*>(?:<[^>]+>)*([^<]+)<', roles))
+                 re.findall(r'<a class="rules-ref rules-ref-\w+ reference internal" href="([^"]+)"[^>]*>(?:<[^>]+>)*([^<]+)<', roles))
     assert links["Opposed Stat Rolls"] == "books/demo/basics.html#demo:opposed-stat-rolls"
     assert links["the chart rule"] == "books/demo/basics.html#demo:opposed-stat-rolls"
     assert links["The Basics"] == "books/demo/basics.html#demo:basics"
@@ -441,7 +441,7 @@ def test_editing_one_rule_rereads_only_its_page(tmp_path):
     crossbook_keys = lambda: {p.stem: pickle.loads(p.read_bytes())[1] for p in (models / "_crossbook").iterdir()}
     kept_keys = crossbook_keys()
     assert set(kept_keys) == {"glossary", "xindex", "backlinks", "unit_books", "glossary_pages", "xindex_pages",
-                              "slugs"}
+                              "slugs", "glossary_front", "xindex_front"}
     unit_books = lambda: pickle.loads((models / "_crossbook" / "unit_books.pickle").read_bytes())[2]
     books_before = unit_books()
     # each page that shows rules depends on one fingerprint file (not one per rule it shows)
@@ -466,12 +466,14 @@ def test_editing_one_rule_rereads_only_its_page(tmp_path):
     proc = build(project, out, books, cache)
     _ok(proc)
     # its page, and the glossary page whose keyword "dice" that rule (titled Dice) defines:
-    # the glossary shows the rule's first sentence
-    assert "0 added, 2 changed, 0 removed" in proc.stdout, proc.stdout
+    # the glossary shows the rule's first sentence; so do the glossary's and the cross index's
+    # fronts, as the meaning of "dice" (one of the few terms of D they show), and nothing else
+    assert "0 added, 4 changed, 0 removed" in proc.stdout, proc.stdout
     reread = set(re.findall(r"reading sources\.\.\. \[[ 0-9]+%\] (\S+)", proc.stdout))
-    assert reread == {"docs/books/demo/basics", "docs/books/_glossary/d"}, proc.stdout
-    assert "Rolls, edited." in page(out, "docs/books/demo/basics")
-    assert "Rolls, edited." in page(out, "docs/books/_glossary/d")
+    assert reread == {"docs/books/demo/basics", "docs/books/_glossary/d", "docs/glossary", "docs/cross-index"}, \
+        proc.stdout
+    for name in ("docs/books/demo/basics", "docs/books/_glossary/d", "docs/glossary", "docs/cross-index"):
+        assert "Rolls, edited." in page(out, name), name
     # the xss page links to demo:dice-rolls: not written again (its link shows the title and
     # book only); demo's previews file takes the new text, xss's is left alone
     assert "Rolls, edited." not in html.unescape(page(out, "docs/books/xss/esc"))
@@ -489,7 +491,7 @@ def test_editing_one_rule_rereads_only_its_page(tmp_path):
     # of the pages across books, only the glossary (which shows the first sentence) is made again
     now_keys = crossbook_keys()
     assert sorted(k for k in kept_keys if now_keys[k] != kept_keys[k]) == [
-        "glossary", "glossary_pages", "slugs", "unit_books"]
+        "glossary", "glossary_front", "glossary_pages", "slugs", "unit_books", "xindex_front"]
     # the units of the unchanged book were taken as they were, the edited book's made again
     books_now = unit_books()
     assert books_now["xss"] == books_before["xss"] and books_now["demo"][0] != books_before["demo"][0]
@@ -837,14 +839,23 @@ def test_a_long_letter_of_the_general_index_gets_several_pages(tmp_path):
     project = make_project(tmp_path / "project")
     books = _books(tmp_path, {"xss": XSS_BOOK})
     out, cache = tmp_path / "out", tmp_path / "cache"
-    _ok(build(project, out, books, cache, "-D", "rules_index_lines=3"))
+    # (and the game picker past one book a page: a page per first letter of the titles)
+    _ok(build(project, out, books, cache, "-D", "rules_index_lines=3", "-D", "rules_games_per_page=1"))
     extra = sorted(p.name for p in out.glob("genindex-*-*.html"))
     assert extra, sorted(p.name for p in out.glob("genindex-*.html"))
     overview = page(out, "genindex")
     for name in extra:
         assert f'href="{name}"' in overview, name          # each page is reached from the letters
+    games = sorted(p.stem for p in (out / "docs/books/_games").glob("*.html"))
+    assert games == ["d", "e"], games                       # Demo; Escaping <b>test</b>
+    home = page(out, "docs/index")
+    assert '<li class="rules-game">' not in home and 'href="books/_games/d.html"' in home
+    assert "(1: Demo)" in home
+    assert page(out, "docs/books/_games/d").count('<li class="rules-game">') == 1
     _ok(build(project, out, books, cache))                 # the default budget: one page a letter again
     assert not list(out.glob("genindex-*-*.html"))
+    assert not list((out / "docs/books/_games").glob("*.html"))    # and every game on the home page
+    assert page(out, "docs/index").count('<li class="rules-game">') == 2
 
 
 def test_a_keyword_or_term_bigger_than_a_page_is_cut_by_books(tmp_path):
@@ -906,3 +917,72 @@ def test_changing_words_rebuilds_what_shows_them_as_a_clean_build_does(tmp_path)
     _ok(build(project, clean, books, tmp_path / "cache-clean"))
     for rel in ("docs/books/demo/basics.html", "_static/js/demo.mjs", "data/demo.json", "_static/rules-previews/demo.js"):
         assert (out / rel).read_bytes() == (clean / rel).read_bytes(), rel
+
+
+def test_the_front_door(tiny):
+    """The home page picks a game (a card per book: what it is, its dice, where to start);
+    a book's page opens with its quick reference; the glossary's and cross index's fronts
+    say what their terms mean; the cross index is a list, not a table; every page has the
+    print stylesheet, and only the front door's pages load the front door's."""
+    home = page(tiny, "docs/index")
+    cards = re.findall(r'<li class="rules-game">(.*?)</li>', home, re.S)
+    assert len(cards) == 2, cards
+    demo = next(c for c in cards if 'href="books/demo/index.html#demo"' in c)
+    assert "Six-sided dice (d6); ten-sided dice (d10); Dust dice: six faces, two each of army, target and shield" in demo
+    assert 'href="books/demo/basics.html#demo:basics"' in demo          # start with its first section
+    xss = next(c for c in cards if "xss" in c)
+    assert "Escaping &lt;b&gt;test&lt;/b&gt;" in xss and "<b>test" not in xss
+    assert "rules resolvers" not in home.lower() and "rules lookup" not in home     # developer talk moved out
+    assert 'href="developers.html"' in home
+    book = page(tiny, "docs/books/demo/index")
+    assert '<section class="rules-quickref" id="quick-reference">' in book
+    assert 'class="rules-print"' in book
+    glossary = page(tiny, "docs/glossary")
+    assert 'class="rules-front-letter' in glossary and "rules-front-usage" in glossary
+    assert "toctree-l1" not in glossary.split('id="furo-main-content"')[1]      # no bare list of letter pages
+    xindex = page(tiny, "docs/books/_cross-index/d")
+    body = xindex.split('id="furo-main-content"')[1]
+    assert re.search(r'<dl class="[^"]*rules-xindex', body) and "<table" not in body
+    for name in ("docs/index", "docs/books/demo/index", "docs/glossary", "docs/cross-index", "docs/books/demo/basics"):
+        text = page(tiny, name)
+        assert re.search(r'<link media="print" rel="stylesheet"[^>]*rules_print\.css', text), name
+        assert ("rules_front.css" in text) == (name != "docs/books/demo/basics"), name
+    # the search box and the copy-link buttons are in the page (nothing moves when the scripts run)
+    basics = page(tiny, "docs/books/demo/basics")
+    assert '<div id="rules-search" class="rules-search"' in basics and 'action="../../../search.html"' in basics
+    assert '<button type="button" class="rules-copylink" data-anchor="demo:dice-rolls"' in basics
+    evil = page(tiny, "docs/books/xss/esc")
+    assert 'aria-label="Copy link to the rule Evil &lt;script&gt;alert(1)&lt;/script&gt; (xss:evil)"' in evil
+
+
+def test_a_rebuild_after_editing_a_front_door_equals_a_clean_build(tmp_path):
+    """The book's page, its card on the home page and its link's preview follow an edit of its
+    header's front door; the site rebuilt after the edit is the site built clean from it."""
+    project = make_project(tmp_path / "project")
+    books = _books(tmp_path, {"xss": XSS_BOOK})
+    out, cache = tmp_path / "out", tmp_path / "cache"
+    _ok(build(project, out, books, cache))
+    src = books / "demo.rules"
+    # one line for the whole front door: the rest of the file keeps its line numbers (a worked
+    # example's working shows them, so its page would be written again for that alone)
+    src.write_text(src.read_text().replace('  die dust { army: 2, target: 2, shield: 2 }\n', (
+        '  die dust { army: 2, target: 2, shield: 2 } '
+        'about "A demonstration game: roll [[dice-rolls|the dice]] and read the chart." start dice-rolls '
+        'quick reference { dice "Ten-sided dice for defence, Dust dice for everything else." '
+        'turn """- Take turns: see [[opposed-stat-rolls]].""" tables chart rules opposed-stat-rolls, dice-rolls }\n'), 1))
+    proc = build(project, out, books, cache)
+    _ok(proc)
+    written = _written(proc)
+    assert written == {"docs/index", "docs/books/demo/index"}, proc.stdout
+    home, book = page(out, "docs/index"), page(out, "docs/books/demo/index")
+    assert "A demonstration game: roll" in home and "Ten-sided dice for defence" in home
+    assert 'href="books/demo/basics.html#demo:dice-rolls"' in home          # where to start
+    assert "Take turns: see" in book and re.search(r'<ol class="[^"]*rules-quickref-steps', book)
+    assert "A demonstration game" in (out / "_static/rules-previews/demo.js").read_text(encoding="utf-8")
+    clean = tmp_path / "clean"
+    _ok(build(make_project(tmp_path / "clean-project"), clean, books, tmp_path / "clean-cache"))
+    mine = {p.relative_to(out).as_posix(): p for p in out.rglob("*") if p.is_file()}
+    theirs = {p.relative_to(clean).as_posix(): p for p in clean.rglob("*") if p.is_file()}
+    assert sorted(mine) == sorted(theirs)
+    differ = [name for name in mine if mine[name].read_bytes() != theirs[name].read_bytes()]
+    assert not differ, differ

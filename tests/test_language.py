@@ -417,13 +417,15 @@ def test_table_keys_can_be_signed_ranges(demo_books):
 LOOKED_UP = ' mechanic f(k: {keytype}) -> int = t(k)\n'
 
 
-# the table is on line 7 of the written book, its second row on line 10
+# the table is on line 7 of the written book, its rows from line 9: a missing row is
+# reported where it goes (before the row that follows it, or after the last row)
 @pytest.mark.parametrize("rows,keytype,needle,line", [
-    ("| 1..3 | 1 |\n | 5..6 | 2 |", "1..6", "table t has no row for k=4", 7),              # a gap in the ranges
-    ("| 1 | 1 |\n | 2 | 2 |", "1..3", "table t has no row for k=3", 7),                   # a missing row
+    ("| 1..3 | 1 |\n | 5..6 | 2 |", "1..6", "table t has no row for k=4: it goes before this row", 10),  # a gap
+    ("| 1 | 1 |\n | 2 | 2 |", "1..3", "table t has no row for k=3: it goes after this row", 10),     # a missing row
     ("| 1..4 | 1 |\n | 4..6 | 2 |", "1..6", "table t: this row repeats k=4", 10),         # overlapping ranges
     ("| a | 1 |\n | a | 2 |\n | b | 3 |", "e", "table t: this row repeats k=a", 10),       # a duplicated key
-    ("| a | 1 |", "e", "table t has no row for k=b", 7),                                  # an enum member left out
+    ("| a | 1 |", "e", "table t has no row for k=b: it goes after this row", 9),           # an enum member left out
+    ("| b | 1 |", "e", "table t has no row for k=a: it goes before this row", 9),          # in the enum's order
 ])
 def test_table_rows_cover_each_key_once(demo_books, rows, keytype, needle, line):
     src = (f'rule r "R" {{ enum e {{ a, b }}\n table t(k: {keytype}) -> int {{\n | k | v |\n {rows}\n }}\n'

@@ -408,6 +408,40 @@ def test_the_diff_lists_exactly_the_rows_a_layer_changes(tmp_path_factory, price
     assert [t["name"] for t in d["tables"]] == (["roster"] if moved else [])
 
 
+def test_the_diffs_odds_run_on_one_shared_budget_and_say_when_its_time_ran_out(books, monkeypatch):
+    """Every distribution of a diff runs on the one Meter of the diff's Budget (odds/budget.py);
+    when its time runs out, what was not compared says so (never a hang), and the JSON
+    still follows its schema."""
+    import jsonschema
+
+    from rules_dsl import diff as diff_mod
+    from rules_dsl.odds import engine
+    shutil.copy(REPO / "rulebooks" / "skirmish-tutorial+house.rules", books)
+    a, b = load(books, "skirmish-tutorial"), load(books, "skirmish-tutorial+house")
+    meters = []
+    real = engine.distribution
+
+    def spy(*args, **kwargs):
+        meters.append(kwargs.get("_meter"))
+        return real(*args, **kwargs)
+    monkeypatch.setattr(engine, "distribution", spy)
+    monkeypatch.setattr("rules_dsl.odds.distribution", spy)
+    d = diff_mod.diff_books(a, b)
+    assert d["time_limit"] == diff_mod.DEFAULT_SECONDS
+    assert meters and meters[0] is not None and all(m is meters[0] for m in meters)
+    hits = next(m for m in d["mechanics"] if m["name"] == "hits")
+    assert hits["compared"]["method"] == "exhaustive" and hits["odds"]
+
+    short = diff_mod.diff_books(a, b, time_limit=1e-9)
+    hits = next(m for m in short["mechanics"] if m["name"] == "hits")
+    assert hits["compared"]["method"] == "sampled" and hits["compared"]["inputs"] == 0
+    assert "time limit (1e-09 s, --time-limit) ran out" in hits["compared"]["note"] and not hits["odds"]
+    schema = json.loads((REPO / "rules_dsl" / "schema" / "diff.schema.json").read_text())
+    jsonschema.validate(json.loads(json.dumps(short)), schema)
+    with pytest.raises(ValueError):
+        diff_mod.diff_books(a, b, time_limit=0)
+
+
 def test_the_diff_compares_every_input_when_it_can_and_says_when_it_samples(books):
     layer(books, "s", "replace mechanic wound_score(strength: 1..6, toughness: 1..6) -> 2..6 "
                       "= needed_score(5, modifier=clamp(strength - toughness, -3, 3))\n"
@@ -552,7 +586,7 @@ def test_the_site_marks_a_changed_rule_and_builds_the_what_changed_page(tmp_path
         return page, re.sub(r"\s+", " ", html_mod.unescape(re.sub(r"<[^>]+>", " ", page)))
     folder = out / "docs" / "books" / "skirmish-tutorial+house"
     page, words = text(folder / "attacks.html")
-    assert "Changed by Hollow Fields, house rules (changes 1, 2): a lucky streak should pay" in words
+    assert "Changed by Hollow Fields, house rules (changes 1, 2, 3, 4): a lucky streak should pay" in words
     assert "As Hollow Fields has it" in words and 'class="rules-changed-see"' in page
     assert "_what-changed.html" in page
     base_page, base_words = text(out / "docs" / "books" / "skirmish-tutorial" / "attacks.html")
@@ -562,4 +596,8 @@ def test_the_site_marks_a_changed_rule_and_builds_the_what_changed_page(tmp_path
     assert "Results differ for 30 of 30 inputs compared (every input was tried)" in words
     assert "Odds with n 3, target 4" in words and "Average: 1.5 before, 1.8 after (+0.3)" in words
     assert "Leader range: 6 → 8" in words and "our terrain is dense" in words
+    # the odds change drawn (an accessible inline SVG) beside its table, the long tail summed
+    assert page.count('class="rules-chart-svg" role="img"') == 2 and "Hits 3, before" not in words
+    assert "3, before" in words and "other results (each under 0.1%)" in words
+    assert "1.5e-11%" not in words
     assert "<script" not in page.split("rules-changes", 1)[1].split("</section>", 1)[0]   # escaped prose

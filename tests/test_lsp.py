@@ -275,9 +275,48 @@ def test_syntax_errors_several_per_file_and_a_missing_brace(client, books):
     assert len(diags) >= 2, diags
     assert any("kebab-case" in d["message"] for d in diags)
     diags = client.change(path, good.rstrip().rstrip("}"))
-    assert any("end of file" in d["message"] and "'}' missing" in d["message"] for d in diags), diags
+    (missing,) = [d for d in diags if "'}' is missing at the end of the file" in d["message"]]
+    # the quick fix closes the section, on a line of its own
+    actions = client.request("textDocument/codeAction", {
+        "textDocument": {"uri": path.resolve().as_uri()}, "range": missing["range"],
+        "context": {"diagnostics": [missing]}})
+    (action,) = actions
+    assert action["kind"] == "quickfix" and action["title"] == "Insert '}' to close section 'combat'"
+    (edit,) = action["edit"]["changes"][path.resolve().as_uri()]
+    assert edit["newText"] == "}\n"
     diags = client.change(path, good)
     assert [d for d in diags if d["severity"] == 1] == []
+
+
+def code_actions(client, path, diag):
+    return client.request("textDocument/codeAction", {
+        "textDocument": {"uri": path.resolve().as_uri()}, "range": diag["range"], "context": {"diagnostics": [diag]}})
+
+
+def test_quick_fixes_for_a_misspelt_name_and_a_missing_table_row(client, books):
+    path = books / "skirmish" / "10-combat.rules"
+    good = path.read_text(encoding="utf-8")
+    bad = good.replace("if target == prone", "if target == prne", 1)
+    diags = client.change(path, bad)
+    (d,) = [d for d in diags if d["message"].startswith("unknown name 'prne'")]
+    (fix,) = code_actions(client, path, d)
+    (edit,) = fix["edit"]["changes"][path.resolve().as_uri()]
+    assert fix["title"] == "Change to 'prone'" and edit["newText"] == "prone"
+    assert edit["range"]["start"] == d["range"]["start"]
+    line = find(bad, "prne")[0]
+    assert edit["range"] == {"start": {"line": line, "character": find(bad, "prne")[1]},
+                             "end": {"line": line, "character": find(bad, "prne")[1] + 4}}
+    table = ('    table range_mod(band: 1..3) -> int "By range band" {\n      | band | mod |\n      |---|---|\n'
+             '      | 1 | 0 |\n      | 3 | 2 |\n    }\n    mechanic ranged(band: 1..3) -> int = range_mod(band)\n')
+    bad = good.replace("    mechanic wounds(", table + "    mechanic wounds(", 1)
+    diags = client.change(path, bad)
+    (d,) = [d for d in diags if "has no row for band=2" in d["message"]]
+    assert d["range"]["start"]["line"] == find(bad, "| 3 | 2 |")[0]     # where the row goes
+    (fix,) = code_actions(client, path, d)
+    (edit,) = fix["edit"]["changes"][path.resolve().as_uri()]
+    assert edit["newText"] == "      | 2 | absent |\n" and edit["range"]["start"] == {"line": d["range"]["start"]["line"],
+                                                                                     "character": 0}
+    client.change(path, good)
 
 
 def test_a_failing_example_is_a_diagnostic_on_its_line(client, books):
@@ -313,18 +352,27 @@ def test_findings_are_information_on_open(client, books):
     assert not [d for d in diags if d["severity"] == 1]
 
 
-def test_findings_come_back_on_save(client, books):
+def test_findings_stay_while_typing_with_the_severity_rules_check_gives_them(client, books):
+    """Issue 30: a `findings fail` book's findings showed only as information and vanished
+    on the next edit, although `rules check` fails on them."""
     demo = books / "demo.rules"
     text = demo.read_text(encoding="utf-8")
     if demo.resolve().as_uri() not in client.opened:
         client.open(demo)
-    diags = client.change(demo, text + "\n")          # as you type: syntax, checks and examples only
-    assert not [d for d in diags if d["severity"] == 3]
+    diags = client.change(demo, text + "\n")          # an edit elsewhere: the finding stays
+    assert any("disagreement" in d["message"] and d["severity"] == 3 for d in diags), diags
+    failing = text.replace('  title "Demo"\n', '  title "Demo"\n  findings fail\n', 1)
+    assert failing != text
+    diags = client.change(demo, failing)             # a designer's own game: an error, as `rules check` says
+    found = [d for d in diags if "disagreement" in d["message"]]
+    assert found and all(d["severity"] == 1 for d in found), diags
+    assert "findings fail" in found[0]["message"]     # the hint says why it is an error
     uri = demo.resolve().as_uri()
     before = client.published(uri)
     client.notify("textDocument/didSave", {"textDocument": {"uri": uri}})
     diags = client.wait_diagnostics(uri, before, client.version)
-    assert any("disagreement" in d["message"] and d["severity"] == 3 for d in diags), diags
+    assert any("disagreement" in d["message"] and d["severity"] == 1 for d in diags), diags
+    client.change(demo, text)
 
 
 HALF_TYPED = [

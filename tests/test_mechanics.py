@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 import rules_dsl
 from rules_dsl.builtins import BUILTINS
-from rules_dsl.errors import EvaluationError, InputError, NotFound
+from rules_dsl.errors import EvaluationError, InputError, NotFound, RulebookError
 
 from conftest import write_book
 
@@ -32,7 +32,7 @@ def test_out_of_range_input_names_parameter_value_and_range(demo):
     assert "parameter 'yours' got 11; allowed: 1..10" in str(e.value)
     with pytest.raises(InputError, match="opposed"):
         demo.needed(3, True)
-    with pytest.raises(InputError, match="required"):
+    with pytest.raises(InputError, match="needs a value"):
         demo.needed(3)
 
 
@@ -94,11 +94,20 @@ def test_brute_force_defence_outcomes_over_all_faces(demo):
 
 
 def test_result_type_is_enforced(demo_books):
-    write_book(demo_books, "t", 'rule r "R" { mechanic f(a: 1..3) -> 1..2 = a }\n')
+    # the declared ranges cannot bound a list's sum: checked when the mechanic runs
+    write_book(demo_books, "t", 'rule r "R" { mechanic f(a: list of int) -> 1..2 = sum(a) }\n')
     book = rules_dsl.load("t")
-    assert book.f(2) == 2
+    assert book.f([1, 1]) == 2
     with pytest.raises(EvaluationError, match="not 1..2 as declared"):
-        book.f(3)
+        book.f([1, 2])
+
+
+def test_a_result_the_ranges_prove_outside_the_declared_type_is_an_error_before_it_runs(demo_books):
+    write_book(demo_books, "t", 'rule r "R" { mechanic f(a: 1..3) -> 1..2 = a }\n')
+    with pytest.raises(RulebookError) as e:
+        rules_dsl.load("t")
+    (d,) = e.value.diagnostics
+    assert d.message == "f can give 3, outside its declared result 1..2: with a = 3"
 
 
 def test_tables_with_ranges_records_absent_and_grid(demo_books):

@@ -460,7 +460,7 @@ def test_require_and_inputs(ob, demo):
     with pytest.raises(InputError) as e:
         distribution(demo.mechanics["sustained"], n=31)
     assert e.value.param == "n"
-    with pytest.raises(InputError, match="required"):
+    with pytest.raises(InputError, match="needs a value"):
         distribution(demo.mechanics["sustained"])
     with pytest.raises(NotFound, match="unknown parameter 'nonsense'"):
         distribution(demo.mechanics["sustained"], n=2, nonsense=3)
@@ -650,7 +650,10 @@ def test_cli_odds(books, capsys, monkeypatch):
     from rules_dsl.cli import main
     assert main(["odds", "demo:sustained", "n=3"]) == 0
     out = capsys.readouterr().out
-    assert "64/729" in out and "mean: 5/3" in out
+    assert "8.78%" in out and "mean: 1.67" in out and "64/729" not in out     # a player's table: decimals
+    assert main(["odds", "demo:sustained", "n=3", "--exact"]) == 0
+    out = capsys.readouterr().out
+    assert "64/729" in out and "mean: 1.67 (exactly 5/3)" in out
     assert main(["odds", "demo:sustained", "n=3", "--json"]) == 0
     j = json.loads(capsys.readouterr().out)
     assert j["mean"] == "5/3"

@@ -212,14 +212,33 @@ def url(out: Path, rel: str) -> str:
 
 
 def test_home_page(site, browser):
+    """The home page picks a game: a card per book, linking its page, with what it is, its
+    dice and where to start; the developer material is a link away."""
+    from rules_dsl.loader import book_ids
     browser.console_errors.clear()
     browser.goto(url(site, "index.html"), ready="location.pathname.endsWith('/docs/index.html')")
     browser.wait_for("document.readyState === 'complete'")
     assert browser.js("document.title").startswith("Rulebooks as code")
-    books = browser.js("Array.from(document.querySelectorAll('table.rules-books a.rules-ref')).map(a => a.textContent)")
-    assert books, "no books listed on the home page"
-    assert browser.js("document.querySelectorAll('button.copybtn').length") > 0   # sphinx-copybutton
+    cards = browser.js("""Array.from(document.querySelectorAll('ul.rules-games > li.rules-game')).map(li => ({
+        href: li.querySelector('.rules-game-title a').getAttribute('href'),
+        title: li.querySelector('.rules-game-title a').textContent,
+        about: (li.querySelector('.rules-game-about') || li.querySelectorAll('p')[1] || {}).textContent || '',
+        dice: (li.querySelector('.rules-game-dice') || {}).textContent || '',
+        start: Array.from(li.querySelectorAll('.rules-game-start a')).map(a => a.getAttribute('href')),
+        shown: li.getBoundingClientRect().height > 40}))""")
+    for bid in book_ids():
+        card = next((c for c in cards if c["href"].startswith(f"books/{bid}/index.html")), None)
+        assert card, f"no card links {bid}'s page: {cards}"
+        assert card["shown"] and card["title"] and len(card["about"]) > 30, card
+        assert card["dice"].startswith("Dice: ") and len(card["dice"]) > 12, card
+        assert any(f"books/{bid}/" in h and "#" in h for h in card["start"]), card     # where to start
+    text = browser.js("document.querySelector('article').innerText")
+    for dev in (">>>", "import rules_dsl", "rules lookup", "resolver"):
+        assert dev not in text, f"{dev!r} on the players' home page"
+    assert browser.js("!!document.querySelector('article a[href=\"developers.html\"]')")
     browser.screenshot(site / "_screenshots" / "home.png", full=True)
+    browser.goto(url(site, "docs/developers.html"))
+    assert browser.js("document.querySelectorAll('button.copybtn').length") > 0   # sphinx-copybutton
     assert browser.console_errors == []
 
 
@@ -229,7 +248,7 @@ def test_follow_a_cross_reference_with_preview(site, browser):
     target = None
     for p in pages:
         text = p.read_text(encoding="utf-8")
-        if 'class="rules-ref reference internal" href="' in text and "#" in text:
+        if 'class="rules-ref rules-ref-rule reference internal" href="' in text and "#" in text:
             rel = p.relative_to(site).as_posix()
             browser.goto(url(site, rel))
             target = browser.js("""(() => {
@@ -1052,3 +1071,153 @@ def test_forms_odds_and_working_of_every_mechanic_are_in_words(site, http_site, 
 def load_book(bid):
     from rules_dsl.loader import load
     return load(bid)
+
+
+# ------------------------------------------------------------------ the front door
+REAL_BOOKS = ["dust-tactics", "null-strike", "void", "warhammer-40k", "xenotactics"]
+
+
+@pytest.mark.parametrize("bid", REAL_BOOKS)
+def test_quick_reference_opens_each_real_books_page(site, phone, bid):
+    """On a phone, each real book's page opens with its quick reference (dice, turn sequence,
+    key tables, most looked-up rules), above the list of its sections, with nothing to
+    scroll sideways."""
+    phone.console_errors.clear()
+    _open(phone, site / "docs" / "books" / bid / "index.html")
+    q = phone.js("""(() => {
+        const q = document.getElementById('quick-reference');
+        if (!q) return null;
+        const toc = document.querySelector('.rules-book-toc');
+        return {dice: (q.querySelector('.rules-quickref-dice') || {}).textContent || '',
+                steps: q.querySelectorAll('ol.rules-quickref-steps > li').length,
+                turn: Array.from(q.querySelectorAll('p.rubric')).some(p => p.textContent === 'Turn sequence'),
+                tables: q.querySelectorAll('table.rules-table').length,
+                rules: Array.from(q.querySelectorAll('dl.rules-quickref-rules > dt a.rules-ref')).map(a => a.textContent),
+                meanings: Array.from(q.querySelectorAll('dl.rules-quickref-rules > dd')).filter(d => d.textContent.trim()).length,
+                top: q.getBoundingClientRect().top + scrollY, before: !toc || !!(q.compareDocumentPosition(toc) & 4),
+                width: document.documentElement.scrollWidth}; })()""")
+    assert q, f"no quick reference on {bid}'s page"
+    assert q["dice"].startswith("Dice:") and q["turn"], q
+    assert q["steps"] >= 5 or bid in ("void", "warhammer-40k"), q       # those two sources have no turn sequence
+    assert q["tables"] >= 1 and len(q["rules"]) >= 6 and q["meanings"] >= 6, q
+    assert q["before"] and q["top"] < 2 * PHONE[1], q                     # first thing after the introduction
+    assert q["width"] <= PHONE[0], f"{bid}'s page scrolls sideways: {q['width']}"
+    phone.js("document.getElementById('quick-reference').scrollIntoView({block: 'start', behavior: 'instant'})")
+    time.sleep(0.2)
+    _shot(phone, site, f"quickref-{bid}-390x844.png")
+    assert phone.console_errors == []
+
+
+def _overflowing(browser) -> list:
+    """Elements of the article that reach past the right edge of the screen (none may:
+    nothing to scroll sideways), outside boxes that scroll on their own."""
+    return browser.js("""(() => {
+        const w = document.documentElement.clientWidth, out = [];
+        for (const e of document.querySelectorAll('article *')) {
+            if (e.closest('.table-wrapper, pre, .highlight')) continue;
+            const r = e.getBoundingClientRect();
+            if (r.width && r.right > w + 1) out.push(e.tagName + '.' + e.className + ' ' + Math.round(r.right));
+        }
+        return out.slice(0, 5); })()""")
+
+
+def test_glossary_and_cross_index_read_on_a_phone(site, phone):
+    """390 px: the glossary's and the cross index's fronts list terms with a one-line meaning
+    (not bare letters), and neither they nor any cross-index page (nor the glossary's) scroll
+    sideways."""
+    phone.console_errors.clear()
+    for rel in ("docs/glossary.html", "docs/cross-index.html"):
+        _open(phone, site / rel)
+        front = phone.js("""({letters: document.querySelectorAll('.rules-front-letter').length,
+            terms: Array.from(document.querySelectorAll('dl.rules-front-terms > dt')).length,
+            meant: Array.from(document.querySelectorAll('dl.rules-front-terms > dd'))
+                .filter(d => d.textContent.trim().length > 12).length,
+            bare: document.querySelectorAll('article .toctree-wrapper li').length,
+            width: document.documentElement.scrollWidth})""")
+        assert front["letters"] >= 10 and front["terms"] >= 3 * front["letters"], front
+        assert front["meant"] == front["terms"] and front["bare"] == 0, front
+        assert front["width"] <= PHONE[0] and not _overflowing(phone), (rel, _overflowing(phone))
+        _shot(phone, site, f"{Path(rel).stem}-front-390x844.png")
+    pages = sorted((site / "docs" / "books" / "_cross-index").glob("*.html")) + \
+        sorted((site / "docs" / "books" / "_glossary").glob("*.html"))
+    assert len(pages) > 20
+    for p in pages:
+        _open(phone, p)
+        assert phone.js("document.querySelectorAll('article table').length") == 0 or "_glossary" in str(p), p
+        wide = phone.js("document.documentElement.scrollWidth")
+        assert wide <= PHONE[0] and not _overflowing(phone), (p.name, wide, _overflowing(phone))
+    _open(phone, site / "docs" / "books" / "_cross-index" / "s.html")
+    _shot(phone, site, "cross-index-s-390x844.png")
+    assert phone.console_errors == []
+
+
+def test_print_stylesheet_prints_the_quick_reference_alone(site, browser):
+    """Printed (print media), a book's page is its quick reference: no navigation, search,
+    buttons or list of sections; a rule page prints without its forms.  Chromium's print to
+    PDF gives a short document."""
+    page = site / "docs" / "books" / "dust-tactics" / "index.html"
+    _open(browser, page)
+    hidden = """(sel) => Array.from(document.querySelectorAll(sel)).every(e => getComputedStyle(e).display === 'none')"""
+    chrome = [".sidebar-drawer", ".toc-drawer", ".mobile-header", "#rules-search", ".related-pages", "button.rules-print",
+              ".rules-book-toc", "details.rules-fold-designers", ".skip-to-content"]
+    assert not browser.js(f"({hidden})('#rules-search')")          # on screen, the search box shows
+    browser.send("Emulation.setEmulatedMedia", {"media": "print"})
+    try:
+        shown = browser.js(f"""(() => {{ const hidden = {hidden};
+            return {{hidden: {json.dumps(chrome)}.filter(s => document.querySelector(s) && !hidden(s)),
+                    quickref: getComputedStyle(document.getElementById('quick-reference')).display,
+                    title: getComputedStyle(document.querySelector('article h1')).display}}; }})()""")
+        assert shown["hidden"] == [] and shown["quickref"] != "none" and shown["title"] != "none", shown
+        _open(browser, _page_of(site, RULE))
+        assert browser.js(f"({hidden})('.sidebar-drawer') && ({hidden})('#rules-search') && ({hidden})('div.rules-try')"
+                          f" && ({hidden})('button.rules-copylink')")
+    finally:
+        browser.send("Emulation.setEmulatedMedia", {"media": ""})
+    _open(browser, page)
+    pdf = base64.b64decode(browser.send("Page.printToPDF", {"printBackground": False}, timeout=60)["data"])
+    assert pdf.startswith(b"%PDF")
+    pages = pdf.count(b"/Type /Page") - pdf.count(b"/Type /Pages")
+    assert 1 <= pages <= 3, pages
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    (SHOTS / "quickref-dust-tactics.pdf").write_bytes(pdf)
+
+
+def test_the_book_links_preview_says_what_it_opens(site, phone):
+    """The "Part of <book>" link on a section page previews the game (what it is) and offers
+    to open the book's page, not "this rule"."""
+    page = site / "docs" / "books" / "dust-tactics" / "the-dice.html"
+    phone.console_errors.clear()
+    _open(phone, page)
+    link = phone.js("""(() => { const a = document.querySelector('p.rules-meta a.rules-ref-book');
+        a.scrollIntoView({block: 'center', behavior: 'instant'}); const r = a.getBoundingClientRect();
+        return {x: r.left + Math.min(r.width / 2, 20), y: r.top + r.height / 2, text: a.textContent}; })()""")
+    assert link["text"] == "Dust Tactics"
+    phone.tap(link["x"], link["y"])
+    tip = phone.wait_for("""(() => { const t = document.getElementById('rules-preview');
+        if (!t || t.hidden) return null; const body = t.querySelector('.rules-preview-body');
+        const go = t.querySelector('a.rules-preview-go');
+        return !body.hidden && {body: body.textContent, go: go.textContent, href: go.href}; })()""", timeout=5)
+    assert tip["go"].startswith("Open the book"), tip
+    assert "Dust dice" in tip["body"] and "quick reference" in tip["body"], tip
+    assert tip["href"].endswith("/dust-tactics/index.html#dust-tactics"), tip
+    _shot(phone, site, "preview-book-link-390x844.png")
+    assert phone.console_errors == []
+
+
+@pytest.mark.skipif(not AXE.is_file(), reason="axe-core is not vendored (tests/vendor/axe-core/)")
+def test_front_door_pages_pass_axe(site, browser):
+    """axe-core on the glossary's and cross index's fronts and pages, and on a book's page, at
+    390 px and on a desktop (the home page: test_no_serious_accessibility_violations)."""
+    pages = [site / "docs" / "glossary.html", site / "docs" / "cross-index.html",
+             site / "docs" / "books" / "_cross-index" / "s.html", site / "docs" / "books" / "_glossary" / "a.html",
+             site / "docs" / "books" / "xenotactics" / "index.html", site / "docs" / "developers.html"]
+    found = {}
+    for size, mobile in ((PHONE, True), ((1280, 900), False)):
+        browser.viewport(*size, mobile=mobile)
+        for p in pages:
+            _open(browser, p)
+            bad = _axe(browser)
+            if bad:
+                found[f"{p.relative_to(site)} at {size[0]}px"] = bad
+    browser.viewport(1280, 900)
+    assert not found, json.dumps(found, indent=1)

@@ -99,7 +99,7 @@ def test_meta_descriptions_and_caption_headings():
         plans={"b": {"pages": {"s": {"section": "s", "part": 1, "parts": 1, "items": None},
                                "s/part-2": {"section": "s", "part": 2, "parts": 2, "items": [("rule", "q")]}}}})
     assert site.page_description(Site(), "docs/index", "docs/index") == site.HOME_DESCRIPTION
-    assert site.page_description(Site(), "docs/books/b/index", "docs/index").startswith("Book: the rules")
+    assert site.page_description(Site(), "docs/books/b/index", "docs/index").startswith("Book: quick reference and rules")
     assert site.page_description(Site(), "docs/books/b/s", "docs/index") == \
         "Shooting, from the rules of Book: Aimed Shot, Cover."
     assert site.page_description(Site(), "docs/books/b/s/part-2", "docs/index") == \
@@ -306,6 +306,7 @@ def test_stubs_follow_the_plan_and_stale_parts_are_removed(tmp_path):
         s.models = {"b": model}
         s.plans = {"b": pagesplit.plan(model, budget)}
         s.page_slugs = ([], [])
+        s.games_pages = {}
         return s
     model = book_model({"s": ("Shooting", [("rule", (f"r{i}", f"Rule {i}")) for i in range(6)])}, ["s"])
     one = pagesplit.rule_weight(model["rules"]["r0"])

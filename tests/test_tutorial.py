@@ -124,8 +124,8 @@ def test_the_house_rules_snippets_are_the_whole_layer_in_order():
 
 
 def test_the_first_house_rule_breaks_the_books_example_as_the_page_says(tmp_path):
-    """Step 12: with the hit roll replaced and the example not yet, the check fails at the
-    book's example (line 94), naming the change."""
+    """Step 12: with the hit roll replaced and the examples not yet, the check fails at the
+    book's example (line 95) and at its odds example, each naming the change."""
     import shutil
     layer_snippets = [s for _, s in SNIPPETS if s.lstrip().startswith(("layer house", "replace mechanic hits"))]
     books = tmp_path / "books"
@@ -133,9 +133,11 @@ def test_the_first_house_rule_breaks_the_books_example_as_the_page_says(tmp_path
     shutil.copy(BOOK, books)
     (books / LAYER.name).write_text("\n".join(layer_snippets) + "\n", encoding="utf-8")
     book = Library(books, cache=tmp_path / "cache").load(f"{BOOK_ID}+house")
-    (bad,) = [r for r in book.run_examples() if not r.passed]
-    assert bad.title == "Three attacks at Aim 4+" and bad.cases[0].location.endswith(f"{BOOK.name}:94:13")
-    assert f"a consequence of {BOOK_ID}+house's change at" in bad.report and "replace mechanic hits" in bad.report
+    bad, odds = [r for r in book.run_examples() if not r.passed]
+    assert bad.title == "Three attacks at Aim 4+" and bad.cases[0].location.endswith(f"{BOOK.name}:95:13")
+    assert odds.title.startswith("Three attacks at 4+ score two hits or more half the time")  # "too", says the page
+    for r in (bad, odds):
+        assert f"a consequence of {BOOK_ID}+house's change at" in r.report and "replace mechanic hits" in r.report
 
 
 def test_the_matcher_notices_a_drift():

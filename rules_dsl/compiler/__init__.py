@@ -16,6 +16,7 @@ The package, one module per part:
 * `mechanics`    -- `MechanicFn` and its compiled steps (`LetStep`, `RollStep`, `RequireStep`);
 * `tables`       -- `TableFn`, `Printed`, `RowRecord`, `origin`;
 * `checks`       -- `CheckFn`, `case_text`;
+* `priced`       -- `PricedFn`, a design view's cases and costs (`rules_dsl.design` prices them);
 * `book`         -- `CompiledBook`, which compiles a checked book with all of these.
 
 Everything is importable from `rules_dsl.compiler` as before.
@@ -27,12 +28,13 @@ from .checks import CheckFn, case_text
 from .context import MAX_CALL_DEPTH, MAX_CHECK_CASES, MAX_RANGE, MAX_STEPS, UNLIMITED, Ctx
 from .expressions import ExprCompiler, _iterable, _Namespace, compile_expr
 from .mechanics import LetStep, MechanicFn, RequireStep, RollStep
+from .priced import PricedFn
 from .tables import Printed, RowRecord, TableFn, origin
 from .typecheck import TypeCheck
 
 __all__ = ["CompiledBook", "CheckFn", "case_text", "MAX_CALL_DEPTH", "MAX_CHECK_CASES", "MAX_RANGE",
            "MAX_STEPS", "UNLIMITED", "Ctx", "ExprCompiler", "compile_expr", "LetStep", "MechanicFn",
-           "RequireStep", "RollStep", "Printed", "RowRecord", "TableFn", "origin", "TypeCheck",
+           "RequireStep", "RollStep", "PricedFn", "Printed", "RowRecord", "TableFn", "origin", "TypeCheck",
            "_iterable", "_Namespace"]
 
 # The public classes present themselves at their public path (docs cross-references,

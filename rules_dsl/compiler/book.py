@@ -13,6 +13,7 @@ from .checks import CheckFn
 from .context import Ctx
 from .expressions import compile_expr
 from .mechanics import MechanicFn
+from .priced import PricedFn
 from .tables import TableFn, looked_up_tables
 
 
@@ -31,7 +32,7 @@ class CompiledBook:
                 owner = owners[0]
                 self.members[m] = self.enums[owner][m] if owner in self.enums else Sym(m, owner)
         self._const_values, self._const_busy = {}, set()
-        self.tables, self.mechanics, self.checks = {}, {}, {}
+        self.tables, self.mechanics, self.checks, self.priced = {}, {}, {}, {}
         self.looked_up = looked_up_tables(ast, syms)
         diags = []
         for p in decls_of(ast):
@@ -43,6 +44,8 @@ class CompiledBook:
                     self.mechanics[d.name] = MechanicFn(self, d)
                 elif isinstance(d, n.Check):
                     self.checks[d.name] = CheckFn(self, d, p.rule.id if p.rule else "")
+                elif isinstance(d, n.Priced):
+                    self.priced[d.name] = PricedFn(self, d, p.rule.id if p.rule else "")
             except RulebookError as e:
                 diags.extend(e.diagnostics)
         if not diags:
@@ -68,7 +71,7 @@ class CompiledBook:
         from ..model import walk
         from .context import Ctx
         from .expressions import compile_expr
-        self.odds_inputs, diags = {}, []
+        self.odds_inputs, self.odds_sweeps, diags = {}, {}, []
 
         def value(e):
             return compile_expr(self, e, frozenset())({}, Ctx(GivenRoller()))
@@ -81,6 +84,16 @@ class CompiledBook:
                 if not m.has_dice:
                     diags.append(self.diag(o.span, f"'{name}' rolls no dice, so it has no odds to show",
                                            "`odds` lines are for dice mechanics; show a value with an example"))
+                    continue
+                names = [p.name for p in m.params]
+                swept = [(names[i] if i < len(names) else "", a) for i, a in enumerate(o.call.args)
+                         if isinstance(a, n.RangeExpr)] + [(k, a) for k, a in o.call.kwargs if isinstance(a, n.RangeExpr)]
+                if swept:       # `odds hits(n=3, target=2..6)`: a sweep of one input (design.sweep on the page)
+                    sname, rng = swept[0]
+                    fixed = {names[i]: value(a) for i, a in enumerate(o.call.args) if not isinstance(a, n.RangeExpr)}
+                    fixed.update({k: value(a) for k, a in o.call.kwargs if not isinstance(a, n.RangeExpr)})
+                    values = value(rng)
+                    self.odds_sweeps.setdefault(name, []).append((fixed, sname, (values.start, values.stop - 1)))
                     continue
                 args = [value(a) for a in o.call.args]
                 kwargs = {k: value(a) for k, a in o.call.kwargs}

@@ -24,11 +24,7 @@ class CheckFn:
     def __init__(self, book: CompiledBook, node: n.Check, rule_id: str):
         self.book, self.node, self.rule_id = book, node, rule_id
         self.name = node.name
-        scope = frozenset()
-        self.sources = []
-        for b in node.bindings:
-            self.sources.append((b.name, compile_expr(book, b.source, scope), b.span))
-            scope = scope | {b.name}
+        self.sources, scope = compile_bindings(book, node.bindings)
         self.where = compile_expr(book, node.where, scope) if node.where is not None else None
         # `where` filters as soon as the bindings it mentions are bound, so it can guard later ones
         names = [b.name for b in node.bindings]
@@ -41,22 +37,32 @@ class CheckFn:
             self.sides = (compile_expr(book, claim.left, scope), compile_expr(book, claim.right, scope),
                           _expr_text(claim.left), _expr_text(claim.right))
 
-    def run(self):
-        """Return (cases checked, list of failing cases); each case is a dict."""
+    def run(self, seen: set | None = None):
+        """Return (cases checked, list of failing cases); each case is a dict.  A set
+        `seen` receives every printed entry the check considered (a `Printed`): the
+        rows its domain bound (those a `where` then left out too) and the entries its
+        cases looked up -- what `Book.coverage_findings` compares with each table."""
         failures, total = [], 0
         ctx = Ctx(GivenRoller(rng=random.Random(0)), reads=[])
+        seen = set() if seen is None else seen
 
         def rec(i, env):
             nonlocal total
-            if i == self.where_level and self.where is not None and not self.where(env, ctx):
-                return
+            if i == self.where_level and self.where is not None:
+                ctx.reads = []
+                keep = self.where(env, ctx)
+                seen.update(ctx.reads)
+                if not keep:
+                    return
             if i == len(self.sources):
                 total += 1
                 if total > MAX_CHECK_CASES:
                     raise EvaluationError(f"the check's domain has more than {MAX_CHECK_CASES:,} cases")
                 ctx.budget[0] = MAX_STEPS  # each case gets the budget of one evaluation
                 ctx.reads = []
-                if not self.claim(env, ctx):
+                holds = self.claim(env, ctx)
+                seen.update(ctx.reads)
+                if not holds:
                     # the printed values behind the case: rows it is bound to, then entries its claim read
                     printed = [o for o in map(origin, env.values()) if o is not None]
                     printed += [r for r in ctx.reads if r not in printed]
@@ -67,11 +73,27 @@ class CheckFn:
                     failures.append(case)
                 return
             name, src, sp = self.sources[i]
-            for v in _iterable(sp, src(env, ctx)):
+            ctx.reads = []
+            values = _iterable(sp, src(env, ctx))
+            seen.update(ctx.reads)
+            for v in values:
+                o = origin(v)
+                if o is not None:
+                    seen.add(o)
                 rec(i + 1, {**env, name: v})
 
         rec(0, {})
         return total, failures
+
+
+def compile_bindings(book, bindings) -> tuple:
+    """A check's (or a design view's) `for x in xs, y in ys`: ([(name, source closure, span)],
+    the names in scope after them); each source sees the names bound before it."""
+    scope, sources = frozenset(), []
+    for b in bindings:
+        sources.append((b.name, compile_expr(book, b.source, scope), b.span))
+        scope = scope | {b.name}
+    return sources, scope
 
 
 def _names_in(e) -> set:

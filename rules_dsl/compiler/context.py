@@ -26,18 +26,33 @@ class Ctx:
     `reads`, when a list, collects the table entries that expressions evaluated in
     this very context look up (`(table, entry index)`): a check sets it to learn which
     printed values a case read.  Nested mechanics get a fresh context without it, so
-    only the check's own lookups count, and ordinary calls pay one `is None` test."""
-    __slots__ = ("roller", "prefix", "depth", "budget", "reads")
+    only the check's own lookups count, and ordinary calls pay one `is None` test.
+
+    `calls` counts the calls this invocation has made of each mechanic, so that the
+    rolls of its second call of `attack` are `attack[1].hit_dice` (rules_dsl.rollpaths)."""
+    __slots__ = ("roller", "prefix", "depth", "budget", "reads", "calls")
 
     def __init__(self, roller, prefix="", depth=0, budget=False, reads=None):
         self.roller, self.prefix, self.depth, self.reads = roller, prefix, depth, reads
         self.budget = [MAX_STEPS] if budget is False else (budget if budget is not None else [float("inf")])
+        self.calls = None
+
+    def child_prefix(self, name) -> str:
+        """The roll-name prefix of the call of `name` this invocation is making now."""
+        calls = self.calls
+        if calls is None:
+            calls = self.calls = {}
+        k = calls.get(name, 0)
+        calls[name] = k + 1
+        return f"{self.prefix}{name}." if k == 0 else f"{self.prefix}{name}[{k}]."
 
     def child(self, name):
         if self.depth >= MAX_CALL_DEPTH:
-            raise EvaluationError(f"mechanics call each other more than {MAX_CALL_DEPTH} levels deep (a cycle?)")
+            chain = [p for p in (self.prefix + name).split(".") if p][-6:]
+            raise EvaluationError(f"mechanics call each other more than {MAX_CALL_DEPTH} levels deep "
+                                  f"(... {' -> '.join(chain)}): a mechanic that calls itself never ends")
         self.spend(1)
-        return Ctx(self.roller, f"{self.prefix}{name}.", self.depth + 1, self.budget)
+        return Ctx(self.roller, self.child_prefix(name), self.depth + 1, self.budget)
 
     def spend(self, steps):
         b = self.budget

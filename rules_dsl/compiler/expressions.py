@@ -19,6 +19,7 @@ import operator
 from fractions import Fraction
 
 from .. import nodes as n
+from .. import rollpaths
 from ..builtins import BUILTINS
 from ..dice import DieInfo, ForcedRoller
 from ..errors import EvaluationError, RulesError
@@ -311,10 +312,12 @@ class ExprCompiler:
                     m = book.mechanics[name]
                     bound = m.bind([a(env, ctx) for a in args], {k: a(env, ctx) for k, a in plain})
                     child = ctx.child(name)
-                    if given:
-                        forced = {child.prefix + k: a(env, ctx) for k, a in given}
-                        child = Ctx(ForcedRoller(ctx.roller, forced), child.prefix, child.depth, child.budget)
-                    return m.invoke(bound, child)
+                    if not given:
+                        return m.invoke(bound, child)
+                    roller = ForcedRoller(ctx.roller, {child.prefix + k: a(env, ctx) for k, a in given})
+                    value = m.invoke(bound, Ctx(roller, child.prefix, child.depth, child.budget))
+                    roller.check_used(name, child.prefix)
+                    return value
                 return mech
             if callee == "table":
                 def table(env, ctx):
@@ -339,10 +342,12 @@ class ExprCompiler:
 
 def split_roll_kwargs(book, name: str, kwargs: list):
     """A call's compiled keyword arguments split into (the callee's rolls given by
-    name, its parameters): `attack(n=3, save=1)` gives the roll `save`."""
+    name, its parameters): `attack(n=3, save=1)` gives the roll `save`, and
+    `attack(n=3, morale.first=[6, 6])` the roll `first` of the `morale` it calls
+    (a path, `rules_dsl.rollpaths`; `[0]` is dropped: it names the first call)."""
     roll_names = {s.name for s in book.syms.mechanics[name].body if isinstance(s, n.Roll)}
-    return ([(k, a) for k, a in kwargs if k in roll_names],
-            [(k, a) for k, a in kwargs if k not in roll_names])
+    given = [(rollpaths.canonical(k), a) for k, a in kwargs if k in roll_names or rollpaths.is_path(k)]
+    return given, [(k, a) for k, a in kwargs if k not in roll_names and not rollpaths.is_path(k)]
 
 
 def compile_expr(book, e: n.Expr, scope: frozenset):

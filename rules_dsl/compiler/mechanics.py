@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Callable, ClassVar
 
 from .. import nodes as n
+from .. import rollpaths
 from ..dice import EXPLODE_CAP, MAX_DICE, GivenRoller, roll_faces
 from ..errors import EvaluationError, InputError, NotFound
 from ..render import dice_text as _dice_text
@@ -218,7 +219,7 @@ class MechanicFn:
         bound = dict(zip(names, args))
         for k, v in kwargs.items():
             if k not in names:
-                raise NotFound("parameter", k, names, where=f"{self.book_id}:{self.name}")
+                raise self.unknown_input(k)
             bound[k] = v
         for p in self.params:
             if p.name not in bound:
@@ -230,6 +231,18 @@ class MechanicFn:
             except ValueError:
                 raise InputError(self.name, p.name, bound[p.name], self.checks[p.name].describe) from None
         return bound
+
+    def unknown_input(self, name: str) -> NotFound:
+        """The error for an input no parameter or roll of this mechanic has: the near
+        names, then every valid one (its parameters, and its rolls, which can be given)."""
+        from ..errors import did_you_mean
+        params, rolls = [p.name for p in self.params], [r.name for r in self.rolls]
+        hint = did_you_mean(name, params + rolls)
+        valid = f"its parameters: {', '.join(params)}" if params else "it takes no parameters"
+        if rolls:
+            valid += f"; its rolls, which can be given by name: {', '.join(rolls)}"
+        return NotFound("parameter", name, where=f"{self.book_id}:{self.name}",
+                        note=f"{hint} ({valid})" if hint else valid)
 
     def invoke(self, bound: dict, ctx: Ctx):
         env = dict(bound)
@@ -253,18 +266,20 @@ class MechanicFn:
         dotted name a call prints (`hit.hit_dice`), and those in `rolls`."""
         roll_names = {r.name for r in self.rolls}
         params = {p.name for p in self.params}
-        given = dict(rolls or {})
+        given = {rollpaths.canonical(k): v for k, v in (rolls or {}).items()}
         for k in list(kwargs):
-            if (k in roll_names or "." in k) and k not in params:
-                given[k] = kwargs.pop(k)
+            if (k in roll_names or rollpaths.is_path(k)) and k not in params:
+                given[rollpaths.canonical(k)] = kwargs.pop(k)
         return given
 
     def run(self, *args, rolls=None, seed=None, rng=None, **kwargs):
         """Evaluate; return (result, rolls made).  `rolls` gives named rolls' values.
 
         A roll may also be given as a keyword: its own name (`save=1`), or, for a roll
-        made inside a mechanic this one calls, the dotted name a call prints for it
-        (`hit.hit_dice=[4, 4, 4]`, through ``**{...}`` in Python)."""
+        made inside a mechanic this one calls, the path a call prints for it
+        (`hit.hit_dice=[4, 4, 4]`, `attack[1].hit_dice=[6]` for the second call of
+        `attack`, through ``**{...}`` in Python; see `rules_dsl.rollpaths`).  The rolls
+        made are named the same way."""
         given = self.given_rolls(kwargs, rolls)
         bound = self.bind(list(args), kwargs)
         roller = GivenRoller(given, rng or (random.Random(seed) if seed is not None else random.Random()))
@@ -272,11 +287,12 @@ class MechanicFn:
             result = self.invoke(bound, Ctx(roller))
         except RecursionError:
             raise EvaluationError(f"{self.name}: the evaluation nests too deeply") from None
+        made = rollpaths.shown_names(roller.made)
         unknown = set(given) - roller.used
         if unknown:
-            raise NotFound("roll", sorted(unknown)[0], list(roller.made) + sorted(r.name for r in self.rolls),
-                           where=f"{self.book_id}:{self.name} (rolls made: {', '.join(roller.made) or 'none'})")
-        return result, roller.made
+            raise NotFound("roll", sorted(unknown)[0], list(made) + sorted(r.name for r in self.rolls),
+                           where=f"{self.book_id}:{self.name} (rolls made: {', '.join(made) or 'none'})")
+        return result, made
 
     def __call__(self, *args, **kwargs):
         return self.run(*args, **kwargs)[0]

@@ -138,10 +138,7 @@ class TableFn:
                                         f"line {self.spans[j].line} already gives it; a key has one row"))
         missing = [c for c in product(*domains) if c not in first] if looked_up else []
         if missing:
-            shown = "; ".join(at(c) for c in missing[:4]) + (f"; and {len(missing) - 4} more" if len(missing) > 4 else "")
-            diags.append(self.book.diag(self.node.span, f"table {self.name} has no row for {shown}",
-                                        "add the rows (a value the source does not give is written absent),"
-                                        " or narrow the key's type"))
+            diags.extend(missing_rows(self, domains, missing, at))
 
     def _cell(self, cell: n.Cell, check: TypeCheck, diags, key=False):
         v = cell.value
@@ -177,9 +174,10 @@ class TableFn:
         if self.node.header and len(self.node.header) != width:
             diags.append(self.book.diag(self.node.span, f"the header has {len(self.node.header)} columns; "
                                         f"the table has {nk} key(s) and {nv} value(s)"))
+        labels = column_labels(self.node, [p.name for p in self.keys] + (self.fields or ["value"]))
         for row in self.node.rows:
             if len(row) != width:
-                diags.append(self.book.diag(row[0].span, f"this row has {len(row)} cells, expected {width}"))
+                diags.append(row_width_diagnostic(self.book, row, labels))
                 continue
             keys = tuple(self._cell(c, ch, diags, key=True) for c, ch in zip(row[:nk], self.key_checks))
             vals = [self._cell(c, ch, diags) for c, ch in zip(row[nk:], self.value_checks)]
@@ -194,14 +192,24 @@ class TableFn:
                                         "the header row holds the second key's values"))
             return
         cols = [self._cell(c, self.key_checks[1], diags, key=True) for c in self.node.header[1:]]
+        labels = column_labels(self.node, [self.keys[0].name] + [f"column {i + 1}" for i in range(len(cols))])
         for row in self.node.rows:
             if len(row) != len(cols) + 1:
-                diags.append(self.book.diag(row[0].span, f"this row has {len(row)} cells, expected {len(cols) + 1}"))
+                diags.append(row_width_diagnostic(self.book, row, labels))
                 continue
             rk = self._cell(row[0], self.key_checks[0], diags, key=True)
             for ck, c in zip(cols, row[1:]):
                 self.entries.append(((rk, ck), self._cell(c, self.value_checks[0], diags)))
                 self.spans.append(c.span)
+
+    def unknown_input(self, name: str):
+        """The error for a key this table does not have: the near names, then its keys."""
+        from ..errors import NotFound, did_you_mean
+        names = [p.name for p in self.keys]
+        hint = did_you_mean(name, names)
+        keys = f"its keys: {', '.join(names)}"
+        return NotFound("key", name, where=f"table {self.book.book_id}:{self.name}",
+                        note=f"{hint} ({keys})" if hint else keys)
 
     def lookup(self, *args, **kwargs):
         names = [p.name for p in self.keys]
@@ -210,8 +218,7 @@ class TableFn:
         bound = dict(zip(names, args))
         for k, v in kwargs.items():
             if k not in names:
-                from ..errors import NotFound
-                raise NotFound("key", k, names, where=f"{self.book.book_id}:{self.name}")
+                raise self.unknown_input(k)
             bound[k] = v
         keys = []
         for p, check in zip(self.keys, self.key_checks):
@@ -241,8 +248,7 @@ class TableFn:
         bound = dict(zip(names, args))
         for k, v in kwargs.items():
             if k not in names:
-                from ..errors import NotFound
-                raise NotFound("key", k, names, where=f"{self.book.book_id}:{self.name}")
+                raise self.unknown_input(k)
             bound[k] = v
         keys = tuple(ch.convert(bound[p.name]) for p, ch in zip(self.keys, self.key_checks))
         if self._exact_at:
@@ -275,3 +281,83 @@ class TableFn:
 
     def __repr__(self):
         return f"<table {self.book.book_id}:{self.name} ({len(self.entries)} entries)>"
+
+
+def column_labels(node: n.Table, names: list) -> list:
+    """What each column is called: its header cell as printed, else its key or field name."""
+    from ..render import literal_text
+    out = []
+    for i, name in enumerate(names):
+        cell = node.header[i] if i < len(node.header) else None
+        out.append(literal_text(cell.value) if cell is not None else name)
+    return out
+
+
+def row_width_diagnostic(book, row, labels):
+    """A row with too few or too many cells, said by column: where the missing cell goes
+    (after the row's last bar) or where the extra cells start."""
+    from ..errors import Diagnostic
+    width, have = len(labels), len(row)
+    cols = ", ".join(labels)
+    if have < width:
+        missing = labels[have:]
+        last = row[-1].span
+        text = book.texts.get(last.file, "")
+        line = text.split("\n")[last.line - 1] if 0 < last.line <= text.count("\n") + 1 else ""
+        bar = line.find("|", (last.end_column or last.column) - 1)
+        col = bar + 2 if bar >= 0 else (last.end_column or last.column)
+        names = " and ".join(f"'{m}'" for m in missing) if len(missing) < 3 else \
+            ", ".join(f"'{m}'" for m in missing[:-1]) + f" and '{missing[-1]}'"
+        d = book.diag(n.Span(last.file, last.line, col), f"this row has {have} cell{'s' if have != 1 else ''} "
+                      f"where the table has {width} ({cols}): the {names} cell{'s are' if len(missing) > 1 else ' is'} "
+                      "missing here", "give every column a cell between bars; a value the source does not "
+                      "give is written absent")
+        return Diagnostic(d.file, d.line, d.column, d.message, d.hint, d.source_line)
+    extra = row[width]
+    return book.diag(extra.span, f"this row has {have} cells where the table has {width} ({cols}): "
+                     f"the cells from here on are extra", "one cell per column: remove the extra cells, or add "
+                     "the column to the table's keys or values")
+
+
+def missing_rows(table: "TableFn", domains, missing, at) -> list:
+    """One diagnostic per missing key (the first four), located where its row goes among
+    the rows in the keys' order (before the first row that comes after it, else after the
+    last row), with a quick fix inserting the row with its keys and `absent` values."""
+    from ..errors import Fix
+    from ..values import literal
+    node = table.node
+    if not node.rows or node.grid:
+        shown = "; ".join(at(c) for c in missing[:4]) + (f"; and {len(missing) - 4} more" if len(missing) > 4 else "")
+        return [table.book.diag(node.span, f"table {table.name} has no row for {shown}",
+                                "add the rows (a value the source does not give is written absent),"
+                                " or narrow the key's type")]
+    index = [{repr(v): i for i, v in enumerate(dom)} for dom in domains]
+
+    def order(keys):
+        out = []
+        for k, dom, ix in zip(keys, domains, index):
+            first = next((v for v in dom if v in k), None) if isinstance(k, range) else k
+            out.append(ix.get(repr(first), len(dom)))
+        return tuple(out)
+    placed = sorted(((order(keys), i) for i, (keys, _) in enumerate(table.entries)), key=lambda x: x[0])
+    text_lines = table.book.texts.get(node.span.file, "").split("\n")
+    width = len(table.keys) + len(table.value_checks)
+    out = []
+    for c in missing[:4]:
+        want = order(c)
+        after = next((i for o, i in placed if o > want), None)
+        row_span = table.spans[after] if after is not None else table.spans[placed[-1][1]]
+        line = row_span.line if after is not None else row_span.line + 1
+        src = text_lines[row_span.line - 1] if 0 < row_span.line <= len(text_lines) else ""
+        indent = src[: len(src) - len(src.lstrip())]
+        cells = [literal(v) for v in c] + ["absent"] * (width - len(c))
+        fix = Fix(f"Insert the row for {at(c)}", line, 1, line, 1, indent + "| " + " | ".join(cells) + " |\n")
+        where = "before this row" if after is not None else "after this row"
+        d = table.book.diag(row_span, f"table {table.name} has no row for {at(c)}: it goes {where}",
+                            "add the row (a value the source does not give is written absent), or narrow the "
+                            "key's type")
+        out.append(type(d)(d.file, d.line, d.column, d.message, d.hint, d.source_line, fixes=(fix,)))
+    if len(missing) > 4:
+        out.append(table.book.diag(node.span, f"table {table.name} has no row for {len(missing) - 4} more keys",
+                                   "add the rows, or narrow the key's type"))
+    return out

@@ -17,6 +17,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 from .. import nodes as n
+from .. import rollpaths
 from ..builtins import BUILTINS
 from ..resolve import resolve, resolve_callee
 from ..values import ABSENT, Sym
@@ -155,8 +156,8 @@ class ExprGen:
         if callee == "mechanic":
             name = e.func.name
             rolls = {s.name for s in self.syms.mechanics[name].body if isinstance(s, n.Roll)}
-            plain = [(k, a) for k, a in e.kwargs if k not in rolls]
-            given = [(k, a) for k, a in e.kwargs if k in rolls]
+            plain = [(k, a) for k, a in e.kwargs if k not in rolls and not rollpaths.is_path(k)]
+            given = [(rollpaths.canonical(k), a) for k, a in e.kwargs if k in rolls or rollpaths.is_path(k)]
             kw = "[" + ", ".join(f"[{js_str(k)}, {self.compile(a, scope)}]" for k, a in plain) + "]"
             gv = ("() => [" + ", ".join(f"[{js_str(k)}, {self.compile(a, scope)}]" for k, a in given) + "]") if given else "null"
             return f"$m[{g.mechanics[name]}].callFrom(ctx, {args}, {kw}, {gv})"

@@ -72,15 +72,24 @@ def spans_js(g: Globals) -> str:
     return "const $s = [" + ", ".join(js_str(t) for t, _ in spans) + "];"
 
 
+ODDS_REFUSED = ("chance(...) and mean(...) are exact odds over every roll, computed by the Python engine "
+                "(rules_dsl.example_odds); the JavaScript back end does not compute odds")
+
+
 def examples_module(book, g: Globals, module_file: str) -> tuple:
     """A module exporting `cases`: one `(ctx) => value` per `>>>` line of every worked example,
     compiled against the book module's slots; and the list of (rule id, ExampleCase) in order."""
     ex = Globals(g.compiled, g.span_text)
     ex.syms = g.syms          # the book's symbols; a new one is written inline
     thunks, cases = [], []
+    from ..example_odds import form_name
     for rule_id, example in book.example_cases():
         for case in example.cases:
-            thunks.append(f"  (ctx) => {ExprGen(ex, Idents()).compile(case.expr, {})}")
+            if form_name(case.expr, g.compiled.syms) is not None:
+                # chance(...) / mean(...): exact odds over every roll, which only the Python engine computes
+                thunks.append(f"  (ctx) => {{ throw new R.RulesError(\"Error\", {js_str(ODDS_REFUSED)}); }}")
+            else:
+                thunks.append(f"  (ctx) => {ExprGen(ex, Idents()).compile(case.expr, {})}")
             cases.append((rule_id, case))
     text = "\n".join([HEADER.format(id=js_str(book.id)).replace("AST of", "worked examples of"),
                       'import * as R from "./runtime.mjs";',

@@ -77,7 +77,7 @@ export class Die {
     } else if (typeof value === "bigint" && this.faces.some((f) => f === value)) {
       return value;
     }
-    throw new RulesError("Error", `roll '${rollName}': ${pyRepr(value)} is not a face of ${this.describe}`);
+    throw new RulesError("Error", `roll '${rollName}': ${literal(value)} is not a face of ${this.describe}`);
   }
 }
 
@@ -97,8 +97,12 @@ export class RulesError extends Error {
 function fail(span, msg) { throw new RulesError("Error", `${span}: ${msg}`); }
 
 export function inputError(mechanic, param, value, allowed) {
-  return new RulesError("InputError", `${mechanic}: parameter '${param}' got ${value === undefined ? "None" : pyRepr(value)}; allowed: ${allowed}`,
-    { mechanic, param });
+  // errors.InputError's words: the value as the book writes values (values.literal)
+  const req = "a value is required";
+  const said = value !== undefined && value !== null ? `got ${literal(value)}; allowed: ${allowed}`
+    : allowed.startsWith(req) ? ("needs a value " + allowed.slice(req.length).trim()).trim()
+      : `got nothing; allowed: ${allowed}`;
+  return new RulesError("InputError", `${mechanic}: parameter '${param}' ${said}`, { mechanic, param });
 }
 
 function notFound(what, name, where) {
@@ -280,6 +284,14 @@ export function show(v) {     // values.show: how a value is printed to a person
 
 function cpCompare(a, b) { return a < b ? -1 : a > b ? 1 : 0; }
 
+export function literal(v) {  // values.literal: a value as the rules language writes it (what messages show)
+  if (typeof v === "string") return '"' + v.replaceAll("\\", "\\\\").replaceAll('"', '\\"') + '"';
+  if (Array.isArray(v)) return "[" + v.map(literal).join(", ") + "]";
+  if (v instanceof PySet) return "{" + v.items.map(literal).sort(cpCompare).join(", ") + "}";
+  if (v instanceof Record) return "(" + [...v.fields].map(([k, x]) => `${k}: ${literal(x)}`).join(", ") + ")";
+  return show(v);
+}
+
 // ------------------------------------------------------------------ expressions
 export function contains(span, container, item) {
   if (container === ABSENT) fail(span, "'in': the collection is absent in the source rulebook");
@@ -352,7 +364,7 @@ function bfail(msg) { throw new BuiltinError(msg); }
 
 function bnum(x, fn) {
   if (x === ABSENT) bfail(`${fn}: the value is absent in the source rulebook`);
-  if (!isNum(x)) bfail(`${fn}: expected a number, got ${pyRepr(x)}`);
+  if (!isNum(x)) bfail(`${fn}: expected a number, got ${literal(x)}`);
   return x;
 }
 
@@ -361,7 +373,7 @@ function items(xs, fn) {
   if (Array.isArray(xs)) return xs;
   if (xs instanceof Range) return xs.toArray();
   if (xs instanceof PySet) return xs.items;
-  bfail(`${fn}: expected a list, got ${pyRepr(xs)}`);
+  bfail(`${fn}: expected a list, got ${literal(xs)}`);
 }
 
 function pyInt(k) {
@@ -416,7 +428,7 @@ const BUILTINS = {
   is_absent: (x) => x === ABSENT,
   or_else: (x, d) => (x === ABSENT ? d : x),
   field: (rec, name) => {
-    if (!(rec instanceof Record)) bfail(`field: expected a record, got ${pyRepr(rec)}`);
+    if (!(rec instanceof Record)) bfail(`field: expected a record, got ${literal(rec)}`);
     if (!rec.fields.has(String(name))) bfail(`field: the record has no field ${pyRepr(name)}`);
     return rec.fields.get(String(name));
   },
@@ -565,7 +577,7 @@ export class GivenRoller {
         faces.forEach((f, i) => {
           const hit = (i === 0 ? on : then).has(f);
           if (!hit && i !== faces.length - 1) throw new RulesError("Error", `roll '${name}': a chain stops at its first miss (${show(f)} at position ${i + 1})`);
-          if (hit && i === faces.length - 1) throw new RulesError("Error", `roll '${name}': the chain ${pyRepr(seq)} ends on a success; roll until a miss`);
+          if (hit && i === faces.length - 1) throw new RulesError("Error", `roll '${name}': the chain ${literal(Array.isArray(seq) ? seq : [seq])} ends on a success; roll until a miss`);
           if (hit) total += 1n;
         });
       }
@@ -631,29 +643,87 @@ function checkExplodeGiven(name, faces, count, on, cap) {
   }
 }
 
-class ForcedRoller {   // a callee's rolls given by the caller (`save(3, die=d)`), the rest to `inner`
-  constructor(inner, forced) { this.inner = inner; this.forced = forced; }
-  one(name, die) { return this.forced.has(name) ? new GivenRoller(new Map([[name, this.forced.get(name)]])).one(name, die) : this.inner.one(name, die); }
-  pool(name, die, c) { return this.forced.has(name) ? new GivenRoller(new Map([[name, this.forced.get(name)]])).pool(name, die, c) : this.inner.pool(name, die, c); }
+class ForcedRoller {   // a callee's rolls given by the caller (`save(3, die=d)`, `morale.first=...`), the rest to `inner`
+  constructor(inner, forced) { this.inner = inner; this.forced = forced; this.asked = new Set(); }
+  given(name) { this.asked.add(name); return this.forced.has(name); }
+  one(name, die) { return this.given(name) ? new GivenRoller(new Map([[name, this.forced.get(name)]])).one(name, die) : this.inner.one(name, die); }
+  pool(name, die, c) { return this.given(name) ? new GivenRoller(new Map([[name, this.forced.get(name)]])).pool(name, die, c) : this.inner.pool(name, die, c); }
   chain(name, die, c, on, then) {
-    return this.forced.has(name) ? new GivenRoller(new Map([[name, this.forced.get(name)]])).chain(name, die, c, on, then) : this.inner.chain(name, die, c, on, then);
+    return this.given(name) ? new GivenRoller(new Map([[name, this.forced.get(name)]])).chain(name, die, c, on, then) : this.inner.chain(name, die, c, on, then);
   }
   reroll(name, die, c, faces) {
-    return this.forced.has(name) ? new GivenRoller(new Map([[name, this.forced.get(name)]])).reroll(name, die, c, faces) : this.inner.reroll(name, die, c, faces);
+    return this.given(name) ? new GivenRoller(new Map([[name, this.forced.get(name)]])).reroll(name, die, c, faces) : this.inner.reroll(name, die, c, faces);
   }
   explode(name, die, c, on, cap) {
-    return this.forced.has(name) ? new GivenRoller(new Map([[name, this.forced.get(name)]])).explode(name, die, c, on, cap) : this.inner.explode(name, die, c, on, cap);
+    return this.given(name) ? new GivenRoller(new Map([[name, this.forced.get(name)]])).explode(name, die, c, on, cap) : this.inner.explode(name, die, c, on, cap);
   }
+  checkUsed(mechanic, prefix) {   // dice.ForcedRoller.check_used: a roll given that no roll took
+    const unused = [...this.forced.keys()].filter((k) => !this.asked.has(k));
+    if (unused.length) {
+      const made = [...this.asked].filter((k) => k.startsWith(prefix)).map((k) => k.slice(prefix.length));
+      const shown = [...shownNames(new Map(made.map((k) => [k, true]))).keys()].join(", ") || "none";
+      throw new RulesError("Error", `${mechanic}() was given the roll '${unused[0].slice(prefix.length)}', but made no roll of that name (rolls made: ${shown})`);
+    }
+  }
+}
+
+// rules_dsl.rollpaths: a roll made in the k-th call (k >= 1) of a mechanic within one invocation is
+// `name[k].roll`; shown with `name[0]` for the first call when there are several
+const SEGMENT = /^([A-Za-z_][A-Za-z0-9_]*)(?:\[([0-9]{1,6})\])?$/;
+function parsePath(path) {
+  const parts = path.split(".");
+  const calls = [];
+  for (let i = 0; i < parts.length; i++) {
+    const m = SEGMENT.exec(parts[i]);
+    if (!m) return null;
+    if (i === parts.length - 1) return m[2] === undefined ? [calls, m[1]] : null;
+    calls.push([m[1], m[2] === undefined ? 0 : Number(m[2])]);
+  }
+  return null;
+}
+const segment = (c, k) => (k === 0 ? c : `${c}[${k}]`);
+const isPath = (k) => k.includes(".") || k.includes("[");
+export function canonicalPath(path) {
+  if (!path.includes("[0]")) return path;
+  const p = parsePath(path);
+  return p ? [...p[0].map(([c, k]) => segment(c, k)), p[1]].join(".") : path;
+}
+export function shownNames(made) {
+  const repeated = new Set();
+  for (const key of made.keys()) {
+    const p = parsePath(key);
+    if (!p) continue;
+    let prefix = "";
+    for (const [c, k] of p[0]) { if (k) repeated.add(prefix + "\u0000" + c); prefix += segment(c, k) + "."; }
+  }
+  if (!repeated.size) return made;
+  const out = new Map();
+  for (const [key, value] of made) {
+    const p = parsePath(key);
+    if (!p) { out.set(key, value); continue; }
+    let prefix = "";
+    const shown = [];
+    for (const [c, k] of p[0]) { shown.push(repeated.has(prefix + "\u0000" + c) ? `${c}[${k}]` : c); prefix += segment(c, k) + "."; }
+    out.set([...shown, p[1]].join("."), value);
+  }
+  return out;
 }
 
 export class Ctx {
   constructor(roller, prefix = "", depth = 0, budget = null) {
     this.roller = roller; this.prefix = prefix; this.depth = depth; this.budget = budget || [MAX_STEPS];
+    this.calls = null;
   }
   child(name) {
-    if (this.depth >= MAX_CALL_DEPTH) throw new RulesError("Error", `mechanics call each other more than ${MAX_CALL_DEPTH} levels deep (a cycle?)`);
+    if (this.depth >= MAX_CALL_DEPTH) {
+      const chain = (this.prefix + name).split(".").filter((p) => p).slice(-6);
+      throw new RulesError("Error", `mechanics call each other more than ${MAX_CALL_DEPTH} levels deep (... ${chain.join(" -> ")}): a mechanic that calls itself never ends`);
+    }
     this.spend(1);
-    return new Ctx(this.roller, `${this.prefix}${name}.`, this.depth + 1, this.budget);
+    if (this.calls === null) this.calls = new Map();
+    const k = this.calls.get(name) || 0;
+    this.calls.set(name, k + 1);
+    return new Ctx(this.roller, `${this.prefix}${segment(name, k)}.`, this.depth + 1, this.budget);
   }
   spend(steps) {
     this.budget[0] -= steps;
@@ -679,10 +749,11 @@ function rollFaces(span, die, faces, name, what) {   // dice.roll_faces: each mu
   const out = [];
   for (let f of iterable(span, faces)) {
     let face = null;
+    const shown = literal(f);
     if (die.custom) {
       if (typeof f === "string" || f instanceof Sym) { f = String(f); face = die.faces.find((x) => x.name === f) || null; }
     } else if (typeof f === "bigint") face = die.faces.find((x) => x === f) ?? null;
-    if (face === null) fail(span, `roll '${name}': ${pyRepr(f)} is not a face of ${die.describe}, so it cannot be ${what}`);
+    if (face === null) fail(span, `roll '${name}': ${shown} is not a face of ${die.describe}, so it cannot be ${what}`);
     out.push(face);
   }
   return new PySet(out);
@@ -776,12 +847,12 @@ export class Mechanic {
   // after the arguments as Python does) are the callee's rolls given by name
   callFrom(ctx, args, kwargs, given) {
     const values = this.bind(args, kwargs);
-    let child = ctx.child(this.name);
-    if (given) {
-      const forced = new Map(given().map(([k, v]) => [child.prefix + k, v]));
-      child = new Ctx(new ForcedRoller(ctx.roller, forced), child.prefix, child.depth, child.budget);
-    }
-    return this.invoke(values, child);
+    const child = ctx.child(this.name);
+    if (!given) return this.invoke(values, child);
+    const roller = new ForcedRoller(ctx.roller, new Map(given().map(([k, v]) => [child.prefix + k, v])));
+    const value = this.invoke(values, new Ctx(roller, child.prefix, child.depth, child.budget));
+    roller.checkUsed(this.name, child.prefix);
+    return value;
   }
 }
 
@@ -972,19 +1043,20 @@ export class Book {
     const m = this.mechanic(name);
     const kwargs = entriesOf(inputs).map(([k, v]) => [k, input(v)]);
     const params = new Set(m.params.map((p) => p.name));
-    const given = new Map(entriesOf(options.rolls || {}).map(([k, v]) => [k, input(v)]));
+    const given = new Map(entriesOf(options.rolls || {}).map(([k, v]) => [canonicalPath(k), input(v)]));
     const plain = [];
     for (const [k, v] of kwargs) {
-      if ((m.rolls.includes(k) || k.includes(".")) && !params.has(k)) given.set(k, v); else plain.push([k, v]);
+      if ((m.rolls.includes(k) || isPath(k)) && !params.has(k)) given.set(canonicalPath(k), v); else plain.push([k, v]);
     }
     const values = m.bind((options.args || []).map(input), plain);
     const roller = new GivenRoller(given, asRng(options));
     const result = guarded(() => m.invoke(values, new Ctx(roller)));
+    const made = shownNames(roller.made);
     const unknown = [...given.keys()].filter((k) => !roller.used.has(k)).sort();
     if (unknown.length) {
-      throw notFound("roll", unknown[0], `${this.id}:${m.name} (rolls made: ${[...roller.made.keys()].join(", ") || "none"})`);
+      throw notFound("roll", unknown[0], `${this.id}:${m.name} (rolls made: ${[...made.keys()].join(", ") || "none"})`);
     }
-    return { result, rolls: roller.made };
+    return { result, rolls: made };
   }
   lookup(name, keys = {}, args = []) {
     const t = this.tables.get(name);

@@ -96,9 +96,16 @@ language (tables, nested mechanics, `require`, enums...) behaves exactly as in a
   An exploding pool whose order is read has no exact odds (EvaluationError).
 
 Everything else is exact rational arithmetic: path weights are integers over a
-common denominator while enumerating, `fractions.Fraction`s in the result.  Limits:
-one roll with more than a million distinguishable outcomes, or more than two
-million evaluations, raises TooLarge (a RulesError) instead of running for hours.
+common denominator while enumerating, `fractions.Fraction`s in the result.
+
+Every computation runs within a budget (`budget`: `Budget(seconds, cells,
+evaluations, steps)`, by default a few seconds): sizes known before the work (a
+pool's distinguishable rolls over its classes, a chain's terms) are checked first and
+a roll of more than a million distinguishable outcomes, or a summed pool of more
+than 200,000, is refused before it is made; the rest stops at the deadline, which
+the loops poll.  The refusal, TooLarge (a RulesError), says what was too large and
+what to try: "big:one(n=2) is too large for exact odds: ...; sum of 2 d1000: about
+500,500 distinguishable rolls; try fewer dice (a smaller n), ...".
 
 The package, one module per part
 ================================
@@ -111,18 +118,20 @@ The package, one module per part
 * `plan`       -- `_Plan` (statement order, groups, what is read later), `RunsCompiler`
   (the engine's `ExprCompiler` subclass), `_OrderAnalysis` (pools whose order is read);
 * `engine`     -- `_Engine` and `distribution`;
+* `budget`     -- `Budget` and `Meter`: what a computation may spend, the estimates, the refusal;
 * `aggregates` -- the fast path for statements that read pools through aggregates
   (formerly `rules_dsl.odds_pools`, still importable under that name).
 """
 from __future__ import annotations
 
+from .budget import Budget
 from .engine import MAX_EVALUATIONS, distribution
 from .result import TAIL_EPS, Distribution, NoDice, OrMore, TooLarge, side_by_side
 
 __all__ = ["distribution", "page_odds", "side_by_side", "Distribution", "OrMore", "NoDice", "TooLarge",
-           "MAX_EVALUATIONS", "TAIL_EPS"]
+           "Budget", "MAX_EVALUATIONS", "TAIL_EPS"]
 
-for _cls in (Distribution, NoDice, OrMore, TooLarge):     # shown (and pickled) at their public path
+for _cls in (Distribution, NoDice, OrMore, TooLarge, Budget):     # shown (and pickled) at their public path
     _cls.__module__ = __name__
 del _cls
 

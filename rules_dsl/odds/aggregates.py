@@ -40,10 +40,14 @@ from ..compiler import Ctx
 from ..dice import explode_law, explode_more, rerolled_die
 from ..resolve import resolve_callee
 from ..values import ABSENT
+from . import budget
+from .result import TooLarge
 
 AGGREGATES = frozenset({"count", "sum", "max", "min", "len", "any", "all"})
 MAX_MULTISETS = 20_000        # per pool and per value of what it reads; beyond, the engine runs
 MAX_JOINS = 200_000           # combinations of per-pool results joined at the end
+MAX_SUMMED = 200_000          # multisets of a pool read only through sums (and counts): beyond, refused
+_EVERY_FACE = frozenset({"sum", "count", "len", "any", "all"})   # no max or min: no sweep can stop early
 
 
 class _Unsupported(Exception):
@@ -408,6 +412,8 @@ def law(plan, env, given, fixed_ctx, pool_alternatives, key, note=None):
     `note(roll name, cap, P(more))` hears of each exploding pool's limit."""
     try:
         return _law(plan, env, given, fixed_ctx, pool_alternatives, key, note)
+    except TooLarge:       # an estimate refused it: the engine would enumerate even more
+        raise
     except Exception:      # any error: the engine computes it again and reports it properly
         return None
 
@@ -441,6 +447,8 @@ def _law(plan, env, given, ctx, pool_alternatives, key, note=None):
 
     aggs = plan.aggs
     work = [0]
+    meter = budget.current()
+    poll = meter.poll if meter is not None else _nothing
 
     def run_pool(p, ext_values, only=None):
         """{key: [out values, weight]} over the multisets of pool p, given ext values."""
@@ -470,7 +478,22 @@ def _law(plan, env, given, ctx, pool_alternatives, key, note=None):
                 weights = tuple(sum(weights[fi] for fi in g) for g in groups)
                 face_memo = {}
         if boom is None:
-            alts, _ = pool_alternatives(weights, len(die.faces), k)
+            # how many multisets, known before one is made: too many for this path, the
+            # engine tries (a max may need fewer); far too many, and nothing could
+            kinds = " and ".join(sorted({aggs[i]["kind"] for i in own}))
+            words = f"{kinds} of {budget.pool_words(k, die.name)}"
+            size = math.comb(k + len(weights) - 1, len(weights) - 1)
+            budget.note(words, size)
+            if size > MAX_MULTISETS:
+                if size > budget.MAX_ROLLS:
+                    raise budget.refuse(f"more than {budget.MAX_ROLLS:,} distinguishable rolls of one pool",
+                                        words, size)
+                if size > MAX_SUMMED and {aggs[i]["kind"] for i in own} <= _EVERY_FACE:
+                    # a sum tells every face apart: the engine would enumerate at least as many
+                    raise budget.refuse(f"more than {MAX_SUMMED:,} distinguishable rolls of one summed pool",
+                                        words, size)
+                raise _Unsupported
+            alts, _ = pool_alternatives(weights, len(die.faces), k, words)
         else:
             on, most, bden = boom
             alts, size = _explode_alternatives(die, groups, k, on, most, bden, pool_alternatives)
@@ -480,6 +503,7 @@ def _law(plan, env, given, ctx, pool_alternatives, key, note=None):
         res = {}
         work[0] += len(alts)
         for counts, w in alts:
+            poll()
             vals = {}
             for i in own:
                 a = aggs[i]
@@ -547,6 +571,7 @@ def _law(plan, env, given, ctx, pool_alternatives, key, note=None):
             parts.append(entries)
         else:
             for pick in product(*parts):
+                poll()
                 joins += 1
                 if joins > MAX_JOINS:
                     raise _Unsupported
@@ -564,6 +589,10 @@ def _law(plan, env, given, ctx, pool_alternatives, key, note=None):
                 else:
                     e[1] += w
     return list(out.values()), work[0] + joins
+
+
+def _nothing():
+    pass
 
 
 def _signature(kind, hit, key):

@@ -5,8 +5,16 @@ from __future__ import annotations
 
 import math
 
+from . import budget
 from .result import ZERO
 from .standins import _Refine
+
+MAX_TERMS = 5_000        # terms of a chain's law (K_max): more is refused before the first
+
+
+def _chance(p) -> str:
+    """`2 times in 3`: a probability as a player says it."""
+    return f"{p.numerator} {'time' if p.numerator == 1 else 'times'} in {p.denominator}"
 
 
 # ================================================================== chains
@@ -28,6 +36,16 @@ class _ChainLaw:
             self.mean = sum((s * p for s, p in enumerate(self.pmf)), ZERO)
             return
         self.mean = m * p1 / q2
+        # the terms needed, known before one is computed: the tail falls like p2^K, so
+        # about log(eps) / log(p2) of them, more with more chains (each term is a sum of
+        # m fractions whose size grows with K: past MAX_TERMS, refused unmade)
+        if p2 > 0:
+            terms = math.ceil(math.log(float(eps)) / math.log(float(p2)) + m / float(q2))
+            budget.note(f"{'a chain' if m == 1 else f'{m} chains'} going on {_chance(p2)}", terms, "terms")
+            if terms > MAX_TERMS:
+                raise budget.refuse(f"more than {MAX_TERMS:,} terms of a chain's law",
+                                    f"{'a chain' if m == 1 else f'{m} chains'} going on {_chance(p2)}", terms,
+                                    "terms")
         self._b = [math.comb(m, b) * (p1 * q2) ** b * q1 ** (m - b) for b in range(m + 1)]
         while 1 - self.total >= eps:
             self._more()
@@ -39,6 +57,7 @@ class _ChainLaw:
             self.pmf.append(ZERO)
             return
         # P(S=s) = sum_b C(m,b) p1^b q1^(m-b) C(s-1,b-1) p2^(s-b) q2^b
+        budget.check()
         s, m, p2 = len(self.pmf), self.m, self.p2
         p = ZERO
         for b in range(1, min(m, s) + 1):

@@ -3,9 +3,13 @@ plan statement by statement, memoising the rest of the mechanic on what it reads
 and takes each statement's branches from the aggregate fast path or from a replay."""
 from __future__ import annotations
 
+import dataclasses
 from fractions import Fraction
+import dataclasses
 import math
 import time
+
+from .. import nodes as n
 
 from ..compiler import Ctx, MechanicFn
 from ..dice import GivenRoller
@@ -17,7 +21,7 @@ from .plan import GroupStep, _plan
 from .replay import _key, _Replay
 from .result import Distribution, _member_order, NoDice, OrMore, _sort_key, TAIL_EPS, TooLarge, ZERO
 from .standins import _Face, _NoKey, _PoolList, _Refine, _split_key, _Tail
-from . import aggregates
+from . import aggregates, budget
 
 
 class _Sub:
@@ -89,17 +93,20 @@ class _NoRoller:
 
 
 class _Engine:
-    def __init__(self, mech, given, deadline=None, max_evals=None, eps=TAIL_EPS):
+    def __init__(self, mech, given, meter=None, max_evals=None, eps=TAIL_EPS):
         self.mech = mech
         self.given = GivenRoller(given) if given else None
         self.parts, self.chains, self.laws = {}, {}, {}
         self.memo = {}
         self.evals = 0
-        self.deadline, self.max_evals = deadline, max_evals
+        self.meter = meter if meter is not None else budget.Meter(budget.Budget(seconds=None))
+        self.max_evals = max_evals
         self.eps = eps
         self.plan = _plan(mech)
         self.fixed = Ctx(_NoRoller(), budget=None)  # bounded by the engine's own evaluation cap
         self.active = None          # the replay whose statement is being evaluated
+        self.step_at = None         # the plan step being enumerated (for the size notes)
+        self.noted = {}             # step -> roll name -> (dice, die, worst-case distinguishable rolls)
         self.explode_caps = {}      # roll name -> (cap, largest P(more extra dice than the cap))
 
     def note_explode(self, name, cap, more):
@@ -110,9 +117,8 @@ class _Engine:
     def tick(self):
         self.evals += 1
         if self.max_evals is not None and self.evals > self.max_evals:
-            raise TooLarge(f"{self.mech.book_id}:{self.mech.name}: more than {self.max_evals} evaluations")
-        if self.deadline is not None and not self.evals & 63 and time.monotonic() > self.deadline:
-            raise TooLarge(f"{self.mech.book_id}:{self.mech.name}: over the time budget")
+            raise self.meter.refusal(f"it takes more than {self.max_evals:,} evaluations", "work")
+        self.meter.poll(16)
 
     def chain_law(self, m, p1, p2):
         key = (m, p1, p2)
@@ -145,6 +151,7 @@ class _Engine:
                     return hit
         res = self.final(env) if final else self.step(pos, env)
         if mk is not None:
+            self.meter.hold(len(res.entries) + 1)     # kept for the rest of the computation
             self.memo[mk] = res
         return res
 
@@ -158,11 +165,11 @@ class _Engine:
         fast = self.plan.fast[pos] and self.fast(self.plan.fast[pos], env)
         if fast is not None:
             return self.branch(pos, env, st, [[(v,), w, d, tw] for v, w, d, tw in fast])
+        self.step_at = pos
         while True:
             rep = _Replay(self)
-            ctx = Ctx(rep)
-            try:
-                return self.branch(pos, env, st, rep.run(lambda: fn(env, ctx)))
+            try:     # a fresh context per evaluation: the calls it makes are numbered alike each time
+                return self.branch(pos, env, st, rep.run(lambda: fn(env, Ctx(rep))))
             except _Refine as r:
                 if rep in r.tokens:
                     continue
@@ -220,11 +227,11 @@ class _Engine:
         fast = self.plan.fast_result and self.fast(self.plan.fast_result, env)
         if fast is not None:
             return self.outcomes(fast)
+        self.step_at = "result"
         while True:
             rep = _Replay(self)
-            ctx = Ctx(rep)
             try:
-                return self.outcomes(rep.run(lambda: fn(env, ctx)))
+                return self.outcomes(rep.run(lambda: fn(env, Ctx(rep))))
             except _Refine as r:
                 if rep in r.tokens:
                     continue
@@ -272,15 +279,23 @@ class _Engine:
 
 
 # ===================================================================== API
-MAX_EVALUATIONS = 2_000_000      # evaluations of one statement; beyond, TooLarge (seconds to minutes)
+MAX_EVALUATIONS = budget.DEFAULT_EVALUATIONS      # evaluations of one computation; beyond, TooLarge
 
 
-def distribution(mechanic, *args, _deadline=None, _max_evals=MAX_EVALUATIONS, **kwargs) -> Distribution:
+def distribution(mechanic, *args, _budget=None, _meter=None, _deadline=None, _max_evals=None,
+                 **kwargs) -> Distribution:
     """The exact distribution of `mechanic`'s result for the given inputs.
 
     Inputs are checked as in a call (InputError names the parameter).  A roll's name
     given as a keyword (or in `rolls`) fixes that roll, as in a call; the others are
     enumerated.  Raises NoDice for a mechanic that rolls no dice.
+
+    The computation runs within a budget (`rules_dsl.odds.budget`): `_budget`, a
+    `Budget` (default: `Budget()`, a few seconds), or `_meter`, a `Meter` already
+    running, to share one budget between computations (`rules odds --vs`);
+    `_max_evals` caps the evaluations (the site's page odds count them), `_deadline`
+    is an absolute `time.monotonic()` (older callers).  Past it: `TooLarge`, saying
+    what was too large and what to try.
     """
     if not isinstance(mechanic, MechanicFn):
         raise TypeError(f"distribution() needs a compiled mechanic, got {mechanic!r}")
@@ -288,14 +303,58 @@ def distribution(mechanic, *args, _deadline=None, _max_evals=MAX_EVALUATIONS, **
     params = {p.name for p in mechanic.params}
     rolls = kwargs.pop("rolls", None) if "rolls" not in params else None
     given = mechanic.given_rolls(kwargs, rolls)
+    _check_repeated_given(mechanic, given)
     bound = mechanic.bind(list(args), kwargs)
     if not mechanic.has_dice:
         raise NoDice(f"{mechanic.book_id}:{mechanic.name} rolls no dice, so it has no odds; "
                      f"use `rules call` for its value")
+    meter = _meter
+    if meter is None:
+        b = _budget if _budget is not None else budget.Budget()
+        if _deadline is not None:
+            b = dataclasses.replace(b, seconds=max(0.0, _deadline - time.monotonic()))
+        meter = b.meter()
+    max_evals = _max_evals if _max_evals is not None else meter.budget.evaluations
+    try:
+        with budget.using(meter):
+            return _distribution(mechanic, bound, given, roll_names, meter, max_evals)
+    except TooLarge as e:
+        raise e.about(_subject(mechanic, bound, given), _hints(mechanic, bound, given, e)) from None
+    except RecursionError:     # a structure too deep for Python: as too large, never an internal error
+        raise meter.refusal("it nests too deeply").about(_subject(mechanic, bound, given),
+                                                          _hints(mechanic, bound, given, None)) from None
+
+
+def _subject(mechanic, bound, given) -> str:
+    shown = ", ".join(f"{k}={show(v)}" for k, v in {**bound, **given}.items())
+    if len(shown) > 80:
+        shown = shown[:79] + "…"
+    return f"{mechanic.book_id}:{mechanic.name}({shown})"
+
+
+def _hints(mechanic, bound, given, err) -> list:
+    """What to try instead: fewer dice, a roll given by name, more time."""
+    from .plan import count_params
+    hints = []
+    sizes = [p.name for p in mechanic.params if p.name in count_params(mechanic)
+             and isinstance(bound.get(p.name), int) and not isinstance(bound.get(p.name), bool)
+             and bound[p.name] > 1]
+    if sizes:
+        hints.append("fewer dice (a smaller " + " or ".join(sizes) + ")")
+    free = [r.name for r in mechanic.rolls if r.name not in given]
+    if free:
+        hints.append(f"a roll given by name ({free[0]}=...)")
+    hints.append(f"`rules call {mechanic.book_id}:{mechanic.name}` for one random roll")
+    if err is not None and err.kind == "time":
+        hints.append("more time")
+    return hints
+
+
+def _distribution(mechanic, bound, given, roll_names, meter, max_evals) -> Distribution:
     eps = TAIL_EPS
     evaluations = 0
     for _ in range(4):
-        eng = _Engine(mechanic, given, _deadline, _max_evals, eps)
+        eng = _Engine(mechanic, given, meter, max_evals, eps)
         res = eng.solve(bound)
         evaluations += eng.evals
         tainted = Fraction(res.tw, res.den)
@@ -320,5 +379,35 @@ def distribution(mechanic, *args, _deadline=None, _max_evals=MAX_EVALUATIONS, **
     shown = {**bound, **given}
     dist = Distribution(mechanic, shown, outcomes, mean, tainted)
     dist.evaluations = evaluations   # the work it took (page_odds budgets in this unit)
+    dist.steps = meter.steps         # and in steps (`Budget.steps`), so far on this meter
     dist.explode_caps = dict(sorted(eng.explode_caps.items()))
     return dist
+
+
+def _check_repeated_given(mechanic, given):
+    """A roll given by a path through a repeated call (`attack[1].hit_dice`) names that
+    call by its order in one evaluation.  The engine evaluates the mechanic's statements
+    one at a time, each numbering its own calls; so a path through the k-th call of a
+    mechanic that several statements call cannot be followed: refused, not guessed."""
+    from .. import rollpaths
+    from ..callgraph import call_sites
+    for k in given:
+        parsed = rollpaths.parse(k)
+        if parsed is None or not parsed[0] or parsed[0][0][1] == 0:
+            continue
+        callee = parsed[0][0][0]
+        node = mechanic.node
+        parts = [s.value if isinstance(s, n.Let) else s.cond if isinstance(s, n.Require) else s.dice
+                 for s in node.body] + [node.result]
+        holders = 0
+        for part in parts:
+            sub = dataclasses.replace(node, body=(), result=part) if isinstance(part, n.Expr) else None
+            if sub is not None and any(site.callee == callee for site in call_sites(sub, mechanic.book.syms)):
+                holders += 1
+            elif sub is None and any(isinstance(x, n.Call) and isinstance(x.func, n.Name) and x.func.name == callee
+                                     for x in n.iter_nodes(part)):
+                holders += 1
+        if holders > 1:
+            raise EvaluationError(f"the exact odds cannot fix the roll '{k}': {mechanic.name} calls {callee} in "
+                                  f"{holders} of its statements, which the odds engine numbers apart; give it to "
+                                  f"`rules call` or `rules explain` instead")

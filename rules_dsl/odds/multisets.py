@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import math
 
-from .result import TooLarge
+from . import budget
 from .standins import _Refine
 
 
@@ -65,39 +65,41 @@ class _Partition:
 
 
 _ALTS_CACHE: dict = {}
+_ALTS_CELLS = [0]                # values held by the cache: it is emptied past CACHE_CELLS
+CACHE_CELLS = 2_000_000
+
+MAX_ALTERNATIVES = budget.MAX_ROLLS     # one roll with more outcomes than this is refused unmade
 
 
-MAX_ALTERNATIVES = 1_000_000     # one roll with more outcomes than this is too large to enumerate
-
-
-def _pool_alternatives(weights, faces, k):
+def _pool_alternatives(weights, faces, k, what=None):
     """([(counts per class; integer weight)], denominator) for k dice over classes
     of `weights` physical faces each (out of `faces`): every multiset, weighted by its
-    multinomial coefficient."""
+    multinomial coefficient.
+
+    How many there are is known before one is made (C(k + m - 1, m - 1) for m
+    classes): past `MAX_ALTERNATIVES`, or past the memory budget (each holds m
+    counts), the roll is refused at once with that number; `what` says the roll in a
+    player's words for the refusal ("sum of 2 d1000").  The multisets are made by a
+    loop, not a recursion, so no die has too many faces for it."""
     key = (weights, faces, k)
     hit = _ALTS_CACHE.get(key)
     if hit is not None:
         return hit
     m = len(weights)
     size = math.comb(k + m - 1, m - 1)
+    words = what or f"a roll of {k} {'die' if k == 1 else 'dice'} read as {m} kinds of face"
     if size > MAX_ALTERNATIVES:
-        raise TooLarge(f"a roll of {k} dice has {size} distinguishable outcomes here; too many to enumerate")
+        raise budget.refuse(f"more than {MAX_ALTERNATIVES:,} distinguishable rolls of one roll", words, size)
+    budget.note(words, size)
+    budget.hold(size * (m + 1))
     out = []
     fact = math.factorial
-
-    def rec(j, left, counts):
-        if j == m - 1:
-            counts.append(left)
-            yield tuple(counts)
-            counts.pop()
-            return
-        for c in range(left, -1, -1):
-            counts.append(c)
-            yield from rec(j + 1, left - c, counts)
-            counts.pop()
-    powers = [[weights[j] ** c for c in range(k + 1)] for j in range(m)]
     fk = fact(k)
-    for counts in rec(0, k, []):
+    powers = [[weights[j] ** c for c in range(k + 1)] for j in range(m)]
+    counts = [0] * m
+    counts[0] = k
+    meter = budget.current()
+    while True:
         w = fk
         for c in counts:
             if c > 1:
@@ -105,11 +107,26 @@ def _pool_alternatives(weights, faces, k):
         for j, c in enumerate(counts):
             if c:
                 w *= powers[j][c]
-        out.append((counts, w))
-    if len(_ALTS_CACHE) > 4096:
-        _ALTS_CACHE.clear()
+        out.append((tuple(counts), w))
+        if meter is not None:
+            meter.poll()
+        # the next multiset, in the order of the classes' counts, the first class's highest first
+        i = m - 2
+        while i >= 0 and counts[i] == 0:
+            i -= 1
+        if i < 0:
+            break
+        rest = counts[m - 1] + 1
+        counts[i] -= 1
+        counts[m - 1] = 0
+        counts[i + 1] = rest
     res = (out, faces ** k)
+    cells = size * (m + 1)
+    if _ALTS_CELLS[0] + cells > CACHE_CELLS or len(_ALTS_CACHE) > 4096:
+        _ALTS_CACHE.clear()
+        _ALTS_CELLS[0] = 0
     _ALTS_CACHE[key] = res
+    _ALTS_CELLS[0] += cells
     return res
 
 

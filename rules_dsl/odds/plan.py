@@ -26,6 +26,51 @@ def _calls_dice(node, book) -> bool:
     return any(name in book.mechanics and book.mechanics[name].has_dice for name in _names(node))
 
 
+def count_params(mech, seen=None) -> set:
+    """The parameters that (through lets and calls) decide how many dice a roll throws."""
+    seen = set() if seen is None else seen
+    if mech.name in seen:
+        return set()
+    seen.add(mech.name)
+    params = {p.name for p in mech.params}
+    feeds = {}                                   # local name -> names its value is computed from
+    sizes = set()                                # names read by a roll's count
+    book = mech.book
+
+    def calls(e):
+        return [x for x in n.iter_nodes(e)
+                if isinstance(x, n.Call) and isinstance(x.func, n.Name) and x.func.name in book.mechanics]
+
+    def through_calls(e):
+        for c in calls(e):
+            callee = book.mechanics[c.func.name]
+            inner = count_params(callee, seen)
+            names = [p.name for p in callee.params]
+            for name, a in list(zip(names, c.args)) + [(k, a) for k, a in c.kwargs]:
+                if name in inner:
+                    sizes.update(_names(a))
+
+    for st in mech.node.body:
+        if isinstance(st, n.Let):
+            feeds[st.name] = _names(st.value)
+            through_calls(st.value)
+        elif isinstance(st, n.Roll):
+            if st.dice.count is not None:
+                sizes.update(_names(st.dice.count))
+                through_calls(st.dice.count)
+        else:
+            through_calls(st.cond)
+    through_calls(mech.node.result)
+    todo, done = list(sizes), set()
+    while todo:
+        x = todo.pop()
+        if x in done:
+            continue
+        done.add(x)
+        todo.extend(feeds.get(x, ()))
+    return done & params
+
+
 class RunsCompiler(_compiler.ExprCompiler):
     """The engine's own copy of a mechanic's statements: a dice-free comprehension
     (its element and condition call no rolling mechanic) evaluates its body once per
@@ -87,14 +132,16 @@ class _OrderAnalysis:
         self.busy = set()
         self.sensitive = set()          # (mechanic name, roll name)
 
-    def summary(self, name):
-        """(params whose order it reads, markers its result carries) or None in a cycle."""
+    def summary(self, name, node=None):
+        """(params whose order it reads, markers its result carries) or None in a cycle.
+        `node`: the mechanic's AST when it is not one of the book's (an example's
+        `chance(...)`, see example_odds.py)."""
         if name in self.summaries:
             return self.summaries[name]
         if name in self.busy:
             return None
         self.busy.add(name)
-        node = self.book.mechanics[name].node
+        node = node if node is not None else self.book.mechanics[name].node
         taint = {p.name: {("param", p.name)} for p in node.params}
         sinks = set()
         for st in node.body:
@@ -228,7 +275,7 @@ class _OrderAnalysis:
 
 def _ordered_rolls(mech) -> frozenset:
     a = _OrderAnalysis(mech.book)
-    a.summary(mech.name)
+    a.summary(mech.name, mech.node)
     return frozenset(a.sensitive)
 
 

@@ -11,6 +11,7 @@ from ..compiler import MechanicFn, _Namespace, TableFn
 from ..dice import DieInfo, explode_law, explode_more, rerolled_die
 from ..errors import EvaluationError
 from ..values import ABSENT, Rational, Record, Sym
+from . import budget
 from .chains import _ChainOrigin, _ChainState
 from .multisets import _Origin, _Partition, _pool_alternatives
 from .result import OrMore, ZERO
@@ -157,12 +158,33 @@ class _Replay:
         if part is None:
             part = self.eng.parts[key] = _Partition(die)
             prefix, _, roll = name.rpartition(".")
-            owner = prefix.rpartition(".")[2] if prefix else self.eng.mech.name
+            owner = prefix.rpartition(".")[2].partition("[")[0] if prefix else self.eng.mech.name
             part.ordered = (owner, roll) in self.eng.plan.ordered
         return part
 
+    def _note(self, name, die, k, ordered=False):
+        """Note, once per statement and roll, how many distinguishable rolls the statement
+        could have to tell apart at worst (every face told apart; the rolls it makes
+        multiply): what a refusal names if the computation runs out."""
+        seen = self.eng.noted.setdefault(self.eng.step_at, {})
+        if name in seen:
+            return
+        f = len(die.distinct)
+        seen[name] = (k, die.name, f ** k if ordered else math.comb(k + f - 1, f - 1))
+        size = math.prod(w for _, _, w in seen.values())
+        kinds = {(k_, d) for k_, d, _ in seen.values()}
+        if len(seen) == 1 or len(kinds) > 1:
+            parts = [f"{n} ({budget.pool_words(k_, d)})" for n, (k_, d, _) in seen.items()]
+        else:                       # the rolls are alike: say the dice once
+            parts = list(seen) + [f"(each {budget.pool_words(*kinds.pop())})"]
+        words = f"the roll {' '.join(parts)}" if len(seen) == 1 else \
+            f"the rolls {', '.join(parts[:-1])} {parts[-1]} read together" if len(parts) > len(seen) else \
+            f"the rolls {', '.join(parts)} read together"
+        budget.note(words + (" die by die" if ordered else ""), size)
+
     def _roll(self, name, die, part, k, single=False):
         """A single die or an unordered pool, its classes split as this path says."""
+        self._note(name, die, k)
         p = self._next()
         if single:
             alts, den = tuple(enumerate(part.weights)), len(die.faces)
@@ -202,6 +224,7 @@ class _Replay:
         """A pool whose order the mechanic reads: k single dice in a row, each split for
         this path only as far as its own uses need (a die tested once against its own
         threshold stays two classes)."""
+        self._note(name, die, k, ordered=True)
         p = self.pos
         items = [self._roll(name, die, part, 1, single=True) for _ in range(k)]
         out = _PoolList(items)

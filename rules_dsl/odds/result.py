@@ -20,7 +20,33 @@ class NoDice(RulesError):
 
 
 class TooLarge(RulesError):
-    """The enumeration went over its budget (time or evaluations)."""
+    """An exact computation went over its budget (`rules_dsl.odds.budget`): `reason`, what
+    ran out; `largest`, the largest size its estimates saw, as (size, words) or None;
+    `subject`, the computation (`book:mechanic(inputs)`), and `hints`, what to try, once
+    `distribution` has said them.  One line: "big:sum_pool(n=2) is too large for exact
+    odds: it takes more than 5 s; sum of 2 d1000: about 500,500 distinguishable rolls;
+    try fewer dice (n=1), ..."."""
+
+    def __init__(self, reason: str, largest=None, subject: str = "", hints=(), kind: str = "size"):
+        self.reason, self.largest, self.subject, self.hints = reason, largest, subject, tuple(hints)
+        self.kind = kind         # what ran out: "time", "work" (evaluations), "memory" or "size" (an estimate)
+        super().__init__(self._text())
+
+    def _text(self) -> str:
+        head = f"{self.subject} is too large for exact odds" if self.subject else "too large for exact odds"
+        text = f"{head}: {self.reason}"
+        if self.largest is not None:
+            text += f"; {self.largest[1]}"
+        if self.hints:
+            text += "; try " + ", ".join(self.hints[:-1]) + (" or " if len(self.hints) > 1 else "") + self.hints[-1]
+        return text
+
+    def about(self, subject: str, hints=()) -> "TooLarge":
+        """The same refusal, saying which computation it was and what to try."""
+        return TooLarge(self.reason, self.largest, subject or self.subject, tuple(hints) or self.hints, self.kind)
+
+    def __reduce__(self):
+        return (TooLarge, (self.reason, self.largest, self.subject, self.hints, self.kind))
 
 
 # ============================================================ result buckets

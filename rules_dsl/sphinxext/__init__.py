@@ -38,6 +38,11 @@ Add ``"rules_dsl.sphinxext"`` to ``extensions`` in conf.py.  It provides:
 * every mechanic runnable on its page: each book compiled to JavaScript
   (``_static/js/<book>.mjs``, see :mod:`rules_dsl.sphinxext.jsmodules`) and a small
   form under each mechanic (``static/rules_try.mjs``, loaded only when used).
+* a player's front door: the home page's game picker (``rules:games``: a card per book,
+  what it is, its dice, where to start), a quick reference opening each book's page,
+  fronts of the glossary and the cross index that say what their terms mean (see
+  :mod:`rules_dsl.sphinxext.front` and :mod:`rules_dsl.sphinxext.render_front`), and a
+  print stylesheet that prints a book's page as its quick reference.
 
 Config values: ``rules_books_dir`` (generated pages folder, relative to the
 source folder), ``rules_fail_on_error`` (default True: a failing example or a
@@ -54,7 +59,10 @@ navigation, each page's sidebar lists every book but only its own book's section
 gets several pages), ``rules_links_per_page`` (default 600: rule links on one page of the
 glossary or the cross index; a keyword or term with more is cut by books onto numbered pages),
 ``rules_serial_below`` (default 24: a rebuild that reads, or writes, fewer pages than this does
-it in one process even with ``-j``; see :mod:`rules_dsl.sphinxext.smallbuild`).
+it in one process even with ``-j``; see :mod:`rules_dsl.sphinxext.smallbuild`),
+``rules_games_per_page`` (default 30: the home page shows every book's card up to this many
+books; beyond, the game picker is split into pages by the titles' first letters, none with
+more).
 Warnings have the type
 ``rules`` and subtypes ``compile``, ``example``, ``odds``, ``directive`` and
 ``duplicate`` (for ``suppress_warnings``).
@@ -69,7 +77,9 @@ nodes), ``render_rules``, ``render_decls``, ``render_pages`` (model -> nodes),
 ``jsmodules`` the books' JavaScript; ``navigation`` renders the theme's sidebar tree and
 ``furo_nav`` does the theme's pass over it once per folder;
 ``finish`` skips Sphinx's end-of-build general index and search index work when their
-inputs did not change.
+inputs did not change; ``front`` (a book's front door as plain data), ``render_front``,
+``frontdoor`` (which pages load the front door's stylesheet) and ``firstpaint`` (what a page
+shows before its scripts run).
 """
 from __future__ import annotations
 
@@ -129,8 +139,8 @@ def _cap_navigation(app, pagename, templatename, context, doctree):
 
 
 def setup(app):
-    from . import (directives, domain, finish, furo_nav, gcpause, jsmodules, keys, navigation, opendata, previews,
-                   search_index, site, smallbuild, tocparents)
+    from . import (directives, domain, finish, firstpaint, frontdoor, furo_nav, gcpause, jsmodules, keys, navigation,
+                   opendata, previews, search_index, site, smallbuild, tocparents)
     app.add_config_value("rules_books_dir", "docs/books", "env", types=[str])
     app.add_config_value("rules_fail_on_error", True, "", types=[bool])
     app.add_config_value("rules_nav_maxdepth", 4, "html", types=[int])
@@ -142,6 +152,8 @@ def setup(app):
     app.add_config_value("rules_page_budget", PAGE_BUDGET, "env", types=[int])
     from .crossbook import LINKS_PER_PAGE
     app.add_config_value("rules_links_per_page", LINKS_PER_PAGE, "env", types=[int])
+    from .crossbook import GAMES_PER_PAGE
+    app.add_config_value("rules_games_per_page", GAMES_PER_PAGE, "env", types=[int])
     app.add_config_value("rules_serial_below", smallbuild.SERIAL_BELOW, "", types=[int])
     from .render_rules import (depart_working_html, depart_working_other, visit_working_html, visit_working_other,
                                working)
@@ -151,6 +163,10 @@ def setup(app):
                  texinfo=other)
     app.add_node(fold, html=(visit_fold_html, depart_fold_html), latex=other, text=other, man=other,
                  texinfo=other)
+    from .firstpaint import copy_link, print_button, visit_copy_link_html, visit_copy_link_other, visit_print_button_html
+    quiet = (visit_copy_link_other, None)
+    app.add_node(copy_link, html=(visit_copy_link_html, None), latex=quiet, text=quiet, man=quiet, texinfo=quiet)
+    app.add_node(print_button, html=(visit_print_button_html, None), latex=quiet, text=quiet, man=quiet, texinfo=quiet)
     skip = (visit_try_form_other, None)
     app.add_node(try_form, html=(visit_try_form_html, None), latex=skip, text=skip, man=skip, texinfo=skip)
     app.add_domain(domain.RulesDomain)
@@ -158,6 +174,7 @@ def setup(app):
     app.add_directive_to_domain("rules", "section", directives.SectionDirective)
     app.add_directive_to_domain("rules", "rule", directives.RuleDirective)
     app.add_directive_to_domain("rules", "books", directives.BooksDirective)
+    app.add_directive_to_domain("rules", "games", directives.GamesDirective)
     app.add_directive_to_domain("rules", "glossary", directives.GlossaryDirective)
     app.add_directive_to_domain("rules", "crossindex", directives.CrossIndexDirective)
     app.add_directive_to_domain("rules", "cli", directives.CliDirective)
@@ -194,10 +211,13 @@ def setup(app):
     app.connect("html-page-context", furo_nav.page_context, priority=400)
     app.connect("html-page-context", site.one_page_index)
     app.connect("html-page-context", site.page_head, priority=900)      # after the theme's own
+    app.connect("html-page-context", firstpaint.page_context)
+    app.connect("html-page-context", frontdoor.page_context)
     app.add_css_file("rules_dsl.css")
     app.add_js_file("rules_dsl.js", loading_method="defer")
     app.add_css_file("rules_search.css")
     app.add_js_file("rules_search_ui.js", loading_method="defer")
+    app.add_css_file("rules_print.css", media="print")          # a clean printout (frontdoor.py)
     return {
         "version": keys.MODEL_VERSION,
         "env_version": keys.MODEL_VERSION,

@@ -10,9 +10,9 @@ words are made by diff.py, so the page, `rules diff` and `--json` agree).  Like
 the rest of the model it is plain data, cached with the book's files as its key
 (a layered book's files are its base's and its layer's: layers.py).
 
-`odds_chart(entry)` is the hook for a chart of an odds change (the site's charts
-of distributions are drawn elsewhere, issue 27): it returns the nodes of a chart,
-or None, and then the page shows the odds as a table only.
+`odds_chart(entry)` draws an odds change as a bar chart (charts.py, the design
+views' accessible inline SVG), beside the table that is its text alternative; a long
+law's tail (results under 0.1% before and after) is one summed row.
 """
 from __future__ import annotations
 
@@ -92,11 +92,31 @@ def rule_marks(ctx, r: dict) -> list:
 
 
 # ------------------------------------------------------------------ the "what changed" page
+#: an odds change's results under this probability, before and after, are summed in one row
+TAIL = 0.001
+
+
 def odds_chart(entry: dict):
-    """The hook for a chart of one odds change (before and after, per result): the
-    nodes of a chart, or None (the page then shows the table alone).  The website's
-    distribution charts (issue 27) plug in here; nothing else on the page changes."""
-    return None
+    """A chart of one odds change: a bar per result before and after, in the site's
+    accessible inline SVG (charts.py, as the design views draw theirs), the results
+    under 0.1% before and after left to the table's summed row; None when there is
+    nothing to draw."""
+    from .charts import bar_chart
+    rows = []
+    for r in entry["outcomes"]:
+        if max(r["before_float"], r["after_float"]) < TAIL:
+            continue
+        for when in ("before", "after"):
+            x = r[f"{when}_float"]
+            rows.append((f"{r['said']}, {when}", x * 100, f"{x * 100:.1f}%"))
+    if not rows:
+        return None
+    mechanic = (entry.get("after") or {}).get("mechanic", "")
+    key = "changes-" + mechanic + "-" + "-".join(f"{k}-{v}" for k, v in sorted(entry["inputs"].items()))
+    label = f"Odds with {entry['inputs_said']}" if entry.get("inputs_said") else "Odds"
+    html = bar_chart(key, f"{label}, before and after", rows,
+                     caption="Each result's chance before the change and after it, in percent.")
+    return nodes.raw("", html, format="html")
 
 
 def _words_nodes(ops) -> list:
@@ -318,12 +338,23 @@ def _odds_nodes(o: dict) -> list:
     def pct(f, fl):
         shown = f"{fl * 100:.2f}%" if fl == 0 or fl * 100 >= 0.01 else f"{fl * 100:.2g}%"
         return f"{f} ({shown})" if f not in ("0", "1") and len(f) <= LONG_FRACTION else shown
-    rows = []
+    from fractions import Fraction
+    rows, tail = [], []
     for r in o["outcomes"]:
-        from fractions import Fraction
+        if max(r["before_float"], r["after_float"]) < TAIL:
+            tail.append(r)        # a long law's tail: summed in one row (`rules diff` lists each)
+            continue
         change = Fraction(r["change"])
         rows.append([r["said"], pct(r["before"], r["before_float"]), pct(r["after"], r["after_float"]),
                      "0" if change == 0 else f"{float(change) * 100:+.2f}"])
+    if len(tail) > 1:
+        before, after = (sum(Fraction(r[k]) for r in tail) for k in ("before", "after"))
+        rows.append([f"{len(tail)} other results (each under 0.1%)", f"{float(before) * 100:.2g}%",
+                     f"{float(after) * 100:.2g}%", f"{float(after - before) * 100:+.2f}"])
+    elif tail:
+        r = tail[0]
+        rows.append([r["said"], pct(r["before"], r["before_float"]), pct(r["after"], r["after_float"]),
+                     f"{float(Fraction(r['change'])) * 100:+.2f}"])
     result = (o.get("result_said") or "Result")
     box += table_node([result[:1].upper() + result[1:], "Before", "After", "Change (points)"], rows,
                       ["rules-odds-delta"])

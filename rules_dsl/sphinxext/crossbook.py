@@ -139,8 +139,25 @@ def glossary(models: dict) -> list:
 
 
 def books_table(models: dict) -> list:
-    return [{"id": bid, "title": m["title"], "edition": m["edition"], "counts": m["counts"]}
+    """Each book's id, title, edition, counts and its card for the game picker (front.py)."""
+    return [{"id": bid, "title": m["title"], "edition": m["edition"], "counts": m["counts"], "card": m.get("card")}
             for bid, m in sorted(models.items())]
+
+
+#: the home page shows every game's card up to this many books; beyond, the game picker
+#: is split into pages by the first letters of the titles, none holding more
+GAMES_PER_PAGE = 30
+
+
+def games_pages(books: list, per_page: int = GAMES_PER_PAGE) -> list:
+    """[(slug, books)]: no pages while the home page can hold every card; else the books in
+    title order on pages by first letters (`split_pages`), each at most `per_page` books
+    (a letter with more is split by its first two letters, then numbered pages)."""
+    if len(books) <= per_page:
+        return []
+    ordered = sorted(books, key=lambda b: (b["title"].lower(), b["id"]))
+    return split_pages(ordered, key=lambda b: b["title"], weight=lambda b: 1, budget=per_page,
+                       cut=lambda b, budget: [b])
 
 
 #: how many rule links one glossary or cross-index page holds at most (a page of
@@ -295,3 +312,81 @@ def glossary_pages(entries: list, budget: int = LINKS_PER_PAGE) -> list:
 def xindex_pages(entries: list, budget: int = LINKS_PER_PAGE) -> list:
     return split_pages(entries, key=lambda e: e["label"], weight=lambda e: sum(len(r) for r in e["books"].values()),
                        budget=budget, cut=cut_xindex_entry)
+
+
+# ------------------------------------------------------------------ the front pages
+#: terms shown under each letter on the glossary's and the cross index's front pages (the
+#: letter's pages hold them all): the fronts stay the same size however big the library
+FRONT_PER_LETTER = 6
+#: a term's meaning on a front page is cut at a word past this many characters
+MEANING_CHARS = 120
+
+
+def one_line(text: str, most: int = MEANING_CHARS) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= most else text[:most].rsplit(" ", 1)[0].rstrip(",;:") + " …"
+
+
+def letter_of(slug: str) -> str:
+    """The jump bar's label a page belongs to: "A" for a, ab, a-2; "0–9"; "Other"."""
+    if slug == "other":
+        return "Other"
+    return "0–9" if slug[:1].isdigit() else slug[:1].upper()
+
+
+def _by_letter(pages: dict) -> dict:
+    """label -> [(slug, entries)] in page order."""
+    out = {}
+    for slug, entries in pages.items():
+        out.setdefault(letter_of(slug), []).append((slug, entries))
+    return out
+
+
+def _usage(books: list, titles: dict) -> str:
+    names = [titles.get(b, b) for b in books]
+    shown = names if len(names) <= 3 else names[:2] + [f"{len(names) - 2} more"]
+    return "In " + (shown[0] if len(shown) == 1 else ", ".join(shown[:-1]) + " and " + shown[-1])
+
+
+def glossary_front(pages: dict, titles: dict, per_letter: int = FRONT_PER_LETTER) -> list:
+    """The glossary's front: per letter, its first page's slug, how many keywords it has and
+    the `per_letter` keywords most rules carry, those with a definition first, shown A–Z,
+    each with its meaning on one line (or, undefined, the books that use it)."""
+    out = []
+    for label, group in _by_letter(pages).items():
+        rules = {}         # a keyword cut onto several pages: its parts' rules together
+        for _, es in group:
+            for e in es:
+                rules.setdefault(e["key"], []).extend(e["rules"])
+        entries = [e for _, es in group for e in es if e.get("part", 1) == 1]
+        ranked = sorted(entries, key=lambda e: (not e.get("definitions"), -len(rules[e["key"]]), e["key"]))
+        picked = []
+        for e in sorted(ranked[:per_letter], key=lambda e: e["key"]):
+            d = (e.get("definitions") or [None])[0]
+            books = sorted({b for b, _, _ in rules[e["key"]]})
+            picked.append({"key": e["key"], "label": e["label"], "rules": len(rules[e["key"]]),
+                           "meaning": one_line(d[3]) if d else "", "usage": _usage(books, titles)})
+        out.append({"letter": label, "slug": group[0][0], "count": len(entries), "terms": picked})
+    return out
+
+
+def xindex_front(pages: dict, titles: dict, defs: dict, per_letter: int = FRONT_PER_LETTER) -> list:
+    """The cross index's front: per letter, the `per_letter` terms shared by the most books
+    (shown A–Z), each with what it means where a book defines it (`defining_rules`), and
+    the books that have rules for it."""
+    from ..checks import name_key
+    out = []
+    for label, group in _by_letter(pages).items():
+        books = {}         # a term cut onto several pages: its parts' books together
+        for _, es in group:
+            for e in es:
+                books.setdefault(e["stem"], set()).update(e["books"])
+        entries = [(slug, e) for slug, es in group for e in es if e.get("part", 1) == 1]
+        ranked = sorted(entries, key=lambda se: (-len(books[se[1]["stem"]]), se[1]["label"].lower(), se[1]["stem"]))
+        picked = []
+        for slug, e in sorted(ranked[:per_letter], key=lambda se: (se[1]["label"].lower(), se[1]["stem"])):
+            d = (defs.get(name_key(e["label"])) or [None])[0]
+            picked.append({"stem": e["stem"], "label": e["label"], "slug": slug,
+                           "meaning": one_line(d[3]) if d else "", "usage": _usage(sorted(books[e["stem"]]), titles)})
+        out.append({"letter": label, "slug": group[0][0], "count": len(entries), "terms": picked})
+    return out

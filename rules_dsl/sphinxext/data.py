@@ -132,17 +132,20 @@ def odds_available():
 
 
 def compute_odds_one(mech):
-    """(rows, None) for a dice mechanic's page, or (None, error text).  Results and inputs
-    are in words (display.py: the words are part of the mechanic's closure key, so a
-    renamed member computes its odds' rows again); `inputs_shown` keeps the values as the
-    page's form matches them (values.show)."""
+    """(rows, None, skipped) for a dice mechanic's page, or (None, error text, []):
+    `skipped`, the refusals of the designer's `odds` lines too large to compute (their
+    tables are left out; the build logs them).  Results and inputs are in words
+    (display.py: the words are part of the mechanic's closure key, so a renamed member
+    computes its odds' rows again); `inputs_shown` keeps the values as the page's form
+    matches them (values.show)."""
     from ..display import names_of
     from ..wording import inputs_phrase
     names = names_of(mech.book)
     page_odds = odds_available()
+    skipped = []
     try:
         rows = []
-        for inputs, dist in page_odds(mech):
+        for inputs, dist in page_odds(mech, skipped=skipped):
             outcomes = []
             cum = dist.cumulative() if hasattr(dist, "cumulative") else None
             for i, (value, p) in enumerate(dist.outcomes):
@@ -165,9 +168,9 @@ def compute_odds_one(mech):
             rows.append({"inputs": inputs_text, "inputs_shown": shown_inputs, "outcomes": outcomes, "mean": mean_text,
                          "exact": bool(getattr(dist, "exact", True)),
                          "limits": explode_lines(getattr(dist, "explode_caps", {}))})
-        return rows, None
+        return rows, None, skipped
     except Exception as e:  # the odds engine is another module: show why, do not break the site
-        return None, f"{type(e).__name__}: {e}"
+        return None, f"{type(e).__name__}: {e}", []
 
 
 def _value_words(names, value) -> str:
@@ -247,6 +250,9 @@ def _decl_model(book, d, odds):
             model["odds"] = [fold_odds(b) for b in odds[0][d.name]]
         if odds is not None and d.name in odds[1]:
             model["odds_error"] = odds[1][d.name]
+        if odds is not None:         # the `odds` lines that sweep an input (design views)
+            from .design_models import sweep_models
+            model["sweeps"] = sweep_models(book, m)
         return model
     if isinstance(d, n.Table):
         rt = d.returns
@@ -293,6 +299,10 @@ def _decl_model(book, d, odds):
         return {"kind": "enum", "name": d.name, "members": list(d.members),
                 "words": {"name": capitalised(names.enum(d.name)),
                           "members": [names.member(d.name, m) for m in d.members]}}
+    if isinstance(d, n.Priced):
+        from .design_models import priced_model
+        return priced_model(book, d) if odds is not None else {"kind": "priced", "name": d.name, "doc": d.doc,
+                                                               "error": "odds are not computed in this build"}
     if isinstance(d, n.Check):
         binds = ", ".join(f"{b.name} in {expr_text(b.source)}" for b in d.bindings)
         where = f" where {expr_text(d.where)}" if d.where is not None else ""
@@ -399,12 +409,15 @@ def build_model(book, derived: dict) -> dict:
             files.append(str(Path(f).resolve().relative_to(books_dir)))
         except ValueError:
             files.append(Path(f).name)
+    top_sections = [sid for kind, sid in items if kind == "section"]
+    from .front import front_model
     model = {"id": book.id, "title": h.title or book.id, "edition": h.edition, "source": h.source,
              "units": h.units, "dice": dice, "prose": [p.text for p in h.prose], "files": files,
              "items": items, "sections": sections, "rules": rules,
-             "top_sections": [sid for kind, sid in items if kind == "section"],
+             "top_sections": top_sections,
              "counts": counts, "loose_findings": loose,
-             "odds_available": odds is not None}
+             "odds_available": odds is not None,
+             "front": front_model(book, rules, sections, top_sections, lambda ps: definition_of(ps, title_of))}
     if book.layers:        # a layered book: what each rule's layers changed, and the diff with its base
         from .changes import add_layers
         add_layers(model, book)

@@ -86,6 +86,15 @@ def compute_derived(book, code: str = "") -> dict:
     for name, chk in book.compiled.checks.items():
         key = "check:" + closures.key(chk.node)
         findings.extend(store.get(key, lambda: _run_check(book, name, chk)))
+    if hasattr(book, "coverage_findings") and book.compiled.checks:
+        # tables the checks sweep with printed entries no check reads: a property of all the
+        # checks together, so cached under all their keys (each reaches the tables it reads)
+        import hashlib
+        keys = "\n".join(sorted(closures.key(chk.node) for chk in book.compiled.checks.values()))
+        key = "coverage:" + hashlib.sha256(keys.encode()).hexdigest()
+        findings.extend(store.get(key, lambda: [
+            {"rule": f.rule, "kind": f.kind, "check": f.check, "message": f.message, "cases": list(f.cases),
+             "printed": f.printed, "line": _line_of(f.location)} for f in book.coverage_findings()]))
     for f in (book.name_findings() if hasattr(book, "name_findings") else ()):   # cheap: not cached
         findings.append({"rule": f.rule, "kind": f.kind, "check": "", "message": f.message, "cases": [],
                          "printed": f.printed, "line": _line_of(f.location)})
@@ -102,7 +111,7 @@ def compute_derived(book, code: str = "") -> dict:
         report = store.get(key, run)
         if report is not None:
             failures.append({"rule": rule_id, "index": index, "title": ex.title, "report": report})
-    odds, odds_errors = None, {}
+    odds, odds_errors, odds_skipped = None, {}, {}
     if odds_available() is not None:
         odds = {}
         for name, mech in book.mechanics.items():
@@ -117,10 +126,13 @@ def compute_derived(book, code: str = "") -> dict:
                 from ..values import show
                 key += ":" + repr([([show(a) for a in args], sorted((k, show(v)) for k, v in kw.items()))
                                    for args, kw in chosen])
-            rows, err = store.get(key, lambda mech=mech: compute_odds_one(mech))
+            rows, err, *rest = store.get(key, lambda mech=mech: compute_odds_one(mech))
             if err is not None:
                 odds_errors[name] = err
             else:
                 odds[name] = rows
+            if rest and rest[0]:
+                odds_skipped[name] = list(rest[0])
     store.save()
-    return {"findings": findings, "failures": failures, "odds": odds, "odds_errors": odds_errors}
+    return {"findings": findings, "failures": failures, "odds": odds, "odds_errors": odds_errors,
+            "odds_skipped": odds_skipped}

@@ -6,6 +6,7 @@
     ```                                          as split for a phone: see pagesplit.py)
     ```{rules:rule} null-strike:opposed-stat-rolls
     ```{rules:books}                            (the books with their counts)
+    ```{rules:games}                            (the game picker: a card per book)
     ```{rules:glossary}                         (every keyword of every book)
     ```{rules:crossindex}                       (terms shared by several books)
     ```{rules:changes} xenotactics+errata       (a layered book's "what changed" page)
@@ -23,7 +24,7 @@ from docutils.parsers.rst import directives
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 
-from . import crossbook, render_pages, render_rules, rendering, site as site_mod
+from . import crossbook, frontdoor, render_front, render_pages, render_rules, rendering, site as site_mod
 
 logger = logging.getLogger(__name__)
 
@@ -64,6 +65,7 @@ class BookDirective(_RulesDirective):
         if model is None:
             return self.warn(f"unknown or broken book {bid!r} (books: {', '.join(sorted(site.models)) or 'none'})")
         self.env.ref_context["rules:book"] = bid
+        frontdoor.mark(self.env)
         ctx = self.ctx()
         docs = site.book_docs(bid)
         node = render_pages.book_node(ctx, model, docs)
@@ -146,21 +148,50 @@ class BooksDirective(_RulesDirective):
         return render_pages.books_table(self.ctx(), site.books)
 
 
-class GlossaryDirective(_RulesDirective):
-    """Without an argument: the A–Z jump bar and the list of the glossary's pages (one
-    per letter or prefix); with one (a page's slug, on the generated pages): the bar
-    and that page."""
+class GamesDirective(_RulesDirective):
+    """The home page's game picker: a card per book (what it is, its dice, where to start);
+    with more books than `rules_games_per_page`, the list of the picker's pages instead,
+    and with an argument (a page's slug, on the generated pages) that page's cards."""
     required_arguments = 0
     optional_arguments = 1
 
     def run(self):
         site = self.site()
+        frontdoor.mark(self.env)
+        pages = site.games_pages
+        if not self.arguments:
+            self.depend({("global", "games", "")})
+            if not pages:
+                return render_front.games_nodes(site.books)
+            docs = [site.docname_games(slug) for slug in pages]
+            return render_front.games_index(list(pages.items()), site.docname_games) + [
+                render_pages.hidden_toc(self.env.docname, docs)]
+        slug = self.arguments[0].strip()
+        if slug not in pages:
+            return self.warn(f"no games page {slug!r}")
+        self.depend({("global", "games", slug)})
+        bar = render_pages.jump_bar(crossbook.jump_targets(list(pages)), site.docname_games, slug, index=False)
+        return [bar] + render_front.games_nodes(pages[slug])
+
+
+class GlossaryDirective(_RulesDirective):
+    """Without an argument: the glossary's front (a few keywords of each letter with their
+    meaning, and a link to the letter's pages: render_front.py); with one (a page's slug,
+    on the generated pages): the A–Z jump bar and that page."""
+    required_arguments = 0
+    optional_arguments = 1
+
+    def run(self):
+        site = self.site()
+        frontdoor.mark(self.env)
         bar = render_pages.jump_bar(crossbook.jump_targets(site.page_slugs[0]), site.docname_glossary,
                                     self.arguments[0].strip() if self.arguments else None)
         self.depend({("global", "glossary", "")})
         if not self.arguments:
-            return [bar] + render_pages.pages_toc(self.env.docname,
-                                                  [site.docname_glossary(s) for s in site.page_slugs[0]])
+            self.depend({("global", "glossary-front", "")})
+            docs = [site.docname_glossary(s) for s in site.page_slugs[0]]
+            return render_front.glossary_front_nodes(site.glossary_front, site.docname_glossary) + [
+                render_pages.hidden_toc(self.env.docname, docs)]
         slug = self.arguments[0].strip()
         if slug not in site.page_slugs[0]:
             return self.warn(f"no glossary page {slug!r}")
@@ -176,14 +207,17 @@ class CrossIndexDirective(_RulesDirective):
 
     def run(self):
         site = self.site()
+        frontdoor.mark(self.env)
         self.depend({("global", "xindex", "")})
         if not site.page_slugs[1]:
             return render_pages.crossindex_nodes(self.ctx(), [], sorted(site.models))
         bar = render_pages.jump_bar(crossbook.jump_targets(site.page_slugs[1]), site.docname_xindex,
                                     self.arguments[0].strip() if self.arguments else None)
         if not self.arguments:
-            return [bar] + render_pages.pages_toc(self.env.docname,
-                                                  [site.docname_xindex(s) for s in site.page_slugs[1]])
+            self.depend({("global", "xindex-front", "")})
+            docs = [site.docname_xindex(s) for s in site.page_slugs[1]]
+            return render_front.xindex_front_nodes(site.xindex_front, site.docname_xindex) + [
+                render_pages.hidden_toc(self.env.docname, docs)]
         slug = self.arguments[0].strip()
         if slug not in site.page_slugs[1]:
             return self.warn(f"no cross-index page {slug!r}")

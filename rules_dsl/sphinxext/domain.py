@@ -37,6 +37,7 @@ _ROLE_TYPES = {
     "table": ("table", "mechanic"),
     "book": ("book",),
     "keyword": ("keyword",),
+    "term": ("term",),
 }
 
 
@@ -71,6 +72,7 @@ class RulesDomain(Domain):
         "table": RulesXRefRole(innernodeclass=nodes.literal, warn_dangling=True),
         "book": RulesXRefRole(innernodeclass=nodes.inline, warn_dangling=True),
         "keyword": RulesXRefRole(innernodeclass=nodes.inline),
+        "term": RulesXRefRole(innernodeclass=nodes.inline),
     }
     dangling_warnings = {
         "rule": "unknown rule or section %(target)r",
@@ -85,12 +87,14 @@ class RulesDomain(Domain):
         "objects": {},
         # keyword (lower case) -> (docname, anchor) of its glossary entry
         "keywords": {},
+        # stem -> (docname, anchor) of its cross-index entry (the cross index's front links there)
+        "terms": {},
         # docname -> tuple of fullnames the page links to (to refresh previews)
         "refs": {},
         # docname -> (units the page shows, their fingerprint when it was read): site.Site.depend
         "units": {},
     }
-    data_version = 3
+    data_version = 4
 
     # -------------------------------------------------------------- recording
     @property
@@ -108,6 +112,9 @@ class RulesDomain(Domain):
     def note_keyword(self, key, docname, anchor):
         self.data.setdefault("keywords", {})[key] = (docname, anchor)
 
+    def note_term(self, stem, docname, anchor):
+        self.data.setdefault("terms", {})[stem] = (docname, anchor)
+
     def note_refs(self, docname, targets):
         if targets:
             self.data.setdefault("refs", {})[docname] = tuple(sorted(set(targets)))
@@ -124,10 +131,11 @@ class RulesDomain(Domain):
         for key, value in list(self.objects.items()):
             if value[0] == docname:
                 del self.objects[key]
-        kws = self.data.setdefault("keywords", {})
-        for key, value in list(kws.items()):
-            if value[0] == docname:
-                del kws[key]
+        for kind in ("keywords", "terms"):
+            kws = self.data.setdefault(kind, {})
+            for key, value in list(kws.items()):
+                if value[0] == docname:
+                    del kws[key]
         self.data.setdefault("refs", {}).pop(docname, None)
         self.data.setdefault("units", {}).pop(docname, None)
 
@@ -135,9 +143,10 @@ class RulesDomain(Domain):
         for key, value in otherdata.get("objects", {}).items():
             if value[0] in docnames:
                 self.objects[key] = value
-        for key, value in otherdata.get("keywords", {}).items():
-            if value[0] in docnames:
-                self.data.setdefault("keywords", {})[key] = value
+        for kind in ("keywords", "terms"):
+            for key, value in otherdata.get(kind, {}).items():
+                if value[0] in docnames:
+                    self.data.setdefault(kind, {})[key] = value
         for docname, targets in otherdata.get("refs", {}).items():
             if docname in docnames:
                 self.data.setdefault("refs", {})[docname] = targets
@@ -151,6 +160,9 @@ class RulesDomain(Domain):
         target = target.strip()
         if typ == "keyword":
             entry = self.data.get("keywords", {}).get(" ".join(target.lower().split()))
+            return ("keyword", target, entry + (target, "")) if entry else None
+        if typ == "term":
+            entry = self.data.get("terms", {}).get(target)
             return ("keyword", target, entry + (target, "")) if entry else None
         if ":" not in target and typ != "book":
             book = node.get("rules:book") if node is not None else None
@@ -179,13 +191,13 @@ class RulesDomain(Domain):
         # (no EM SPACE in it: rules_dsl.js reads one as an older page's "title EM SPACE text")
         head = (f"{title} — {book_title}" if book_title else title).replace("\u2003", " ")
         ref = make_refnode(builder, fromdocname, docname, anchor, contnode, head)
-        ref["classes"].append("rules-ref")
+        ref["classes"] += ["rules-ref", f"rules-ref-{objtype}"]     # the kind: a preview says what a tap opens
         return ref
 
     def resolve_xref(self, env, fromdocname, builder, typ, target, node, contnode):
         found = self.find(typ, target, node)
         if found is None:
-            if typ == "keyword":
+            if typ in ("keyword", "term"):
                 return contnode   # no glossary page in this project: plain text, no warning
             return None
         return self._refnode(builder, fromdocname, found, node, contnode)
@@ -217,7 +229,7 @@ def collect_refs(app, doctree):
     """doctree-read: remember which rules a page links to (for preview refreshes)."""
     targets = []
     for node in doctree.findall(addnodes.pending_xref):
-        if node.get("refdomain") == "rules" and node.get("reftype") != "keyword":
+        if node.get("refdomain") == "rules" and node.get("reftype") not in ("keyword", "term"):
             target = node.get("reftarget", "")
             if ":" not in target and node.get("rules:book"):
                 target = f"{node['rules:book']}:{target}"

@@ -93,7 +93,7 @@ class Closures:
         enums = []
         for p in decls_of(ast):
             d = p.node
-            if isinstance(d, n.Check):
+            if isinstance(d, (n.Check, n.Priced)):       # their own namespaces: never a name expressions reach
                 continue
             self.decls.setdefault(d.name, d)
             if isinstance(d, n.Enum):

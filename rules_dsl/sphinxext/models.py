@@ -217,8 +217,10 @@ def summary_of(model) -> dict:
                       "aliases": list(r.get("aliases", ())), "definition": r.get("definition"),
                       "refs": list(r.get("refs", ())),
                       "terms": {st: (sorted(surface), in_title) for st, (surface, in_title) in rule_terms(r).items()}}
+    from .front import card_of
     return {"id": model["id"], "title": model["title"], "edition": model["edition"], "counts": model["counts"],
-            "top_sections": list(model["top_sections"]), "rules": rules, "layered": bool(model.get("layers"))}
+            "top_sections": list(model["top_sections"]), "rules": rules, "card": card_of(model),
+            "layered": bool(model.get("layers"))}
 
 
 def summary_digests(summary) -> dict:
@@ -245,7 +247,7 @@ def model_digests(model) -> dict:
         else:
             top.append((kind, value))
     head = {k: model[k] for k in ("title", "edition", "source", "units", "dice", "prose", "files",
-                                  "counts", "loose_findings", "top_sections")}
+                                  "counts", "loose_findings", "top_sections", "front")}
     return {"head": digest((head, top, model.get("layers"))), "changes": digest(model.get("changes")),
             "sections": {sid: digest(dict(sec)) for sid, sec in model["sections"].items()},
             "rules": {rid: digest(r) for rid, r in model["rules"].items()}}
@@ -265,4 +267,7 @@ def _entry_problems(bid, entry):
         out.append(("example", bid, where, f"example of {bid}:{f['rule']}{title} failed:\n{f['report'].rstrip()}"))
     for name, err in (derived.get("odds_errors") or {}).items():
         out.append(("odds", bid, None, f"exact odds of {bid}:{name} could not be computed: {err}"))
+    for name, refusals in (derived.get("odds_skipped") or {}).items():
+        out.extend(("odds", bid, None, f"{r} (an `odds` line of {bid}:{name}: the page leaves that table out)")
+                   for r in refusals)
     return out

@@ -11,52 +11,8 @@ from .. import nodes as n
 from ..compiler import MechanicFn
 from ..errors import RulesError
 from ..odds import TooLarge, distribution
-from ..odds.plan import _names
-
-
-def _count_params(mech, seen=None) -> set:
-    """The parameters that (through lets and calls) decide how many dice a roll throws."""
-    seen = set() if seen is None else seen
-    if mech.name in seen:
-        return set()
-    seen.add(mech.name)
-    params = {p.name for p in mech.params}
-    feeds = {}                                   # local name -> names its value is computed from
-    sizes = set()                                # names read by a roll's count
-    book = mech.book
-
-    def calls(e):
-        return [x for x in n.iter_nodes(e)
-                if isinstance(x, n.Call) and isinstance(x.func, n.Name) and x.func.name in book.mechanics]
-
-    def through_calls(e):
-        for c in calls(e):
-            callee = book.mechanics[c.func.name]
-            inner = _count_params(callee, seen)
-            names = [p.name for p in callee.params]
-            for name, a in list(zip(names, c.args)) + [(k, a) for k, a in c.kwargs]:
-                if name in inner:
-                    sizes.update(_names(a))
-
-    for st in mech.node.body:
-        if isinstance(st, n.Let):
-            feeds[st.name] = _names(st.value)
-            through_calls(st.value)
-        elif isinstance(st, n.Roll):
-            if st.dice.count is not None:
-                sizes.update(_names(st.dice.count))
-                through_calls(st.dice.count)
-        else:
-            through_calls(st.cond)
-    through_calls(mech.node.result)
-    todo, done = list(sizes), set()
-    while todo:
-        x = todo.pop()
-        if x in done:
-            continue
-        done.add(x)
-        todo.extend(feeds.get(x, ()))
-    return done & params
+from ..odds.budget import Budget
+from ..odds.plan import count_params
 
 
 def _candidates(mech, p, counts):
@@ -114,7 +70,18 @@ def _certain(dist) -> bool:
 PAGE_BUDGET = 20_000   # evaluations per mechanic page: about 0.3-0.6 s here
 
 
-def page_odds(mechanic, budget: int = PAGE_BUDGET, max_inputs: int = 12) -> list:
+#: a page's odds count their work (evaluations, and steps within them), the same on
+#: every machine, so a page shows the same tables wherever it is built; the time is a
+#: last resort only
+SITE_STEPS = 5_000_000
+SITE_SECONDS = 60.0
+
+
+def _site_budget() -> Budget:
+    return Budget(seconds=SITE_SECONDS, steps=SITE_STEPS)
+
+
+def page_odds(mechanic, budget: int = PAGE_BUDGET, max_inputs: int = 12, skipped: list | None = None) -> list:
     """Representative (inputs, Distribution) pairs for a mechanic's web page.
 
     Every parameter starts from its default (else the middle of its range, or its first
@@ -130,20 +97,27 @@ def page_odds(mechanic, budget: int = PAGE_BUDGET, max_inputs: int = 12) -> list
     The whole computation stops after `budget` evaluations: work counted, not seconds,
     so a page shows the same rows on every machine.  Inputs that are rejected, or that
     would not finish within their share, are skipped.  [] for a mechanic without dice.
-    A rule's `odds mech(...)` lines replace this choice: the page shows those inputs.
+    A rule's `odds mech(...)` lines replace this choice: the page shows those inputs,
+    each computed within the default work budget (`odds.budget.Budget`); one that is
+    too large is left out of the page and its refusal appended to `skipped` (the site
+    build logs it), the others are shown.
     """
     if not isinstance(mechanic, MechanicFn) or not mechanic.has_dice:
         return []
     chosen = getattr(mechanic.book, "odds_inputs", {}).get(mechanic.name)
     if chosen:
-        # the designer chose the inputs (`odds mech(...)` lines): exactly those, in order,
-        # each computed in full (a too large one is reported, not skipped)
+        # the designer chose the inputs (`odds mech(...)` lines): exactly those, in order
         out = []
         for args, kwargs in chosen:
-            dist = distribution(mechanic, *args, **kwargs)
+            try:
+                dist = distribution(mechanic, *args, _budget=_site_budget(), **kwargs)
+            except TooLarge as e:
+                if skipped is not None:
+                    skipped.append(str(e))
+                continue
             out.append((dist.inputs, dist))
         return out
-    counts = _count_params(mechanic)
+    counts = count_params(mechanic)
     base, shown = {}, {}
     for p in mechanic.params:
         b, vals = _candidates(mechanic, p, counts)
@@ -193,7 +167,7 @@ def _evaluate(mechanic, inputs, counts, base, state) -> list:
         left = state["left"]
         share = left if i == 0 else max(left // (len(inputs) - i), min(left, 1_000))
         try:
-            dist = distribution(mechanic, _max_evals=share, **inp)
+            dist = distribution(mechanic, _max_evals=share, _budget=_site_budget(), **inp)
         except TooLarge:
             state["left"] -= share
             state["done"].append((inp, None))

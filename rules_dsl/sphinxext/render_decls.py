@@ -33,6 +33,8 @@ def decl_nodes(ctx, d, book) -> list:
         p += nodes.Text(": " + ", ".join(w.get("members", d["members"])))
         code = f"enum {d['name']} {{ {', '.join(d['members'])} }}"
         return [p, designer_fold([nodes.paragraph("", "", literal(code))])]
+    if kind == "priced":
+        return [priced_node(d, book)]
     if kind == "check":
         cont = nodes.container(classes=["rules-check"])
         p = nodes.paragraph()
@@ -43,6 +45,18 @@ def decl_nodes(ctx, d, book) -> list:
         cont += designer_fold([nodes.literal_block(formula, formula, language="none", classes=["rules-formula"])])
         return [cont]
     return []
+
+
+def titled_formula(label, d, cls):
+    """A cost view: "Label: its title", then its formula for designers (a tap away)."""
+    cont = nodes.container(classes=[cls])
+    p = nodes.paragraph()
+    p += nodes.strong(label, label)
+    p += nodes.Text(d["doc"] or (d.get("words") or {}).get("name") or d["name"])
+    cont += p
+    formula = f"priced {d['name']}: {d['formula']}"
+    cont += designer_fold([nodes.literal_block(formula, formula, language="none", classes=["rules-formula"])])
+    return cont
 
 
 def designer_fold(children, label="For designers"):
@@ -81,6 +95,9 @@ def mechanic_node(ctx, d, book):
         content += fold_node("Exact odds", odds_nodes(d), "odds")    # a second tap: tables can be tall
     elif d.get("odds_error"):
         content += text_para(f"Exact odds unavailable: {d['odds_error']}", ["rules-odds-error"])
+    for i, sw in enumerate(d.get("sweeps") or ()):
+        content += fold_node(f"Odds as {sw.get('label') or sw['name']} changes", sweep_nodes(sw, f"{book}:{name}:sweep{i}"),
+                             "odds")
     content += designer_fold(_designer_nodes(d, name))
     desc += content
     return desc
@@ -251,3 +268,39 @@ def odds_nodes(d):
         out.append(text_para(f"Showing {shown} of {total} rows; use `rules odds` for the others.",
                               ["rules-odds-more"]))
     return out
+
+
+def _chart(key, title, rows, caption=""):
+    from .charts import bar_chart
+    html = bar_chart(key, title, rows, caption=caption)
+    return nodes.raw("", html, format="html")
+
+
+def sweep_nodes(sw, key) -> list:
+    """One input swept over its range: the table (the chart's text alternative) and the chart."""
+    label = designer_fold([nodes.paragraph("", "", literal(f"odds {sw['inputs']}"))])
+    if sw.get("error"):
+        return [label, text_para(f"Not computed: {sw['error']}", ["rules-odds-error"])]
+    rows = [[nodes.paragraph(c, c) for c in r] for r in sw["rows"]]
+    table = table_node(sw["header"], rows, classes=["rules-odds", "rules-sweep"])
+    out = [label, table]
+    if sw.get("chart"):
+        out.append(_chart(key, sw["chart_title"], sw["chart"], caption=sw["chart_title"]))
+    return out
+
+
+def priced_node(d, book):
+    """A cost view: its title, formula, a table of cases and a bar chart of cost per result."""
+    cont = titled_formula("Cost view: ", d, "rules-priced")
+    if d.get("error"):
+        cont += text_para(f"Not computed: {d['error']}", ["rules-odds-error"])
+        return cont
+    rows = [[nodes.paragraph(c, c) for c in r] for r in d["rows"]]
+    cont += table_node(d["header"], rows, classes=["rules-odds", "rules-priced-table"])
+    if d.get("chart"):
+        cont += _chart(f"{book}:{d['name']}", d["chart_title"], d["chart"],
+                       caption=d["chart_title"])
+    if d.get("best"):
+        cont += text_para(f"Best value: {d['best'][0]}, at {d['best'][1]} per "
+                          f"{'success' if d.get('chance') else 'expected result'}.", ["rules-priced-best"])
+    return cont

@@ -6,7 +6,7 @@ from __future__ import annotations
 from docutils import nodes
 from sphinx import addnodes
 
-from . import crossbook
+from . import crossbook, render_front
 from .prose import blocks, xref
 from .render_decls import decl_nodes
 from .render_rules import finding_node, rule_node
@@ -97,8 +97,9 @@ def items_nodes(ctx, model, items) -> list:
 
 
 def book_node(ctx, model, section_docs) -> nodes.section:
-    """The book's own page, player first: its title, edition and introduction (the
-    first paragraph of the book's prose), its sections (a toctree), loose rules;
+    """The book's own page, player first: its title, edition and introduction (its `about`,
+    else the first paragraph of the book's prose), where to start and its quick reference
+    (render_front.py), its sections (a toctree), loose rules;
     then, folded away "For designers", the header facts (book id, source file,
     units, dice, counts, `.rules` files) and the rest of the prose (how the text
     was restated from the source)."""
@@ -106,20 +107,22 @@ def book_node(ctx, model, section_docs) -> nodes.section:
     ctx.units.add(("book", book, ""))
     node = nodes.section(classes=["rules-book"])
     node += nodes.title(model["title"], model["title"])
-    ctx.target(node, "book", book, model["title"], model["edition"] or model["title"])
+    ctx.target(node, "book", book, model["title"], render_front.book_preview(model))
     if not ctx.no_index:
         node += index_node([(f"{clean_index(model['title'])} (book)", book)])
     if model["edition"]:
         node += text_para(model["edition"], ["rules-meta", "rules-book-edition"])
     prose = [b for text in model["prose"] for b in blocks(text, book)]
-    node.extend(prose[:1])
+    intro, prose = render_front.intro(model, prose)
+    node.extend(intro)
+    node.extend(render_front.front_nodes(ctx, model))
     if section_docs:
         node += toctree_node(ctx.docname, section_docs, "rules-book-toc", maxdepth=2, caption="Sections",
                              titlesonly=False)
     loose = [(k, v) for k, v in model["items"] if k != "section"]
     if loose:
         node.extend(items_nodes(ctx, model, loose))
-    designers = [book_facts(model)] + prose[1:] + [finding_node(f) for f in model["loose_findings"]]
+    designers = [book_facts(model)] + prose + [finding_node(f) for f in model["loose_findings"]]
     node += fold_node("For designers: source, files and counts", designers, "designers")
     return node
 
@@ -200,13 +203,12 @@ def toctree_node(docname, docs, css, maxdepth=1, caption=None, titlesonly=True):
     return wrapper
 
 
-def pages_toc(docname, docs):
-    """A visible toctree of generated pages (the glossary's and the cross index's letters)."""
-    return [toctree_node(docname, docs, "rules-letters")]
-
-
-#: the cross index is a table with a column per book up to this many books, a list beyond
-XINDEX_TABLE_BOOKS = 8
+def hidden_toc(docname, docs):
+    """Generated pages (the glossary's and cross index's letters, the game picker's pages) in
+    the site's navigation, without a bare list of them here: the page shows them its own way."""
+    wrapper = toctree_node(docname, docs, "rules-letters")
+    wrapper[0]["hidden"] = True
+    return wrapper
 
 
 def doc_link(docname, text, classes=()):
@@ -217,10 +219,10 @@ def doc_link(docname, text, classes=()):
     return x
 
 
-def jump_bar(targets, docname_of, current=None):
+def jump_bar(targets, docname_of, current=None, index=True):
     """The A–Z jump bar of the glossary or cross-index pages: a link per letter that has
     a page (the current page's letter in bold, letters without entries greyed out), then
-    a link to the general index (every rule, section, mechanic and table, A–Z)."""
+    (`index`) a link to the general index (every rule, section, mechanic and table, A–Z)."""
     p = nodes.paragraph(classes=["rules-az"])
     p += nodes.inline("Jump to: ", "Jump to: ", classes=["rules-az-label"])
     for i, (label, slug) in enumerate(targets):
@@ -233,6 +235,8 @@ def jump_bar(targets, docname_of, current=None):
             p += nodes.strong(label, label, classes=["rules-az-current"])
         else:
             p += doc_link(docname_of(slug), label)
+    if not index:
+        return p
     p += nodes.inline(" · ", " · ", classes=["rules-meta-sep"])
     g = addnodes.pending_xref("", refdomain="std", reftype="ref", reftarget="genindex", refexplicit=True,
                               refwarn=True)
@@ -287,25 +291,36 @@ def glossary_nodes(ctx, entries, document, lineno):
 
 
 def crossindex_nodes(ctx, groups, books):
+    """The cross-index entries of one page: each term, then a line per book that has rules
+    for it (its rules whose title has the term, then those that only share a keyword).  A
+    list, not a table with a column per book: it reads on a phone, and a book without rules
+    for a term takes no room."""
     if not groups:
         return [text_para("No term is shared by two books yet.")]
-    headers = ["Term"] + [ctx.book_title(b) for b in books]
-    rows = []
+    dl = nodes.definition_list(classes=["rules-xindex"])
     for g in groups:
-        term = nodes.paragraph(classes=["rules-xindex-term"])
-        term += nodes.strong(crossbook.part_label(g), crossbook.part_label(g))
+        item = nodes.definition_list_item()
+        label = crossbook.part_label(g)
+        term = nodes.term("", "", nodes.strong(label, label), classes=["rules-xindex-term"])
         part = g.get("part", 1)
         term["ids"].append(f"xindex-{g['stem']}" if part == 1 else f"xindex-{g['stem']}-{part}")
         ctx.document.set_id(term)
-        row = [term]
+        if part == 1:
+            ctx.domain.note_term(g["stem"], ctx.docname, term["ids"][0])
+        item += term
+        defn = nodes.definition()
+        bl = nodes.bullet_list(classes=["rules-xindex-books"])
         for b in books:
-            p = nodes.paragraph()
             rules = g["books"].get(b, [])
+            if not rules:
+                continue
+            line = nodes.paragraph()
+            line += nodes.emphasis(ctx.book_title(b) + ": ", ctx.book_title(b) + ": ")
             titled = [x for x in rules if x[2]]
             for j, (rid, title, _) in enumerate(titled):
                 if j:
-                    p += nodes.Text(", ")
-                p += xref(b, f"{b}:{rid}", title)
+                    line += nodes.Text(", ")
+                line += xref(b, f"{b}:{rid}", title)
             others = [x for x in rules if not x[2]]
             if others:
                 more = nodes.inline(classes=["rules-xindex-keyword"])
@@ -314,28 +329,10 @@ def crossindex_nodes(ctx, groups, books):
                     if j:
                         more += nodes.Text(", ")
                     more += xref(b, f"{b}:{rid}", title)
-                p += more
-            row.append(p)
-        rows.append(row)
-    if len(books) <= XINDEX_TABLE_BOOKS:
-        return [table_node(headers, rows, classes=["rules-xindex"], widths=[2] + [3] * len(books))]
-    dl = nodes.definition_list(classes=["rules-xindex"])     # many books: a term, then a line per book
-    for row in rows:
-        item = nodes.definition_list_item()
-        term = nodes.term("", "", *row[0].children)
-        term["ids"] = list(row[0]["ids"])
-        term["classes"] = ["rules-xindex-term"]
-        item += term
-        defn = nodes.definition()
-        bl = nodes.bullet_list()
-        for b, p in zip(books, row[1:]):
-            if len(p):
-                li = nodes.list_item()
-                line = nodes.paragraph()
-                line += nodes.emphasis(ctx.book_title(b) + ": ", ctx.book_title(b) + ": ")
-                line.extend(p.children)
-                li += line
-                bl += li
+                line += more
+            li = nodes.list_item()
+            li += line
+            bl += li
         defn += bl
         item += defn
         dl += item

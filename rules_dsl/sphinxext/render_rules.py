@@ -7,6 +7,7 @@ import re
 from docutils import nodes
 from sphinx import addnodes
 
+from .firstpaint import copy_link
 from .prose import blocks, xref
 from .render_decls import decl_nodes
 from .rendering import Ctx, clean_index, fold_node, index_node, literal, text_para
@@ -146,6 +147,7 @@ def links_line(ctx, r):
 
 def meta_line(ctx, r):
     p = nodes.paragraph(classes=["rules-meta"])
+    p += copy_link(anchor=f"{r['book']}:{r['id']}", title=r["title"])     # in the HTML: nothing moves (firstpaint.py)
     parts = []
     ref = nodes.inline(classes=["rules-meta-item", "rules-meta-ref"])
     ref += nodes.Text("Reference ")
@@ -182,6 +184,7 @@ FINDING_TITLES = {
     "check-summary": "Finding: the book disagrees with itself",
     "undefined-name": "Finding: a name used but never defined",
     "check-error": "Finding: a check could not run",
+    "unchecked-rows": "Finding: printed entries no check reads",
 }
 
 

@@ -114,11 +114,13 @@ class Site:
         # the pages across books and the units' fingerprints: made, or read, when first asked for
         self._store = CrossBookCache(self.doctreedir / "rules_dsl-models" / "_crossbook")
         self._links = getattr(config, "rules_links_per_page", crossbook.LINKS_PER_PAGE)
+        self._games = getattr(config, "rules_games_per_page", crossbook.GAMES_PER_PAGE)
         code = keys.code_key()
         self._keys = {part: self._part_key(part, code) for part in ("glossary", "xindex", "backlinks")}
         # the units: made of the books' contents, their page plans and the pages across books
         self._content_keys = {bid: cache.heads[bid].get("content_key") for bid in self.summaries}
-        self.units_key = keys.digest((list(self._content_keys.items()), budget, self._links, self._keys, code))
+        self.units_key = keys.digest((list(self._content_keys.items()), budget, self._links, self._games, self._keys,
+                                      code))
 
     def _part_key(self, part: str, code: str) -> str:
         """The key of a page-across-books' data: each book's digest of what it reads
@@ -149,10 +151,32 @@ class Site:
                                lambda: dict(crossbook.xindex_pages(self.xindex, self._links)))
 
     @functools.cached_property
+    def glossary_front(self) -> list:
+        """The glossary's front page: per letter, a few keywords with their meaning."""
+        titles = {bid: m["title"] for bid, m in self.summaries.items()}
+        return self._store.get("glossary_front", keys.digest((self._keys["glossary"], self._links, titles,
+                                                              crossbook.FRONT_PER_LETTER)),
+                               lambda: crossbook.glossary_front(self.glossary_pages, titles))
+
+    @functools.cached_property
+    def xindex_front(self) -> list:
+        """The cross index's front page: per letter, a few terms with their meaning (from
+        the glossary's definitions) and the books that have rules for them."""
+        titles = {bid: m["title"] for bid, m in self.summaries.items()}
+        key = keys.digest((self._keys["xindex"], self._keys["glossary"], self._links, titles, crossbook.FRONT_PER_LETTER))
+        return self._store.get("xindex_front", key, lambda: crossbook.xindex_front(
+            self.xindex_pages, titles, crossbook.defining_rules(self.summaries)))
+
+    @functools.cached_property
     def page_slugs(self) -> tuple:
         """(glossary slugs, cross-index slugs): what the stubs and the jump bars need."""
         return self._store.get("slugs", keys.digest((self._keys["glossary"], self._keys["xindex"], self._links)),
                                lambda: (list(self.glossary_pages), list(self.xindex_pages)))
+
+    @functools.cached_property
+    def games_pages(self) -> dict:
+        """slug -> books of the game picker's pages ({} while the home page holds every card)."""
+        return dict(crossbook.games_pages(self.books, self._games))
 
     @functools.cached_property
     def unit_hashes(self) -> dict:
@@ -203,6 +227,9 @@ class Site:
     def docname_xindex(self, slug: str) -> str:
         return f"{self.books_rel}/_cross-index/{slug}"
 
+    def docname_games(self, slug: str) -> str:
+        return f"{self.books_rel}/_games/{slug}"
+
     def doc_fp_path(self, docname: str) -> str:
         """The fingerprint file a page depends on (a string: thousands of pages)."""
         return os.path.join(os.fspath(self.fp_dir), "doc", f"{docname}.fp")
@@ -245,9 +272,18 @@ class Site:
             out.update(mine)
         if remade:
             self._store.put("unit_books", self.units_key, books)
-        out[("global", "books", "")] = keys.digest((self.books, code))
-        out[("global", "glossary", "")] = keys.digest((list(self.glossary_pages), code))
+        out[("global", "books", "")] = keys.digest(([{k: b[k] for k in ("id", "title", "edition", "counts")}
+                                                      for b in self.books], code))
+        # the game picker on the home page: every card, or (many books) its pages' first and last titles
+        out[("global", "games", "")] = keys.digest((
+            [(slug, len(bs), bs[0]["title"], bs[-1]["title"]) for slug, bs in self.games_pages.items()]
+            if self.games_pages else self.books, code))
+        for slug, bs in self.games_pages.items():
+            out[("global", "games", slug)] = keys.digest((bs, code))
+        out[("global", "glossary", "")] = keys.digest((list(self.glossary_pages), code))       # the jump bars
         out[("global", "xindex", "")] = keys.digest((list(self.xindex_pages), code))
+        out[("global", "glossary-front", "")] = keys.digest((self.glossary_front, code))      # the front pages
+        out[("global", "xindex-front", "")] = keys.digest((self.xindex_front, code))
         for slug, entries in self.glossary_pages.items():
             books = sorted({b for e in entries for b, _, _ in e["rules"]})
             out[("global", "glossary", slug)] = keys.digest((entries, {b: titles[b] for b in books}, code))
@@ -325,6 +361,9 @@ class Site:
         for slug in xindex_slugs:
             wanted[self.srcdir / f"{self.docname_xindex(slug)}.md"] = (
                 f"{STUB_MARK}\n\n# Across the books: {crossbook.page_title(slug)}\n\n```{{rules:crossindex}} {slug}\n```\n")
+        for slug in self.games_pages:
+            wanted[self.srcdir / f"{self.docname_games(slug)}.md"] = (
+                f"{STUB_MARK}\n\n# Games: {crossbook.page_title(slug)}\n\n```{{rules:games}} {slug}\n```\n")
         ignore = self.gen_dir / ".gitignore"
         if not ignore.exists():
             write_text_if_changed(ignore, "# generated at build time from rulebooks/ (see rules_dsl.sphinxext)\n*\n!.gitignore\n")
@@ -518,8 +557,10 @@ def page_description(site, pagename: str, root_doc: str, doctree=None, title: st
         path = "/".join(parts[1:])
         if m is not None and path == "index":
             from ..prose import parse_prose, plain_text
-            intro = next((s for s in (plain_text(parse_prose(t), first_only=True) for t in m["prose"]) if s), "")
-            return _short(f"{m['title']}: the rules, section by section. {intro}")
+            front = m.get("front") or {}
+            intro = (plain_text(parse_prose(front["about"])) if front.get("about_given") else
+                     next((s for s in (plain_text(parse_prose(t), first_only=True) for t in m["prose"]) if s), ""))
+            return _short(f"{m['title']}: quick reference and rules, section by section. {intro}")
         page = site.plans[parts[0]]["pages"].get(path) if m is not None else None
         if page is not None:
             sec = m["sections"][page["section"]]

@@ -12,7 +12,9 @@
  * 2. Folds (details.rules-fold): those marked data-open-wide open on a wide
  *    screen; any fold holding the URL's target opens.
  * 3. A copy-link button on every rule (its stable book:rule-id anchor), with a
- *    select-the-text fallback where the clipboard is refused.
+ *    select-the-text fallback where the clipboard is refused; a quick reference's
+ *    "Print" button.  Both are in the page's HTML, hidden (their place kept) until
+ *    this script has wired them up (data-ready).
  * 4. Boxes that scroll (code, tables) join the tab order, for keyboard users.
  * 5. Mechanic forms ("Try it", div.rules-try): their script (rules_try.mjs, a module,
  *    with the book's JavaScript) loads only when a mechanics fold opens or a form's
@@ -56,7 +58,7 @@
   /* ---------------------------------------------------------------- 1b. preview text */
   /* book id -> {anchor: text} once its file is in; "loading" or "failed" before. */
   var previews = Object.create(null);
-  var BOOK_ID = /^[a-z0-9][a-z0-9_-]*$/i;   /* a file name under rules-previews/, nothing else */
+  var BOOK_ID = /^[a-z0-9][a-z0-9_+-]*$/i;   /* a file name under rules-previews/ (a layered book: base+layer), nothing else */
 
   window.RulesPreviews = function (data) {
     if (!data || data.v !== 1 || typeof data.book !== "string" || !data.previews) return;
@@ -89,6 +91,16 @@
 
   var currentTouch = false;
 
+  /* What following a link opens, by the kind of its target (the domain's class rules-ref-KIND). */
+  var OPENS = {book: "Open the book: quick reference and contents", section: "Open this section",
+               mechanic: "Open this mechanic", table: "Open this table", rule: "Open this rule"};
+  function openLabel(link) {
+    for (var kind in OPENS) {
+      if (link.classList.contains("rules-ref-" + kind)) return OPENS[kind] + " \u2192";
+    }
+    return "Open \u2192";
+  }
+
   function show(link, touch) {
     var text = link.getAttribute("data-rules-preview");
     if (!text) return;
@@ -100,6 +112,7 @@
     body.textContent = more || "";
     body.hidden = !more;
     go.hidden = !touch;
+    go.textContent = openLabel(link);
     currentTouch = !!touch;
     go.href = link.href;
     t.classList.toggle("rules-preview-touch", !!touch);
@@ -183,10 +196,20 @@
      with the keyboard, to scroll it with the arrow keys: it joins the tab order while
      it overflows (checked again when a fold opens or the window is resized). */
   function markScrollables() {
-    var boxes = document.querySelectorAll("div.highlight > pre, pre.literal-block, div.table-wrapper");
+    var all = document.querySelectorAll("div.highlight > pre, pre.literal-block, div.table-wrapper"), boxes = [];
+    /* only boxes on show: measuring one in a closed fold makes the browser lay that fold out
+       (a rule page has a hundred boxes, most of them folded: that was half a second on a
+       phone); a fold is measured when it opens ("toggle").  Every size is read first, then
+       every change made: a read after a change lays the page out again. */
+    for (var j = 0; j < all.length; j++) if (!all[j].closest("details:not([open])")) boxes.push(all[j]);
+    var overs = [];
+    for (var k = 0; k < boxes.length; k++) {
+      var x = boxes[k];
+      overs.push(x.scrollWidth > x.clientWidth + 1 || x.scrollHeight > x.clientHeight + 1);
+    }
     for (var i = 0; i < boxes.length; i++) {
       var b = boxes[i];
-      var over = b.scrollWidth > b.clientWidth + 1 || b.scrollHeight > b.clientHeight + 1;
+      var over = overs[i];
       if (over && !b.hasAttribute("tabindex")) {
         b.setAttribute("tabindex", "0");
         b.setAttribute("data-rules-scroll", "");
@@ -300,16 +323,28 @@
         if (c.classList.contains("rules-meta")) { meta = c; break; }
       }
       if (!meta) continue;
-      var h = sec.querySelector("h1, h2, h3, h4, h5, h6");
-      var title = h ? h.textContent.replace(/\u00b6|#$/g, "").trim() : sec.id;
-      var b = document.createElement("button");
-      b.type = "button";
-      b.className = "rules-copylink";
-      b.setAttribute("data-anchor", sec.id);
-      b.setAttribute("aria-label", "Copy link to the rule " + title + " (" + sec.id + ")");
-      b.textContent = "Copy link";
+      /* the build writes the button (firstpaint.py: the page does not move when this runs);
+         a page from an older build gets one here */
+      var b = meta.querySelector("button.rules-copylink");
+      if (!b) {
+        var h = sec.querySelector("h1, h2, h3, h4, h5, h6");
+        var title = h ? h.textContent.replace(/\u00b6|#$/g, "").trim() : sec.id;
+        b = document.createElement("button");
+        b.type = "button";
+        b.className = "rules-copylink";
+        b.setAttribute("data-anchor", sec.id);
+        b.setAttribute("aria-label", "Copy link to the rule " + title + " (" + sec.id + ")");
+        b.textContent = "Copy link";
+        meta.insertBefore(b, meta.firstChild);
+      }
       b.addEventListener("click", function () { copyLink(this); });
-      meta.insertBefore(b, meta.firstChild);
+      b.setAttribute("data-ready", "");        /* it works: show it (an attribute of its own, not a
+                                                  class on <html>, which would restyle the whole page) */
+    }
+    var prints = document.querySelectorAll("button.rules-print");     /* a quick reference's */
+    for (var j = 0; j < prints.length; j++) {
+      prints[j].addEventListener("click", function () { window.print(); });
+      prints[j].setAttribute("data-ready", "");
     }
   }
 

@@ -1,7 +1,9 @@
 /* The search box every page opens with: rules as you type, from static files alone.
  *
- * The box is put at the top of the page's main column (on a phone it is on screen
- * without opening the menu) and replaces the theme's sidebar box; the theme's search
+ * The box is at the top of the page's main column (on a phone it is on screen
+ * without opening the menu), written there by the build (firstpaint.py: made here only on
+ * pages without a body, so no page moves when this script runs), and replaces the theme's
+ * sidebar box; the theme's search
  * page stays, for full text ("search all text").  The ranking is rules_search.js (the
  * port of `rules lookup`); it, the Snowball stemmer it uses and the names file
  * (_static/rules-search-index.js, written at build time: titles and aliases, enough for
@@ -203,34 +205,54 @@
 
   function mount() {
     var main = document.querySelector("article[role=main]") || document.querySelector("[role=main]");
-    if (!main || document.getElementById("rules-search")) return;
-    var box = el("div", {id: "rules-search", "class": "rules-search", role: "search", "data-state": "done"});
-    var bar = el("div", {"class": "rules-search-bar"});
-    var input = el("input", {type: "search", id: "rules-search-input", "class": "rules-search-input",
-                             placeholder: "Find a rule: suppression, cover save…", autocomplete: "off",
-                             autocapitalize: "off", spellcheck: "false", enterkeyhint: "go",
-                             role: "combobox", "aria-expanded": "false", "aria-autocomplete": "list",
-                             "aria-controls": "rules-search-results", "aria-label": "Find a rule"});
-    var select = el("select", {"class": "rules-search-book", "aria-label": "Only this book"});
-    select.appendChild(el("option", {value: ""}, "All books"));
-    var panel = el("div", {"class": "rules-search-panel", hidden: ""});
-    var list = el("ul", {id: "rules-search-results", "class": "rules-search-results", role: "listbox",
-                         "aria-label": "Rules found"});
-    var note = el("p", {"class": "rules-search-note", "aria-live": "polite", hidden: ""});
-    var foot = el("p", {"class": "rules-search-foot"});
-    var all = el("a", {href: ROOT + "search.html"}, "search all text");
-    var status = el("span", {"class": "rules-search-status", "aria-live": "polite"});
-    foot.appendChild(status);
-    foot.appendChild(all);
-    panel.appendChild(note);
-    panel.appendChild(list);
-    panel.appendChild(foot);
-    bar.appendChild(input);
-    bar.appendChild(select);
-    box.appendChild(bar);
-    box.appendChild(panel);
-    main.insertBefore(box, main.firstChild);
-    document.documentElement.classList.add("rules-search-ready");
+    var box = document.getElementById("rules-search");
+    if (!main || (box && box.hasAttribute("data-wired"))) return;
+    var input, select, panel, list, note, status, all;
+    if (box) {
+      /* written into the page by the build (firstpaint.py), so the page does not move
+         when this script runs: wire it up */
+      input = box.querySelector("input.rules-search-input");
+      select = box.querySelector("select.rules-search-book");
+      panel = box.querySelector(".rules-search-panel");
+      list = box.querySelector("ul.rules-search-results");
+      note = box.querySelector("p.rules-search-note");
+      status = box.querySelector(".rules-search-status");
+      all = box.querySelector(".rules-search-foot a");
+      if (!note) {      /* a page from an older build */
+        note = el("p", {"class": "rules-search-note", "aria-live": "polite", hidden: ""});
+        panel.insertBefore(note, list);
+      }
+      var form = box.querySelector("form");
+      if (form) form.addEventListener("submit", function (e) { e.preventDefault(); });
+    } else {
+      box = el("div", {id: "rules-search", "class": "rules-search", role: "search", "data-state": "done"});
+      var bar = el("div", {"class": "rules-search-bar"});
+      input = el("input", {type: "search", id: "rules-search-input", "class": "rules-search-input",
+                           placeholder: "Find a rule: suppression, cover save…", autocomplete: "off",
+                           autocapitalize: "off", spellcheck: "false", enterkeyhint: "go",
+                           role: "combobox", "aria-expanded": "false", "aria-autocomplete": "list",
+                           "aria-controls": "rules-search-results", "aria-label": "Find a rule"});
+      select = el("select", {"class": "rules-search-book", "aria-label": "Only this book"});
+      select.appendChild(el("option", {value: ""}, "All books"));
+      panel = el("div", {"class": "rules-search-panel", hidden: ""});
+      list = el("ul", {id: "rules-search-results", "class": "rules-search-results", role: "listbox",
+                       "aria-label": "Rules found"});
+      note = el("p", {"class": "rules-search-note", "aria-live": "polite", hidden: ""});
+      var foot = el("p", {"class": "rules-search-foot"});
+      all = el("a", {href: ROOT + "search.html"}, "search all text");
+      status = el("span", {"class": "rules-search-status", "aria-live": "polite"});
+      foot.appendChild(status);
+      foot.appendChild(all);
+      panel.appendChild(note);
+      panel.appendChild(list);
+      panel.appendChild(foot);
+      bar.appendChild(input);
+      bar.appendChild(select);
+      box.appendChild(bar);
+      box.appendChild(panel);
+      main.insertBefore(box, main.firstChild);
+    }
+    box.setAttribute("data-wired", "");
 
     var results = [], active = -1, booksFilled = false, seq = 0;
 
