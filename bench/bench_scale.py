@@ -194,7 +194,7 @@ def bench_layers(rows, runs):
     book a size lacks is left out there)."""
     rules = [sys.executable, "-m", "rules_dsl"]
     for r in rows:
-        for what, args in LAYER_COMMANDS.items():
+        for args in LAYER_COMMANDS.values():
             if not _has_books(r, args):
                 continue
             dt, p = run(rules + args, r["env"])

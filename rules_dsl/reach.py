@@ -30,17 +30,26 @@ def names_in(node) -> set:
     return out
 
 
+def named_decls(ast: BookAST) -> dict:
+    """{name: declaration} of what expressions can reach by name: every declaration but
+    checks and priced views (their own namespaces), the first of a name kept (a name
+    declared twice is an error of its own).  Shared with the site's cache keys
+    (sphinxext/keys.py), which follow the same names."""
+    out = {}
+    for p in decls_of(ast):
+        d = p.node
+        if not isinstance(d, (n.Check, n.Priced)):
+            out.setdefault(d.name, d)
+    return out
+
+
 class Reach:
     """The declarations of one book by name, and what each reaches."""
 
     def __init__(self, ast: BookAST):
-        self.decls = {}
+        self.decls = named_decls(ast)
         self.owners = {}          # an enum member's name -> the enums that have it
-        for p in decls_of(ast):
-            d = p.node
-            if isinstance(d, n.Check):
-                continue
-            self.decls.setdefault(d.name, d)
+        for d in self.decls.values():
             if isinstance(d, n.Enum):
                 for m in d.members:
                     self.owners.setdefault(m, set()).add(d.name)

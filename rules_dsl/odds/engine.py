@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import dataclasses
 from fractions import Fraction
-import dataclasses
 import math
 import time
 

@@ -88,16 +88,9 @@ class Closures:
     checks, odds and examples that can see it."""
 
     def __init__(self, ast, code: str):
-        from ..model import decls_of
-        self.decls = {}
-        enums = []
-        for p in decls_of(ast):
-            d = p.node
-            if isinstance(d, (n.Check, n.Priced)):       # their own namespaces: never a name expressions reach
-                continue
-            self.decls.setdefault(d.name, d)
-            if isinstance(d, n.Enum):
-                enums.append(d)
+        from ..reach import named_decls
+        self.decls = named_decls(ast)      # checks and priced views aside: never a name expressions reach
+        enums = [d for d in self.decls.values() if isinstance(d, n.Enum)]
         self.base = code + repr(_strip(ast.header.dice)) + repr(sorted(repr(_strip(e)) for e in enums))
         self._names, self._reprs = {}, {}
 
