@@ -281,7 +281,7 @@ def test_a_search_of_a_layered_book_reads_its_chain_alone(tmp_path, monkeypatch)
     small = _index_of(_layered_library(tmp_path / "small", 1), monkeypatch, tmp_path / "c1")
     big = _index_of(_layered_library(tmp_path / "big", 6), monkeypatch, tmp_path / "c2")
     for query in ("hits", "Rolling to Hit", "leader range", "morale"):
-        scoped = [_work(ix, lambda ix=ix: ix.search(query, book="skirmish-tutorial+house", limit=5))
+        scoped = [_work(ix, lambda ix=ix, query=query: ix.search(query, book="skirmish-tutorial+house", limit=5))
                   for ix in (small, big)]
         assert scoped[0] == scoped[1], query
         found = [[r["rule"] for r in ix.lookup(query, book="skirmish-tutorial+house")] for ix in (small, big)]
