@@ -59,7 +59,7 @@
   /* ---------------------------------------------------------------- 1b. preview text */
   /* book id -> {anchor: text} once its file is in; "loading" or "failed" before. */
   var previews = Object.create(null);
-  var BOOK_ID = /^[a-z0-9][a-z0-9_-]*$/i;   /* a file name under rules-previews/, nothing else */
+  var BOOK_ID = /^[a-z0-9][a-z0-9_+-]*$/i;   /* a file name under rules-previews/ (a layered book: base+layer), nothing else */
 
   window.RulesPreviews = function (data) {
     if (!data || data.v !== 1 || typeof data.book !== "string" || !data.previews) return;
