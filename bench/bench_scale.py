@@ -3,6 +3,7 @@
     python bench/bench_scale.py                 # N = 5, 25, 100
     python bench/bench_scale.py -n 5 -n 25      # some sizes only
     python bench/bench_scale.py --site          # also the website (slow: minutes per size)
+    python bench/bench_scale.py --layers        # each copy with its layers; time the layer commands
 
 For each N it generates a library of N books from the real books in
 rulebooks/ (copy k of book `b` is `b` for k = 0, else `b-k`, with its
@@ -15,6 +16,10 @@ and reports, each as the median of several cold processes:
   `python -c pass`;
 * the first `rules books` from an empty cache (parse, check, compile every book, build the index);
 * `rules books` again after editing one book (only that book should recompile);
+* with `--layers`: every copy of a book also gets the real layers on it
+  (`xenotactics-3+errata`...; not counted in N), and `LAYER_COMMANDS` are timed, index
+  warm: compile and diff a layer (`rules diff`), `rules check` a layered book (compile
+  it, run its examples and checks) and a lookup in a layered book;
 * with `--site`: full build, rebuild with no change, rebuild after editing one
   rule's prose, and the largest generated page.
 
@@ -44,8 +49,15 @@ ID_RE = r"[a-z0-9][a-z0-9-]*"
 
 
 def real_books(src: Path):
+    """The ids of the books of `src` (not its layers, `base+name.rules`: see `real_layers`)."""
     return sorted(p.stem if p.is_file() else p.name for p in src.iterdir()
-                  if (p.suffix == ".rules" and p.is_file()) or (p.is_dir() and any(p.glob("*.rules"))))
+                  if "+" not in p.name and
+                  ((p.suffix == ".rules" and p.is_file()) or (p.is_dir() and any(p.glob("*.rules")))))
+
+
+def real_layers(src: Path):
+    """The ids of the layers of `src` (errata, house rules on a book: `base+name`)."""
+    return sorted(p.stem for p in src.glob("*+*.rules") if p.is_file())
 
 
 def copy_id(book: str, k: int) -> str:
@@ -62,9 +74,16 @@ def rewrite(text: str, k: int, ids) -> str:
                   text)
 
 
-def make_library(n: int, dest: Path, src: Path = REPO / "rulebooks") -> Path:
-    """A books folder of `n` books: copies of the real ones (n rounded up to whole rounds)."""
+def make_library(n: int, dest: Path, src: Path = REPO / "rulebooks", layers: bool = False) -> Path:
+    """A books folder of `n` books: copies of the real ones (n rounded up to whole rounds).
+    With `layers`, each copy of a book also gets a copy of the real layers on it (not
+    counted in `n`; `layer NAME on BASE` rewritten to the copy's id)."""
     ids = real_books(src)
+    on = {}
+    for lid in real_layers(src):
+        base, _, name = lid.rpartition("+")
+        if "+" not in base:            # a layer on a layer is left out
+            on.setdefault(base, []).append(name)
     dest.mkdir(parents=True, exist_ok=True)
     made = 0
     k = 0
@@ -79,6 +98,11 @@ def make_library(n: int, dest: Path, src: Path = REPO / "rulebooks") -> Path:
                 (dest / new).mkdir()
                 for f in sorted((src / b).glob("*.rules")):
                     (dest / new / f.name).write_text(rewrite(f.read_text("utf-8"), k, ids), "utf-8")
+            for name in on.get(b, []) if layers else ():
+                text = (src / f"{b}+{name}.rules").read_text("utf-8")
+                text = re.sub(rf"^layer\s+{name}\s+on\s+{re.escape(b)}\b", f"layer {name} on {new}", text,
+                              count=1, flags=re.M)
+                (dest / f"{new}+{name}.rules").write_text(rewrite(text, k, ids), "utf-8")
             made += 1
         k += 1
     return dest
@@ -112,8 +136,8 @@ def edit_one_book(books: Path) -> str:
     return f.parent.name if f.parent != books else f.stem
 
 
-def bench_size(n, runs, slow_runs, site, base_env, tmp: Path):
-    books = make_library(n, tmp / f"books-{n}")
+def bench_size(n, runs, slow_runs, site, base_env, tmp: Path, layers: bool = False):
+    books = make_library(n, tmp / f"books-{n}", layers=layers)
     n_files = len(list(books.rglob("*.rules")))
     env = dict(base_env, RULES_DSL_BOOKS=str(books))
     rules = [sys.executable, "-m", "rules_dsl"]
@@ -146,6 +170,46 @@ def bench_size(n, runs, slow_runs, site, base_env, tmp: Path):
 
 #: questions a player types (full text: stop words, stems, the vocabulary), timed as the names are
 QUESTIONS = {"shoot": "can I shoot after running", "actions": "how many actions do I get"}
+
+
+#: the layer commands `--layers` times (cold processes, index warm)
+LAYER_COMMANDS = {
+    "diff_errata": ["diff", "xenotactics", "xenotactics+errata"],
+    "diff_house": ["diff", "null-strike", "null-strike+house"],
+    "check_errata": ["check", "xenotactics+errata"],
+    "lookup_house": ["lookup", "morale check", "--book", "null-strike+house"],
+}
+
+
+def _has_books(r, args) -> bool:
+    """Whether the library of row `r` holds the books a layer command names (at N=5 the
+    fifth real book in order, xenotactics, is not there yet)."""
+    books = Path(r["env"]["RULES_DSL_BOOKS"])
+    named = [a for a in args[1:] if not a.startswith("-") and " " not in a]
+    return all((books / f"{b}.rules").is_file() or (books / b).is_dir() for b in named)
+
+
+def bench_layers(rows, runs):
+    """The layer commands, interleaved across the sizes like the lookups (a command whose
+    book a size lacks is left out there)."""
+    rules = [sys.executable, "-m", "rules_dsl"]
+    for r in rows:
+        for args in LAYER_COMMANDS.values():
+            if not _has_books(r, args):
+                continue
+            dt, p = run(rules + args, r["env"])
+            if p.returncode != 0:
+                sys.exit(f"rules {' '.join(args)} failed at N={r['N']}: {p.stderr.strip()[:300]}")
+    times = {(r["N"], what): [] for r in rows for what in LAYER_COMMANDS}
+    for _ in range(runs):
+        for r in rows:
+            for what, args in LAYER_COMMANDS.items():
+                if _has_books(r, args):
+                    times[(r["N"], what)].append(run(rules + args, r["env"])[0])
+    for r in rows:
+        for what in LAYER_COMMANDS:
+            if times[(r["N"], what)]:
+                r[what] = statistics.median(times[(r["N"], what)])
 
 
 def bench_lookups(rows, runs):
@@ -232,6 +296,7 @@ def main(argv=None):
     ap.add_argument("--runs", type=int, default=11, help="runs per lookup timing (default 11)")
     ap.add_argument("--slow-runs", type=int, default=3, help="runs per compile / site timing (default 3)")
     ap.add_argument("--site", action="store_true", help="also build the website at each size")
+    ap.add_argument("--layers", action="store_true", help="copy the real layers too and time the layer commands")
     ap.add_argument("--keep", action="store_true", help="keep the scratch folder")
     args = ap.parse_args(argv)
     sizes = args.n or [5, 25, 100]
@@ -246,10 +311,12 @@ def main(argv=None):
     rows = []
     try:
         for n in sizes:
-            row = bench_size(n, args.runs, args.slow_runs, args.site, env, tmp)
+            row = bench_size(n, args.runs, args.slow_runs, args.site, env, tmp, args.layers)
             rows.append(row)
             print(f"N={n}: " + str({k: v for k, v in row.items() if k != "env"}), file=sys.stderr)
         bench_lookups(rows, args.runs)
+        if args.layers:
+            bench_layers(rows, args.slow_runs)
     finally:
         if args.keep:
             print(f"kept {tmp}")
@@ -275,6 +342,12 @@ def main(argv=None):
         line(f"`rules lookup \"{words}\"` (cold process)",
              [f"{ms(r[what])} ({r[what] / r['base']:.1f}x pass, {r[what] / first[what]:.2f}x N={first['N']})"
               for r in rows])
+    if args.layers:
+        for what, cmd in LAYER_COMMANDS.items():
+            ref = next((r for r in rows if what in r), None)
+            line(f"`rules {' '.join(cmd)}` (cold process)",
+                 [f"{sec(r[what])} ({r[what] / r['base']:.1f}x pass, {r[what] / ref[what]:.2f}x N={ref['N']})"
+                  if what in r else "(book not in this library)" for r in rows])
     line("first `rules books` (compile all + index)",
          [f"{sec(r['books_cold'])} ({r['books_cold'] / r['N'] * 1000:.0f} ms/book)" for r in rows])
     line("`rules books` after editing one book",

@@ -117,6 +117,22 @@ class Book:
     def __repr__(self):
         return f"<Book {self.id}: {len(self.rules)} rules, {len(self.mechanics)} mechanics>"
 
+    # -- layers (errata, editions, house rules: layers.py)
+    @property
+    def layers(self) -> tuple:
+        """The layers this book is made of, the lowest first (`layers.LayerInfo`: each
+        change, where it is written and why); () for a book that is no layer."""
+        return self.ast.layers
+
+    @property
+    def base_id(self) -> Optional[str]:
+        """The id of the book the top layer amends (None for a book that is no layer)."""
+        return self.ast.layers[-1].base if self.ast.layers else None
+
+    def changes_of(self, rule_id: str) -> list:
+        """The changes of this book's layers that changed the rule, in order."""
+        return [c for layer in self.ast.layers for c in layer.changes_of(rule_id)]
+
     @property
     def display(self):
         """The display forms of the book's names (a `rules_dsl.display.Names`): what
@@ -325,7 +341,11 @@ class Book:
 
         if self._runner is None:
             self._runner = ExampleRunner(self.id, self.compiled)
-        return self._runner.run(rule_id, example)
+        result = self._runner.run(rule_id, example)
+        if not result.passed and self.ast.layers:     # which change of a layer it follows from
+            from .layer_causes import explain_example
+            result = explain_example(self.ast, result, example)
+        return result
 
     def run_examples(self):
         return [self.run_example(rule_id, ex) for rule_id, ex in self.example_cases()]

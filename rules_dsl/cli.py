@@ -1,4 +1,4 @@
-"""The `rules` command: books, lookup, show, call, explain, odds, check, export, js, preview, lsp.
+"""The `rules` command: books, lookup, show, call, explain, odds, check, diff, export, js, preview, lsp.
 
 Start-up is kept lean: argparse and the index (SQLite) load for `lookup`; the
 compiler and lark load only for subcommands that need compiled books.  Every
@@ -58,7 +58,7 @@ def _seconds(text: str) -> float:
 
 
 #: the subcommands, in the order `rules --help` lists them
-COMMANDS = ("books", "lookup", "show", "call", "odds", "explain", "cost", "check", "export", "preview", "js", "lsp")
+COMMANDS = ("books", "lookup", "show", "call", "odds", "explain", "cost", "check", "diff", "export", "preview", "js", "lsp")
 
 
 def _columns() -> int:
@@ -168,6 +168,18 @@ def build_parser(command: str | None = None):
         s.add_argument("--strict", action="store_true", help="also fail when a check reports findings")
         s.add_argument("--watch", action="store_true",
                        help="check again whenever a source is saved and print only what changed (Ctrl-C stops)")
+    if wanted("diff"):
+        s = add("diff",
+                "what changed from book A to book B (a book and its layer, two editions): rules, "
+                "mechanics' results and odds, tables, findings")
+        s.add_argument("a", metavar="A", help="the book before (e.g. xenotactics)")
+        s.add_argument("b", metavar="B", help="the book after (e.g. xenotactics+errata)")
+        s.add_argument("--budget", type=int, default=None, metavar="N",
+                       help="evaluations per mechanic when comparing results (default 20000); past it, inputs are sampled")
+        s.add_argument("--time-limit", type=_seconds, default=None, metavar="SECONDS",
+                       help="the whole diff's time for its exact computations (default 60; one budget shared by "
+                            "every mechanic's calls and odds); past it, what was not compared says so")
+        s.add_argument("--json", action="store_true")
     if wanted("export"):
         s = add("export",
                 "write every book (or one) as JSON open data, with index.json and the JSON Schema")
@@ -229,7 +241,7 @@ def main(argv=None):
 
 def _run(args):
     command = {"books": cmd_books, "lookup": cmd_lookup, "show": cmd_show, "call": cmd_call,
-               "odds": cmd_odds, "check": cmd_check, "explain": cmd_explain, "export": cmd_export,
+               "odds": cmd_odds, "check": cmd_check, "explain": cmd_explain, "export": cmd_export, "diff": cmd_diff,
                "js": cmd_js, "lsp": cmd_lsp, "preview": cmd_preview, "cost": cmd_cost}[args.cmd]
     try:
         return command(args) or 0
@@ -281,8 +293,11 @@ def cmd_books(args):
     if args.json:
         _json(books)
         return 0
+    wid = max([16] + [len(b["id"]) for b in books])
+    wtitle = max([36] + [len(b["title"]) for b in books])
     for b in books:
-        _out(f"{b['id']:<16} {b['title']:<36} {b['rules']:>4} rules {b['mechanics']:>4} mechanics {b['examples']:>4} examples")
+        _out(f"{b['id']:<{wid}} {b['title']:<{wtitle}} {b['rules']:>4} rules {b['mechanics']:>4} mechanics "
+             f"{b['examples']:>4} examples")
     return 0
 
 
@@ -336,8 +351,7 @@ def _titles(idx, home: str, book=None):
     def title_of(b, rid):
         b = b or home
         if (b, rid) not in cache:
-            row = idx.con.execute("SELECT title FROM rules WHERE book=? AND rule=?", (b, rid)).fetchone()
-            title = row[0] if row else None
+            title = idx.title(b, rid)       # a layered book's inherited rule: its base's title
             if title is None and book is not None and b == book.id:
                 title = next((p.node.title for p in book.sections if p.node.id == rid), None)
             cache[(b, rid)] = title
@@ -686,6 +700,7 @@ def _odds(args, book, mech):
             return 0
         for line in odds_text.variants_lines(dists, exact=args.exact, label=lambda k: words.param(mech.name, k), **said):
             _out(line)
+        _odds_chart(args, lambda width, uni: odds_text.variants_chart(dists, said["show"], width, uni))
         return 0
     dist = distribution(mech, _meter=meter, **inputs)
     if args.json:
@@ -693,6 +708,7 @@ def _odds(args, book, mech):
         return 0
     for line in _fit("\n".join(odds_text.distribution_lines(dist, exact=args.exact, **said)), args).split("\n"):
         _out(line)
+    _odds_chart(args, lambda width, uni: odds_text.distribution_chart(dist, said["show"], width, uni, exact=args.exact))
     return 0
 
 
@@ -766,6 +782,13 @@ def cmd_cost(args):
         for line in odds_text.cost_lines(v, exact=args.exact, width=width, book_title=book.title):
             _out(line)
     return 0
+
+
+def _odds_chart(args, draw):
+    """The distribution drawn under its table (odds_text's charts), as wide as the terminal."""
+    out = _output(args)
+    _out()
+    _out("\n".join(draw(out.width, out.arrow == "→")))
 
 
 def _fit(text: str, args) -> str:
@@ -900,6 +923,23 @@ def cmd_check(args):
     if args.json:
         _json(report)
     return 1 if failed else 0
+
+
+def cmd_diff(args):
+    """`rules diff A B`: diff.py computes, diff_text.py says it in players' words."""
+    from . import diff
+    from .diff_text import lines
+    if args.budget is not None and args.budget < 1:
+        _die("--budget is a number of evaluations, at least 1")
+    a, b = _load(args.a), _load(args.b)
+    d = diff.diff_books(a, b, budget=args.budget or diff.DEFAULT_BUDGET,
+                        time_limit=args.time_limit or diff.DEFAULT_SECONDS)
+    if args.json:
+        _json(d)
+        return 0
+    for line in lines(d, a, b, _output(args).width):
+        _out(line)
+    return 0
 
 
 def cmd_export(args):

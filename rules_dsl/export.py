@@ -316,7 +316,19 @@ def book_data(book, library=None, consulted: set | None = None) -> dict:
         "about": _prose_of(h.prose, home, title_of), "files": [places.file(f) for f in book.ast.files],
         "dice": dice, "counts": counts, "sections": sections, "rules": rules, "mechanics": mechanics,
         "tables": tables, "constants": constants, "enums": enums, "checks": checks, "findings": findings,
+        **({"layers": [_layer_json(layer, places) for layer in book.layers]} if book.layers else {}),
     }
+
+
+def _layer_json(layer, places) -> dict:
+    """A layer of a layered book (layers.py): what it amends and each change, where it is
+    written and why."""
+    return {"id": layer.id, "name": layer.name, "base": layer.base, "title": layer.title,
+            "edition": layer.edition, "source": layer.source, "file": places.file(layer.file),
+            "changes": [{"number": c.number, "change": c.text, "because": c.reason, "verb": c.verb,
+                         "what": c.what, "target": c.target, "rules": list(c.rules), "names": list(c.names),
+                         "before": c.before, "after": c.after, "location": places.span(c.span)}
+                        for c in layer.changes]}
 
 
 def _title_of(book, library, consulted=None):

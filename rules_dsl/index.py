@@ -173,16 +173,81 @@ class Index:
         rec["score"] = round(score, 2)
         return rec
 
-    def get(self, book: str, rule: str) -> dict:
+    def _info(self, book: str) -> dict:
+        infos = self.__dict__.setdefault("_infos", {})
+        if book not in infos:
+            row = self.con.execute("SELECT data FROM books WHERE id = ?", (book,)).fetchone()
+            infos[book] = json.loads(row[0]) if row else {}
+        return infos[book]
+
+    def _chain(self, book: str) -> list:
+        """`book`, then its base, its base's base... (a layered book's, layers.py); one item
+        for a book that is no layer.  Bounded: a chain never loops (the loader refuses one)."""
+        out = [book]
+        while len(out) <= 16:
+            base = self._info(out[-1]).get("base")
+            if not base or base in out:
+                break
+            out.append(base)
+        return out
+
+    def _holder(self, book: str, rule: str, depth: int = 0):
+        """The rowid of the record that answers for `rule` of `book`: its own, or, for a rule
+        a layered book inherits unchanged, its base's (None when there is none)."""
         row = self.con.execute("SELECT rowid FROM rules WHERE book=? AND rule=?", (book, rule)).fetchone()
-        if row is None:
-            from .errors import NotFound
-            books = [b["id"] for b in self.books()]
-            if book not in books:
-                raise NotFound("book", book, books)
-            ids = [r[0] for r in self.con.execute("SELECT rule FROM rules WHERE book=?", (book,))]
-            raise NotFound("rule", rule, ids, where=book)
-        return self._record(row[0], 100)
+        if row is not None:
+            return row[0]
+        info = self._info(book)
+        if depth < 16 and info.get("base") and rule in info.get("inherits", ()):
+            return self._holder(info["base"], rule, depth + 1)
+        return None
+
+    def title(self, book: str, rule: str):
+        """The title of `rule` of `book` (an inherited rule's from its base), or None."""
+        rowid = self._holder(book, rule)
+        if rowid is None:
+            return None
+        return self.con.execute("SELECT title FROM rules WHERE rowid=?", (rowid,)).fetchone()[0]
+
+    def _as_of(self, rec: dict, book: str) -> dict:
+        """A base's record shown as the layered book's (an inherited rule)."""
+        if rec.get("book") != book:
+            rec = dict(rec, book=book)
+        return rec
+
+    def _allowed(self, book: str):
+        """The rowids a search of `book` may answer with: its own records, and for a layered
+        book the base records of the rules it inherits; None for a book that is no layer.
+        Read from the records of the book's chain alone (one query a book of the chain):
+        its cost follows the book, not the library."""
+        chain = self._chain(book)
+        if len(chain) == 1:
+            return None
+        allowed = set()
+        wanted = None          # the rule ids still looked for lower down the chain (None: all)
+        for bid in chain:
+            rows = dict(self.con.execute("SELECT rule, rowid FROM rules WHERE book=?", (bid,)))
+            for rule, rowid in rows.items():
+                if wanted is None or rule in wanted:
+                    allowed.add(rowid)
+            inherits = set(self._info(bid).get("inherits", ()))
+            wanted = inherits if wanted is None else (wanted & inherits)
+            wanted -= set(rows)
+            if not wanted:
+                break
+        return allowed
+
+    def get(self, book: str, rule: str) -> dict:
+        rowid = self._holder(book, rule)
+        if rowid is not None:
+            return self._as_of(self._record(rowid, 100), book)
+        from .errors import NotFound
+        books = [b["id"] for b in self.books()]
+        if book not in books:
+            raise NotFound("book", book, books)
+        ids = [r[0] for r in self.con.execute("SELECT rule FROM rules WHERE book=?", (book,))]
+        ids += self._info(book).get("inherits", [])
+        raise NotFound("rule", rule, ids, where=book)
 
     def _candidates(self, q: str) -> dict:
         """{term id: normalised name} of every distinct title or alias that can score
@@ -220,18 +285,25 @@ class Index:
         if not _norm(query):
             return out
         scores, matched = {}, {}
+        allowed = self._allowed(book) if book else None     # a layered book: its rules and its base's
+        home = book
+        scope = self._chain(book) if book else None           # the books whose records may answer
 
         def offer(rowid, score):
+            if allowed is not None and rowid not in allowed:
+                return
             if score > scores.get(rowid, 0):
                 scores[rowid] = score
 
         ref = query.strip().lower()
         if ref.count(":") == 1:        # a rule's stable id `book:rule`, typed as the site shows it
             bid, rid = ref.split(":")
-            if book in (None, bid):
-                row = self.con.execute("SELECT rowid FROM rules WHERE book=? AND rule=?", (bid, rid)).fetchone()
-                if row is not None:
-                    offer(row[0], 100)
+            if home in (None, bid):
+                rowid = self._holder(bid, rid)
+                if rowid is not None:
+                    if allowed is not None:
+                        allowed.add(rowid)
+                    offer(rowid, 100)
         from difflib import SequenceMatcher
         # "re-roll" is also asked as "reroll" (one spelling when the query has no hyphen)
         for q in dict.fromkeys((_norm(query), _norm(_unhyphenated(query)))):
@@ -245,13 +317,16 @@ class Index:
                     term_scores[tid] = s
             if term_scores:
                 marks = ",".join("?" * len(term_scores))
-                sql = f"SELECT term, rowid_, penalty FROM names WHERE term IN ({marks})" + (" AND book=?" if book else "")
-                params = list(term_scores) + ([book] if book else [])
+                sql = f"SELECT term, rowid_, penalty FROM names WHERE term IN ({marks})"
+                params = list(term_scores)
+                if scope:
+                    sql += f" AND book IN ({','.join('?' * len(scope))})"
+                    params += scope
                 for tid, rowid, penalty in self.con.execute(sql, params):
                     offer(rowid, term_scores[tid] - penalty)
         slots = self._slots(query)
         out["words"] = [s.word for s in slots]
-        hits, found = self._fulltext(slots, book, limit)
+        hits, found = self._fulltext(slots, scope, limit, allowed)
         out["unknown"] = [s.word for i, s in enumerate(slots) if not found[i]]
         if hits:
             best = hits[0][1]
@@ -262,7 +337,7 @@ class Index:
         for rowid, s in ranked:
             rec = self._record(rowid, s)
             rec["matched"] = matched.get(rowid, [])
-            out["results"].append(rec)
+            out["results"].append(self._as_of(rec, home) if allowed is not None else rec)
         return out
 
     # ------------------------------------------------------------ full text (textsearch.py)
@@ -310,10 +385,12 @@ class Index:
                                 "AND length(term) BETWEEN ? AND ?", (stem[0], upper, len(stem) - 2, len(stem) + 2))
         return similar_terms(stem, rows.fetchall())
 
-    def _fulltext(self, slots, book, limit: int):
+    def _fulltext(self, slots, scope, limit: int, allowed=None):
         """([(rowid, score, covered slots)] best first, at most `limit`; [slot found in any
         rule]): `textsearch.score` over every rule holding a query term (postings by key),
-        the nearness bonus worked out only for the rules that could still make the list."""
+        the nearness bonus worked out only for the rules that could still make the list.
+        `scope`: the ids of the books whose rules may answer (None: every book), each read
+        by its span of rowids; `allowed`: the rowids among them that may (a layered book's)."""
         from . import textsearch as ts
         found = [False] * len(slots)
         if not slots:
@@ -324,13 +401,17 @@ class Index:
         df = dict(self.con.execute(f"SELECT term, df FROM ft_terms WHERE term IN ({marks})", terms))
         idfs = {t: ts.idf(n_rules, d) for t, d in df.items()}
         docs = {}
-        span = self._span(book) if book else None
+        spans = [self._span(b) for b in scope] if scope else [None]
         for term in df:
-            sql = "SELECT doc, sat FROM ft_post WHERE term = ?" + (" AND doc BETWEEN ? AND ?" if span else "")
-            for doc, sat in self.con.execute(sql, (term,) + span if span else (term,)):
-                docs.setdefault(doc, {})[term] = sat
+            for span in spans:
+                sql = "SELECT doc, sat FROM ft_post WHERE term = ?" + (" AND doc BETWEEN ? AND ?" if span else "")
+                for doc, sat in self.con.execute(sql, (term,) + span if span else (term,)):
+                    if allowed is None or doc in allowed:
+                        docs.setdefault(doc, {})[term] = sat
         # a rule's book matters only for a book's own vocabulary (a term scoped to it)
-        books = self._book_of if any(t[3] is not None for s in slots for t in s.terms) else (lambda doc: None)
+        book_of = self._book_of if not scope else \
+            (lambda doc: next((b for b, (lo, hi) in zip(scope, spans) if lo <= doc <= hi), None))
+        books = book_of if any(t[3] is not None for s in slots for t in s.terms) else (lambda doc: None)
         for i, s in enumerate(slots):       # found by a term of its own, not by a near spelling
             found[i] = any(t[0] in df and t[0] not in s.fuzzy for t in s.terms)
         if not docs:
@@ -390,6 +471,7 @@ class Index:
         from .textsearch import stopwords, words
         out = []
         tries = [query] + [w for w in words(query) if len(w) >= 4 and w not in stopwords()]
+        scope = self._chain(book) if book else []     # a layered book: its base's titles too
         for q in dict.fromkeys(tries):
             nq = _norm(q)
             tids = list(self._candidates(nq)) if nq else []
@@ -398,8 +480,8 @@ class Index:
             marks = ",".join("?" * len(tids))
             titles = [r[0] for r in self.con.execute(
                 f"SELECT DISTINCT rules.title FROM names JOIN rules ON rules.rowid = names.rowid_ "
-                f"WHERE names.term IN ({marks})" + (" AND names.book = ?" if book else "") + " ORDER BY rules.title",
-                tids + ([book] if book else []))]
+                f"WHERE names.term IN ({marks})" + (f" AND names.book IN ({','.join('?' * len(scope))})" if scope else "")
+                + " ORDER BY rules.title", tids + scope)]
             lowered = {t.lower(): t for t in titles}
             if q is query:
                 hits = get_close_matches(q.lower(), list(lowered), n=n, cutoff=0.5)
@@ -455,8 +537,37 @@ def book_entry(library, bid: str) -> dict:
     from .records import rule_record
     from .textsearch import analyse_book
     records = [rule_record(book, r) for r in book.rules]
-    return {"info": book_info(book), "records": records, "deps": sorted(consulted), "error": None,
+    info = book_info(book)
+    if book.layers:
+        records, info = _own_records(library, book, records, info)
+    return {"info": info, "records": records, "deps": sorted(consulted), "error": None,
             "search": analyse_book(records, book.vocabulary)}
+
+
+def _own_records(library, book, records, info) -> tuple:
+    """A layered book's records (layers.py): only those of rules that differ from its
+    base's (changed or added by a layer); the others are the base's, and the book's info
+    says which (`inherits`), so the index holds each unchanged rule once and a search
+    across every book finds it once (`Index.get` and a search of the layered book read
+    them through its base)."""
+    from .errors import RulesError
+    from .records import rule_record
+    try:
+        base = library.load(book.base_id)
+    except RulesError:
+        return records, info
+    theirs = {r.id: _comparable(rule_record(base, r)) for r in base.rules}
+    own, inherits = [], []
+    for rec in records:
+        if theirs.get(rec["rule"]) == _comparable(rec):
+            inherits.append(rec["rule"])
+        else:
+            own.append(rec)
+    return own, dict(info, base=book.base_id, inherits=inherits)
+
+
+def _comparable(rec: dict) -> dict:
+    return {k: v for k, v in rec.items() if k not in ("book", "location")}
 
 
 def _entry_job(books_dir: str, cache_dir: str, bid: str) -> dict:
@@ -592,11 +703,14 @@ def _fill(con: sqlite3.Connection, entries: dict, fingerprint: str):
     from .textsearch import shared_vocabulary
     df, stems, n_rules = {}, {}, 0
     vocab = [(None, e) for e in shared_vocabulary().entries]
+    n_layered, df_layers = 0, {}   # layered books' records: not in the corpus' statistics (a term
+                                   # only they hold counts their rules)
     for bid, entry in entries.items():
         if entry["error"] is not None:
             sys.stderr.write(f"rules: book '{bid}' does not compile and is left out of the index: {entry['error']}\n")
             continue
-        first = n_rules + 1
+        layered = "base" in entry["info"]
+        first = n_rules + n_layered + 1
         search = entry["search"]
         stems.update(search["stems"])
         vocab += [(bid, e) for e in search["vocabulary"]]
@@ -604,17 +718,25 @@ def _fill(con: sqlite3.Connection, entries: dict, fingerprint: str):
             cur = con.execute("INSERT INTO rules VALUES (?, ?, ?, ?, ?)",
                               (bid, rec["rule"], rec["title"], json.dumps(rec["aliases"]), json.dumps(rec)))
             rowid = cur.lastrowid
-            n_rules += 1
             con.executemany("INSERT INTO ft_post VALUES (?, ?, ?, ?)", ((t, rowid, w, p) for t, w, p in doc["post"]))
-            for t, _w, _p in doc["post"]:
-                df[t] = df.get(t, 0) + 1
+            if layered:        # a layer's changed rule is scored against the books' statistics
+                n_layered += 1
+                for t, _w, _p in doc["post"]:
+                    df_layers[t] = df_layers.get(t, 0) + 1
+            else:
+                n_rules += 1
+                for t, _w, _p in doc["post"]:
+                    df[t] = df.get(t, 0) + 1
             for name, penalty in [(rec["title"], 0)] + [(a, 5) for a in rec["aliases"]]:
                 spellings = {_norm(name)}
                 if "-" in name:           # "Re-roll" is also found as "reroll"
                     spellings.add(_norm(_unhyphenated(name)))
                 for s in spellings:
                     con.execute("INSERT OR IGNORE INTO names VALUES (?, ?, ?, ?)", (term(s), cur.lastrowid, bid, penalty))
-        con.execute("INSERT INTO books VALUES (?, ?, ?, ?)", (bid, json.dumps(entry["info"]), first, n_rules))
+        con.execute("INSERT INTO books VALUES (?, ?, ?, ?)", (bid, json.dumps(entry["info"]), first,
+                                                              n_rules + n_layered))
+    for t, count in df_layers.items():
+        df.setdefault(t, count)
     con.executemany("INSERT INTO ft_terms VALUES (?, ?)", sorted(df.items()))
     con.executemany("INSERT INTO ft_stems VALUES (?, ?)", sorted(stems.items()))
     con.executemany("INSERT INTO ft_vocab VALUES (?, ?, ?, ?, ?, ?)",
@@ -622,7 +744,7 @@ def _fill(con: sqlite3.Connection, entries: dict, fingerprint: str):
     con.execute("INSERT INTO meta VALUES ('rules', ?)", (str(n_rules),))
     con.executescript("""
         CREATE INDEX rules_ref ON rules(book, rule);
-        CREATE INDEX names_term ON names(term);
+        CREATE INDEX names_term ON names(term, book);     -- a search of one book (and its base) reads its own names
         CREATE INDEX ft_vocab_first ON ft_vocab(first);
         CREATE INDEX ft_post_term ON ft_post(term, doc);
         CREATE VIRTUAL TABLE tri USING fts5(norm, content = 'terms', content_rowid = 'id', tokenize = 'trigram');

@@ -28,13 +28,14 @@ def fingerprint(paths_) -> tuple:
     return tuple(cachekeys.stamp(p) for p in paths_)
 
 
-def parse_cached(path: Path, use_cache: bool = True, cache: Path | None = None):
+def parse_cached(path: Path, use_cache: bool = True, cache: Path | None = None, layer: bool = False):
     """Parse one file, reusing a cached AST when the content is unchanged.
 
-    The entry is keyed by `cachekeys.key` (the file's bytes and path, and the
-    ``parse`` code fingerprint) and replaces the file's older entries.
+    The entry is keyed by `cachekeys.key` (the file's bytes and path, what it is
+    parsed as, and the ``parse`` code fingerprint) and replaces the file's older
+    entries.  A `layer` file is parsed as one (`parser.parse_layer_text`).
     """
-    from .parser import parse_text
+    from .parser import parse_layer_text, parse_text
 
     path = Path(path)
     data = path.read_bytes()
@@ -45,7 +46,7 @@ def parse_cached(path: Path, use_cache: bool = True, cache: Path | None = None):
         raise RulebookError([Diagnostic(str(path), 1, 1, f"the file is not UTF-8 text: {e}")]) from None
     name = str(path)
     folder = Path(cache) if cache is not None else Path(paths.cache_dir())
-    key = cachekeys.key(data, name, code=cachekeys.code_fingerprint("parse"))
+    key = cachekeys.key(data, name, "layer" if layer else "book", code=cachekeys.code_fingerprint("parse"))
     cfile = folder / "ast" / f"{cachekeys.slot(name)}-{key[:32]}.pickle"
     if use_cache and cfile.is_file():
         try:
@@ -53,7 +54,7 @@ def parse_cached(path: Path, use_cache: bool = True, cache: Path | None = None):
                 return pickle.load(f), text
         except Exception:
             pass  # a damaged cache entry is simply rebuilt
-    sf = parse_text(text, name, partial=True)
+    sf = (parse_layer_text if layer else parse_text)(text, name, partial=True)
     if use_cache and paths.write_pickle(cfile, sf):  # caching is an optimisation only
         cachekeys.replace_entry(str(cfile), root=str(folder))
     return sf, text
@@ -108,15 +109,28 @@ class Library:
         for p in d.iterdir():
             if p.suffix == ".rules" and p.is_file():
                 ids.add(p.stem)
-            elif p.is_dir() and any(p.glob("*.rules")):
-                ids.add(p.name)
+            elif p.is_dir() and "+" not in p.name and any(p.glob("*.rules")):
+                ids.add(p.name)       # (a layer is one file: `base+name.rules`)
         return sorted(ids)
 
     def book_files(self, book_id: str) -> list:
         """The source files of a book, in reading order; `NotFound` if there is no such book
-        (`BadBookId`, one of them, if `book_id` is not a name: ids are never paths)."""
+        (`BadBookId`, one of them, if `book_id` is not a name: ids are never paths).
+        A layered book's (`base+name`, layers.py) are its base's files, then its layer's
+        file: what its compiled result depends on.  A base that is missing adds nothing
+        here (`parse_book` says so, at the layer's header)."""
         paths.check_book_id(book_id, self.book_ids)
         d = self.books_dir
+        if "+" in book_id:
+            own = d / f"{book_id}.rules"
+            if not own.is_file():
+                raise NotFound("book", book_id, self.book_ids())
+            base = book_id.rpartition("+")[0]
+            try:
+                below = self.book_files(base) if base.count("+") < 16 else []
+            except NotFound:
+                below = []
+            return below + [own]
         single = d / f"{book_id}.rules"
         folder = d / book_id
         if single.is_file():
@@ -155,6 +169,8 @@ class Library:
         has a tree, so the semantic passes can run before those are reported."""
         from .model import assemble
 
+        if "+" in book_id:
+            return self._parse_layered(book_id, use_cache, partial)
         files, texts, diags, early = [], {}, [], []
         for path in self.book_files(book_id):
             try:
@@ -172,6 +188,31 @@ class Library:
         if early:
             raise RulebookError(early)
         return assemble(book_id, files), texts
+
+    def _parse_layered(self, book_id: str, use_cache: bool, partial: bool):
+        """`parse_book` of a layered book: its base (parsed, or amended by its own layer),
+        then the amend pass (layers.apply_layer) with the layer's changes."""
+        from . import layers
+
+        path = self.books_dir / f"{book_id}.rules"
+        if not path.is_file():
+            raise NotFound("book", book_id, self.book_ids())
+        lf, text = parse_cached(path, use_cache, self.cache_dir, layer=True)
+        problems = layers.check_header(lf, book_id, text, self.book_ids())
+        if problems:
+            raise RulebookError(problems)
+        try:
+            base, texts, early = self.parse_book(layers.split_id(book_id)[0], use_cache, partial=True)
+        except RulebookError as e:
+            raise layers.layered_error(lf, e) from None
+        ast, diags = layers.apply_layer(base, lf, book_id, text)
+        texts = {**texts, str(path): text}
+        early = list(early) + list(lf.diagnostics) + diags
+        if partial:
+            return ast, texts, early
+        if early:
+            raise RulebookError(early)
+        return ast, texts
 
     def _other_ids(self):
         """Rule and section ids of another book (parse only), for cross-references."""
@@ -206,7 +247,11 @@ class Library:
         try:
             syms = check_book(ast, texts, other_ids)
         except RulebookError as e:   # the tree builder's problems and the semantic ones, in one report
-            raise RulebookError(sorted(list(early) + e.diagnostics, key=lambda d: (d.file, d.line, d.column))) from None
+            found = sorted(list(early) + e.diagnostics, key=lambda d: (d.file, d.line, d.column))
+            if ast.layers:           # a layered book: say which change each problem follows from
+                from .layer_causes import explain_diagnostics
+                found = explain_diagnostics(ast, found)
+            raise RulebookError(found) from None
         if early:
             raise RulebookError(list(early))
         return Book(ast, CompiledBook(ast, syms, texts))
@@ -275,11 +320,33 @@ class Library:
         """Compile a book from source text (one file's worth; its header names the book).
         Cross-references resolve against this library's books.  Nothing is cached."""
         from .model import assemble
-        from .parser import parse_text
+        from .parser import parse_layer_text, parse_text
 
+        if _first_word(text) == "layer":       # a layer: on a book of this library
+            from . import layers
+            lf = parse_layer_text(text, name)
+            book_id = f"{lf.header.base}{layers.SEP}{lf.header.name}"
+            problems = layers.check_header(lf, book_id, text, self.book_ids())
+            if problems:
+                raise RulebookError(problems)
+            try:
+                base, texts, early = self.parse_book(lf.header.base, partial=True)
+            except RulebookError as e:
+                raise layers.layered_error(lf, e) from None
+            ast, diags = layers.apply_layer(base, lf, book_id, text)
+            return self._compile(ast, {**texts, name: text}, list(early) + diags)
         sf = parse_text(text, name)
         book_id = sf.header.id if sf.header is not None else "unnamed"
         return self._compile(assemble(book_id, [sf]), {name: text})
+
+
+def _first_word(text: str) -> str:
+    """The first word of a source, comments and blank lines aside."""
+    for line in text.lstrip("\ufeff").splitlines():
+        line = line.split("#", 1)[0].strip()
+        if line:
+            return line.split(None, 1)[0]
+    return ""
 
 
 DEFAULT = Library()

@@ -21,6 +21,7 @@ class BookAST:
     files: tuple           # of str (paths)
     items: tuple           # top-level items of every file, in order
     skipped: frozenset = frozenset()   # names declared by items a syntax error left out (not "unknown")
+    layers: tuple = ()     # of layers.LayerInfo: what each layer on the book changed (a layered book)
 
 
 @dataclass(frozen=True)

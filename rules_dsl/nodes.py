@@ -528,3 +528,64 @@ def iter_nodes(node):
         yield x
         children = [getattr(x, f) for f in x.__dataclass_fields__ if f != "span"]
         stack.extend(reversed(children))
+
+
+# ----------------------------------------------------------------------- layers
+@dataclass(frozen=True)
+class LayerHeader:
+    """`layer errata on xenotactics { title "..." ... }`: a layer's name, the book it
+    amends (a book's id, or another layer's: `xenotactics+errata`) and its words."""
+    span: Span
+    name: str
+    base: str
+    base_span: Span
+    title: str = ""
+    edition: str = ""
+    source: str = ""
+    prose: tuple = ()      # of Prose
+
+
+@dataclass(frozen=True)
+class Change:
+    """One change of a layer, as an errata sheet lists it: a verb, what it amends, the
+    new thing, and why (`because`).  layers.py applies it to the base book's AST.
+
+    `what` says what kind of thing `target` names: "rule", "section", "mechanic",
+    "table", "const", "enum", "check" (a whole one), "note", "example", "aliases",
+    "keywords", "title", "text" (a rule's parts), "question", "answer" (a mechanic's),
+    "row", "cell" (a table's: `keys` are the row's keys, `field` a record's column),
+    "member" (an enum's), "called" (a name's words: `field` names a parameter, a
+    member, a key, a field or a roll of `target`, or "result")."""
+    span: Span
+    verb: str              # "replace" | "add" | "remove" | "change"
+    what: str
+    target: str
+    target_span: Span
+    keys: tuple = ()       # of (key name or "", Expr): a table row's keys
+    field: str = ""
+    index: int = 0         # a note's number, from 1
+    title: str = ""        # an example's title
+    value: object = None   # the new thing: a Rule, a Section, a declaration, Prose, a Note, an
+                           # Example, a row (tuple of Cell), an Expr, a str, a tuple of str
+    place: tuple = ()      # where an added rule or section goes: (how, id, Span), how in
+                           # "section" (at the end of it), "after", "before"
+    reason: Optional[Prose] = None     # `because "..."`
+    text: str = ""         # the change's first line as written, for messages
+
+
+@dataclass(frozen=True)
+class LayerFile:
+    """One parsed layer file: its header and its changes, in order (diagnostics as
+    for `SourceFile`)."""
+    path: str
+    header: LayerHeader
+    changes: tuple
+    diagnostics: tuple = ()
+    skipped: tuple = ()        # as for `SourceFile`: a layer is not recovered after a syntax error
+    recovered: bool = False    # (its first syntax error is reported), so these stay empty
+
+    @property
+    def items(self) -> tuple:
+        """The rules, sections and declarations the changes bring (an editor's outline)."""
+        return tuple(c.value for c in self.changes
+                     if isinstance(c.value, (Rule, Section, Const, Enum, Mechanic, Table, Check)))

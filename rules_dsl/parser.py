@@ -70,6 +70,42 @@ def parse_text(text: str, path: str = "<string>", partial: bool = False) -> n.So
     return sf
 
 
+def parse_layer_text(text: str, path: str = "<string>", partial: bool = False) -> n.LayerFile:
+    """Parse one layer file (`layer NAME on BOOK { ... }` and its changes) from the
+    grammar's `layer_file` start symbol, within the limits a book keeps; raise
+    RulebookError on a syntax problem (with `partial`, the tree builder's own problems
+    are left in `LayerFile.diagnostics`, as for `parse_text`)."""
+    from lark.exceptions import UnexpectedInput
+
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    size = len(text.encode("utf-8", "surrogatepass"))
+    if size > MAX_FILE_BYTES:
+        raise RulebookError([Diagnostic(path, 1, 1, f"this layer file is {size / 1e6:.1f} MB; "
+                                        f"a file may hold at most {MAX_FILE_BYTES / 1e6:.0f} MB",
+                                        "split the layer into layers on top of each other", line_of(text, 1))])
+    try:
+        tree = lark_parser().parse(text, start="layer_file")
+    except UnexpectedInput as e:
+        d = syntax_diagnostic(e, text, path)
+        if d.line == 1 or not text.lstrip().startswith("layer"):
+            first = text.lstrip().split(None, 1)[0] if text.strip() else ""
+            if first != "layer":
+                d = Diagnostic(path, d.line, d.column, d.message,
+                               "a layer file starts with `layer NAME on BOOK { ... }`, then its changes "
+                               "(replace, add, remove, change: see docs/language.md, \"Layers\")", d.source_line)
+        raise RulebookError([d]) from None
+    deep = too_deep(tree)
+    if deep is not None:
+        line, col = deep
+        raise RulebookError([Diagnostic(path, line, col, f"nested more than {MAX_NESTING} levels deep",
+                                        "split the expression with `let`", line_of(text, line))])
+    lf = _Builder(path, text).layer_file(tree)
+    if lf.diagnostics and not partial:
+        raise RulebookError(list(lf.diagnostics))
+    return lf
+
+
 def _recover(text: str, path: str, e):
     """After a syntax error: (the tree of what parses once the broken parts are mended
     or left out, or None; the syntax diagnostics; names the left-out items declare).
@@ -202,7 +238,214 @@ def parse_file(path) -> n.SourceFile:
 
 
 
-class _Builder:
+class _LayerBuilding:
+    """The tree builder's part for layer files (`layer_file`): the header and one
+    `nodes.Change` per change; the things a change brings (rules, declarations, rows,
+    prose) are built by the book's own methods."""
+
+    MAX_CHANGES = 10_000     # changes in one layer file
+
+    def layer_file(self, tree) -> n.LayerFile:
+        head, *changes = tree.children
+        header = self.layer_header(head)
+        if len(changes) > self.MAX_CHANGES:
+            self.error(changes[self.MAX_CHANGES], f"a layer holds at most {self.MAX_CHANGES} changes",
+                       "split it into layers on top of each other")
+            changes = changes[:self.MAX_CHANGES]
+        out = []
+        for ch in changes:
+            c = self.change(ch)
+            if c is not None:
+                out.append(c)
+        return n.LayerFile(self.path, header, tuple(out), tuple(self.errors))
+
+    def layer_header(self, t) -> n.LayerHeader:
+        name, base, *fields = t.children
+        kept = {"title": "", "edition": "", "source": ""}
+        prose = []
+        for f in fields:
+            if f.data in ("h_title", "h_edition", "h_source"):
+                kept[f.data[2:]] = self.string(f.children[0])
+            elif f.data == "h_prose":
+                prose.append(self.prose(f.children[0]))
+            else:
+                word = {"h_units": "units", "h_findings": "findings", "h_dice": "dice", "h_custom_die": "die",
+                        "h_vocabulary": "vocabulary"}.get(f.data, f.data)
+                self.error(f, f"a layer keeps its book's `{word}`",
+                           "a layer's header holds its title, edition, source and prose; "
+                           "the book it amends keeps the rest")
+        return n.LayerHeader(self.span(t), str(name), str(base), self.span(base), prose=tuple(prose), **kept)
+
+    def change(self, t):
+        body, because = t.children
+        sp, bsp = self.span(t), self.span(body)
+        first = line_of(self.text, sp.line)
+        text = (first[sp.column - 1:bsp.end_column - 1] if bsp.end_line == sp.line
+                else first[sp.column - 1:].rstrip() + " …").strip()
+        reason = self.prose(because.children[0]) if because is not None else None
+        made = getattr(self, "c_" + body.data)(body)
+        if made is None:
+            return None
+        what, target, target_span, extra = made
+        verb = body.data.split("_", 1)[0]
+        return n.Change(sp, verb, what, target, target_span, reason=reason,
+                        text=text if len(text) <= 200 else text[:199] + "…", **extra)
+
+    # each c_<alternative> gives (what, target, where the target is written, the other fields)
+    def c_replace_decl(self, t):
+        d = self.decl(t.children[0])
+        return type(d).__name__.lower(), d.name, d.span, {"value": d}
+
+    def c_replace_rule(self, t):
+        r = self.rule(t.children[0])
+        return "rule", r.id, self.span(t.children[0].children[0]), {"value": r}
+
+    def c_add_rule(self, t):
+        r = self.rule(t.children[0])
+        return "rule", r.id, self.span(t.children[0].children[0]), {"value": r, "place": self.place(t.children[1])}
+
+    def c_add_section(self, t):
+        sec = self.section(t.children[0])
+        place = self.place(t.children[1]) if t.children[1] is not None else ()
+        return "section", sec.id, self.span(t.children[0].children[0]), {"value": sec, "place": place}
+
+    def place(self, t):
+        how = {"place_in": "section", "place_after": "after", "place_before": "before"}[t.data]
+        return (how, str(t.children[0]), self.span(t.children[0]))
+
+    def c_add_decl(self, t):
+        d = self.decl(t.children[0])
+        rid = t.children[1]
+        return "decl", str(rid), self.span(rid), {"value": d}
+
+    def c_add_note(self, t):
+        kind, text, rid = t.children
+        if str(kind) not in n.NOTE_KINDS:
+            from .errors import did_you_mean
+            self.error(kind, f"unknown note kind '{kind}'",
+                       did_you_mean(str(kind), n.NOTE_KINDS) or "kinds: " + ", ".join(n.NOTE_KINDS))
+        return "note", str(rid), self.span(rid), {"value": n.Note(self.span(t), str(kind), self.prose(text))}
+
+    def c_add_example(self, t):
+        title, body, rid = t.children
+        return "example", str(rid), self.span(rid), {"value": self.example(title, body)}
+
+    def c_add_row(self, t):
+        row, name = t.children
+        return "row", str(name), self.span(name), {"value": tuple(self.cell(c) for c in row.children)}
+
+    def c_add_member(self, t):
+        member, name = t.children
+        mname, called, printed = member.children
+        value = (str(mname), self.called(called), self.string(printed) if printed is not None else None)
+        return "member", str(name), self.span(name), {"value": value, "field": str(mname)}
+
+    def c_add_aliases(self, t):
+        *words, rid = t.children
+        return "aliases", str(rid), self.span(rid), {"value": tuple(self.string(w) for w in words)}
+
+    def c_add_keywords(self, t):
+        *words, rid = t.children
+        return "keywords", str(rid), self.span(rid), {"value": tuple(self.string(w) for w in words)}
+
+    def c_remove_rule(self, t):
+        return "rule", str(t.children[0]), self.span(t.children[0]), {}
+
+    def c_remove_section(self, t):
+        return "section", str(t.children[0]), self.span(t.children[0]), {}
+
+    def c_remove_decl(self, t):
+        kind, name = t.children
+        return str(kind.children[0]), str(name), self.span(name), {}
+
+    def c_remove_row(self, t):
+        return self.row_address(t.children[0], "row")
+
+    def c_remove_member(self, t):
+        member, name = t.children
+        return "member", str(name), self.span(name), {"field": str(member)}
+
+    def c_remove_note(self, t):
+        number, rid = t.children
+        return "note", str(rid), self.span(rid), {"index": self.int(number)}
+
+    def example_ref(self, tok) -> dict:
+        """An example named by its title ("...") or its number in the rule (from 1)."""
+        if tok.type == "INT":
+            return {"index": self.int(tok)}
+        return {"title": self.string(tok)}
+
+    def c_remove_example(self, t):
+        ref, rid = t.children
+        return "example", str(rid), self.span(rid), self.example_ref(ref)
+
+    def c_change_title(self, t):
+        rid, title = t.children
+        return "title", str(rid), self.span(rid), {"value": self.string(title)}
+
+    def c_change_text(self, t):
+        rid, text = t.children
+        return "text", str(rid), self.span(rid), {"value": self.prose(text)}
+
+    def c_change_note(self, t):
+        number, rid, text = t.children
+        return "note", str(rid), self.span(rid), {"index": self.int(number), "value": self.prose(text)}
+
+    def c_change_example(self, t):
+        ref, rid, body = t.children
+        return "example", str(rid), self.span(rid), dict(self.example_ref(ref),
+                                                         value=self.example(ref if ref.type == "STRING" else None, body))
+
+    def c_change_question(self, t):
+        name, words = t.children
+        return "question", str(name), self.span(name), {"value": n.Phrase(self.span(words), self.string(words))}
+
+    def c_change_answer(self, t):
+        name, words = t.children
+        return "answer", str(name), self.span(name), {"value": n.Phrase(self.span(words), self.string(words))}
+
+    def c_change_row(self, t):
+        what, target, where, extra = self.row_address(t.children[0], "row") or (None,) * 4
+        if what is None:
+            return None
+        return what, target, where, dict(extra, value=tuple(self.cell(c) for c in t.children[1].children))
+
+    def c_change_value(self, t):
+        target, value = self.expr(t.children[0]), self.expr(t.children[1])
+        if isinstance(target, n.Name):
+            return "const", target.name, target.span, {"value": value}
+        made = self.row_address(t.children[0], "cell")
+        if made is None:
+            return None
+        return made[0], made[1], made[2], dict(made[3], value=value)
+
+    def c_change_called(self, t):
+        target, words = self.expr(t.children[0]), t.children[1]
+        phrase = n.Phrase(self.span(words), self.string(words))
+        if isinstance(target, n.Name):
+            return "called", target.name, target.span, {"value": phrase}
+        if isinstance(target, n.Attr) and isinstance(target.obj, n.Name):
+            return "called", target.obj.name, target.obj.span, {"field": target.name, "value": phrase}
+        self.error(target.span, "`change ... called` names a declaration, or one of its inputs, members, "
+                   "keys, fields or rolls", 'e.g. change suppression_state.under_fire called "Pinned"')
+        return None
+
+    def row_address(self, t, what):
+        """`table(keys)` (a row, or a one-value table's cell) or `table(keys).field` (a cell)."""
+        e = self.expr(t)
+        field = ""
+        if what == "cell" and isinstance(e, n.Attr):
+            field, e = e.name, e.obj
+        if isinstance(e, n.Call) and isinstance(e.func, n.Name) and not e.mode:
+            keys = tuple(("", a) for a in e.args) + tuple(e.kwargs)
+            return what, e.func.name, e.func.span, {"keys": keys, "field": field}
+        self.error(e.span, "a table's row is named by the table and its keys",
+                   'e.g. superterrans_prices("Sniper") for a row, superterrans_prices("Sniper").listed for '
+                   "one of its cells, max_actions for a constant")
+        return None
+
+
+class _Builder(_LayerBuilding):
     """Walks lark's tree and returns AST nodes with spans."""
 
     def __init__(self, path: str, text: str):
@@ -436,17 +679,19 @@ class _Builder:
                                did_you_mean(kind, n.NOTE_KINDS) or "kinds: " + ", ".join(n.NOTE_KINDS))
                 kw["notes"].append(n.Note(self.span(ch), kind, self.prose(ch.children[1])))
             elif d == "example":
-                title_tok, body = ch.children
-                raw = str(body)[3:-3]
-                lead = len(raw) - len(raw.lstrip("\n"))
-                first = body.line + lead
-                from .example_parser import parse_example
-                kw["examples"].append(n.Example(self.span(body), self.string(title_tok) if title_tok else "",
-                                                _dedent(raw), first, parse_example(self, body)))
+                kw["examples"].append(self.example(*ch.children))
             else:
                 kw["decls"].append(self.decl(ch))
         return n.Rule(self.span(t), str(t.children[0]), self.string(t.children[1]), source=source,
                       **{k: tuple(v) for k, v in kw.items()})
+
+    def example(self, title_tok, body) -> n.Example:
+        """`example ["title"] PROSE`: its text and its `>>>` cases (example_parser.py)."""
+        from .example_parser import parse_example
+        raw = str(body)[3:-3]
+        lead = len(raw) - len(raw.lstrip("\n"))
+        return n.Example(self.span(body), self.string(title_tok) if title_tok else "", _dedent(raw),
+                         body.line + lead, parse_example(self, body))
 
     # ------------------------------------------------------------ declarations
     def decl(self, t):

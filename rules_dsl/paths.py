@@ -13,8 +13,11 @@ def books_dir() -> str:
     return os.environ.get("RULES_DSL_BOOKS") or os.path.join(os.path.dirname(_PKG), "rulebooks")
 
 
-#: a book id: what a `book` header names (grammar.lark's ID), and so a book's file or folder name
-BOOK_ID = re.compile(r"[a-z][a-z0-9]*(?:-[a-z0-9]+)*")
+#: a book id: what a `book` header names (grammar.lark's ID), and so a book's file or folder name;
+#: a layered book's (layers.py) adds `+NAME` for each layer on it (grammar.lark's LAYERED,
+#: `xenotactics+errata`): its layer's file name, still a name, never a path.  A chain deeper
+#: than layers.MAX_DEPTH is a name too: it is refused at its layer's header, located.
+BOOK_ID = re.compile(r"[a-z][a-z0-9]*(?:-[a-z0-9]+)*(?:\+[a-z][a-z0-9]*(?:-[a-z0-9]+)*){0,32}")
 
 
 def check_book_id(book_id, known=None) -> str:
@@ -37,7 +40,8 @@ def check_book_id(book_id, known=None) -> str:
         reason = "a book id is a name, such as null-strike, never a path"
     else:
         reason = ("a book id is lower-case letters and digits, words joined by single hyphens, "
-                  "starting with a letter (such as null-strike), as its `book` header writes it")
+                  "starting with a letter (such as null-strike), as its `book` header writes it; "
+                  "a layered book adds +LAYER (such as xenotactics+errata)")
     raise BadBookId(book_id, reason, known() if callable(known) else (known or ()))
 
 

@@ -5,7 +5,8 @@ beside the package), whatever its name; `.rules` files elsewhere are left alone.
 
 Each `example` block of a `.rules` file becomes one item named after
 its rule, reported at file:line; a book that fails to compile is one failing
-item that shows the diagnostics.
+item that shows the diagnostics.  A layer's file (`base+name.rules`) collects
+every example of its layered book, the base's included, run under the layer.
 """
 from __future__ import annotations
 
@@ -46,7 +47,10 @@ class RulesFile(pytest.File):
         except RulesError as e:
             yield CompileItem.from_parent(self, name=f"{book_id}[compile]", error=e)
             return
-        if book.findings_fail and Path(book.ast.files[0]).resolve() == self.path.resolve():
+        # a layered book (layers.py) is collected from its layer's file: every example of the
+        # book, its base's included (run under the layer), and its findings
+        home = Path(book.ast.files[-1] if book.layers else book.ast.files[0]).resolve()
+        if book.findings_fail and home == self.path.resolve():
             yield FindingsItem.from_parent(self, name=f"{book_id}[findings]", book=book)
         counts = {}
         for rule_id, _ in book.example_cases():
@@ -54,7 +58,7 @@ class RulesFile(pytest.File):
         seen = {}
         for rule_id, ex in book.example_cases():
             seen[rule_id] = seen.get(rule_id, 0) + 1
-            if Path(ex.span.file).resolve() != self.path.resolve():
+            if Path(ex.span.file).resolve() != self.path.resolve() and not (book.layers and home == self.path.resolve()):
                 continue
             name = f"{book.id}:{rule_id}" + (f"[{seen[rule_id]}]" if counts[rule_id] > 1 else "")
             yield ExampleItem.from_parent(self, name=f"{name} (line {ex.first_line})", book=book,

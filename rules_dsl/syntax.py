@@ -40,7 +40,7 @@ def lark_parser(use_cache: bool = True):
             cache = os.path.join(paths.cache_dir(), "grammar.lark-cache")
         except OSError:
             cache = False
-    return Lark(GRAMMAR_PATH.read_text(), parser="lalr", lexer="contextual", start=["start", "example_expr"],
+    return Lark(GRAMMAR_PATH.read_text(), parser="lalr", lexer="contextual", start=["start", "example_expr", "layer_file"],
                 propagate_positions=True, maybe_placeholders=True, cache=cache)
 
 

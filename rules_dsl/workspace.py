@@ -78,6 +78,7 @@ class BookState:
     syms: object = None              # checks.Symbols (declarations only)
     resolved: dict = field(default_factory=dict)   # Name -> resolve.Resolved
     diagnostics: dict = field(default_factory=dict)  # path -> [Diagnostic]
+    layered: object = None           # a layered book's amended BookAST (layers.py), when the layer applied
 
 
 def name_loc(text: str, path: str, span: n.Span, name: str) -> Loc:
@@ -194,6 +195,8 @@ class Workspace:
             files = [f.resolve() for f in lib.book_files(book_id)]
         except Exception:
             files = []
+        if "+" in book_id:       # a layered book (layers.py): its base's files and its layer's, in that order
+            return lib, book_id, [str(f) for f in files] + ([str(p)] if p not in files else [])
         if p not in files:
             files = sorted(files + [p])
         if len(files) > 1 or (files and files[0].parent.name == book_id and files[0].stem != book_id):
@@ -203,13 +206,14 @@ class Workspace:
         return lib, book_id, [str(f) for f in files]
 
     def _parse(self, path: str, text: str):
-        from .parser import parse_text
+        from .layers import is_layer_file
+        from .parser import parse_layer_text, parse_text
 
         hit = self._parsed.get(path)
         if hit is not None and hit[0] == text:
             return hit[1], hit[2]
         try:
-            sf = parse_text(text, path, partial=True)
+            sf = (parse_layer_text if is_layer_file(path) else parse_text)(text, path, partial=True)
             out = (sf, list(sf.diagnostics))
             if not sf.recovered:     # a tree mended after syntax errors lacks the item being edited
                 self._good[path] = sf
@@ -224,7 +228,6 @@ class Workspace:
         """Parse and check the book of `path` with the open documents' texts; every
         diagnostic of every file of the book, keyed by path (files without any: []).
         Without `check`, only parse and index the names (syntax errors only)."""
-        from .model import assemble
 
         lib, book_id, files = self.locate(path)
         texts, trees, syntax, early = {}, {}, [], []
@@ -251,8 +254,10 @@ class Workspace:
             found = syntax + early
         else:
             try:
-                ast = assemble(book_id, [trees[f] for f in files])
-                found = self._check(lib, ast, texts, early, run_examples, findings)
+                from .layers import assemble_layered
+                ast, amended = assemble_layered(book_id, [trees[f] for f in files], texts)
+                state.layered = ast if ast.layers else None
+                found = self._check(lib, ast, texts, early + amended, run_examples, findings)
             except RulebookError as e:
                 found = list(e.diagnostics)
             except Exception as e:
@@ -273,7 +278,9 @@ class Workspace:
         book = lib._compile(ast, texts, early)   # raises RulebookError with every diagnostic
         out = list(book.warnings)
         if run_examples:
-            for r in book.run_examples():
+            for (_rid, ex), r in zip(book.example_cases(), book.run_examples()):
+                if ast.layers and not r.passed:
+                    out.extend(_at_changes(ast, ex, r, texts))
                 for c in r.cases:
                     if c.passed:
                         continue
@@ -303,9 +310,10 @@ class Workspace:
         from .model import BookAST
         from .resolve import resolve_book
 
-        sfs = [state.trees[f] for f in state.files if f in state.trees]
+        sfs = [state.trees[f] for f in state.files if f in state.trees and isinstance(state.trees[f], n.SourceFile)]
         header = next((sf.header for sf in sfs if sf.header is not None), None) or n.Header(n.NOWHERE, state.book_id)
-        state.ast = BookAST(state.book_id, header, tuple(sf.path for sf in sfs), tuple(it for sf in sfs for it in sf.items))
+        state.ast = state.layered or BookAST(state.book_id, header, tuple(sf.path for sf in sfs),
+                                                               tuple(it for sf in sfs for it in sf.items))
         try:
             state.syms = collect_declarations(state.ast, Reporter(state.texts))
             state.resolved = resolve_book(state.ast, state.syms)
@@ -707,6 +715,25 @@ class Workspace:
         if sf is not None:
             visit(sf.items)
         return out
+
+
+def _at_changes(ast, ex, result, texts) -> list:
+    """A base book's worked example that a layer breaks, said at the changes it follows
+    from too (layer_causes.py), so that the layer's own file shows why."""
+    from .layer_causes import causes
+    out = []
+    for case, c in zip(ex.cases, result.cases):
+        if c.passed:
+            continue
+        for ch in causes(ast, case.expr)[:3]:
+            src = texts.get(ch.span.file, "").split("\n")
+            line = src[ch.span.line - 1] if 0 < ch.span.line <= len(src) else ""
+            out.append(Diagnostic(ch.span.file, ch.span.line, ch.span.column,
+                                  f"this change breaks a worked example of the base book at {c.location}: "
+                                  f">>> {c.source}: expected {c.expected}, got {c.got}",
+                                  "give the example its new value in the layer (change example ... of rule ... "
+                                  "to ...), or change this change", line))
+    return out
 
 
 def _open_call(before: str) -> str:

@@ -30,11 +30,13 @@ def test_ranking_keeps_the_recorded_top_results(real_books):
     the same; one first result changed: "fall back" now finds Hollow Fields' Nerve Tokens,
     whose Routed state the vocabulary's retreat group holds, instead of a 20-point
     any-word match).  The same first result, with the same score, for every query, and
-    the same top three."""
+    the same top three.  Among the books, that is: a layer's changed rule (xenotactics+errata,
+    null-strike+house...) is scored against the books' statistics, so it takes its place
+    beside its base's rule without moving any book's score (layers.py; index.py)."""
     baseline = json.loads(BASELINE.read_text())
     assert len(baseline) >= 30
     for case in baseline:
-        got = real_books.lookup(case["query"], limit=3)
+        got = [r for r in real_books.lookup(case["query"], limit=12) if "+" not in r["book"]][:3]
         assert [f"{r['book']}:{r['rule']}" for r in got] == case["top"], case["query"]
         assert [r["score"] for r in got] == case["scores"], case["query"]
 
@@ -198,3 +200,111 @@ def test_a_kept_compiled_book_is_compiled_again_when_a_book_it_refers_to_changes
     (books / "b.rules").write_text(b_text.replace("target", "elsewhere"), encoding="utf-8")
     with pytest.raises(RulebookError, match="target"):
         lib.load("a")
+
+
+# ------------------------------------------------------------------ layered books (layers.py)
+def _layered_library(folder: Path, copies: int) -> Path:
+    """The tutorial book, its house-rules layer (`skirmish-tutorial+house`), and `copies`
+    copies of the tutorial under other ids (the same words: a search that read them would
+    find them)."""
+    folder.mkdir()
+    for name in ("skirmish-tutorial.rules", "skirmish-tutorial+house.rules"):
+        (folder / name).write_text((REPO / "rulebooks" / name).read_text("utf-8"), "utf-8")
+    text = (REPO / "rulebooks" / "skirmish-tutorial.rules").read_text("utf-8")
+    for k in range(copies):
+        (folder / f"copy-{k}.rules").write_text(text.replace("skirmish-tutorial", f"copy-{k}"), "utf-8")
+    return folder
+
+
+def _index_of(folder: Path, monkeypatch, cache: Path):
+    from rules_dsl import index
+    monkeypatch.setenv("RULES_DSL_BOOKS", str(folder))
+    monkeypatch.setenv("RULES_DSL_CACHE", str(cache))
+    return index.ensure_index()
+
+
+def test_a_layered_book_holds_only_the_rules_its_layers_change(tmp_path, monkeypatch):
+    """An unchanged rule of a layered book is its base's record, held once: a search of
+    every book finds it once (as the base's), a search of the layered book finds it as the
+    layered book's; a changed rule is found in both books, each with its own text."""
+    idx = _index_of(_layered_library(tmp_path / "books", 0), monkeypatch, tmp_path / "cache")
+    info = {b["id"]: b for b in idx.books()}
+    house = info["skirmish-tutorial+house"]
+    assert house["base"] == "skirmish-tutorial" and house["rules"] == info["skirmish-tutorial"]["rules"]
+    assert "rolling-to-hit" not in house["inherits"] and "nerve-tests" in house["inherits"]
+    n_own = idx.con.execute("SELECT count(*) FROM rules WHERE book = ?", ("skirmish-tutorial+house",)).fetchone()[0]
+    assert 0 < n_own < house["rules"] == n_own + len(house["inherits"])
+
+    every = [(r["book"], r["rule"]) for r in idx.lookup("Rolling to Hit", limit=10)]
+    assert ("skirmish-tutorial", "rolling-to-hit") in every and ("skirmish-tutorial+house", "rolling-to-hit") in every
+    inherited = house["inherits"][0]
+    title = idx.get("skirmish-tutorial", inherited)["title"]
+    found = [(r["book"], r["rule"]) for r in idx.lookup(title, limit=10)]
+    assert found.count(("skirmish-tutorial", inherited)) == 1
+    assert ("skirmish-tutorial+house", inherited) not in found
+
+    scoped = idx.lookup(title, book="skirmish-tutorial+house", limit=10)
+    assert scoped and {r["book"] for r in scoped} == {"skirmish-tutorial+house"}
+    assert scoped[0]["rule"] == inherited
+    got = idx.get("skirmish-tutorial+house", inherited)
+    assert got["book"] == "skirmish-tutorial+house" and got["title"] == title
+    assert idx.title("skirmish-tutorial+house", inherited) == title
+    hit = idx.lookup("Rolling to Hit", book="skirmish-tutorial+house", limit=10)
+    mine = [r for r in hit if r["rule"] == "rolling-to-hit"]
+    assert len(mine) == 1 and "6 adds a fourth die" in json.dumps(mine[0]["examples"])
+    assert "6 adds a fourth die" not in json.dumps(idx.get("skirmish-tutorial", "rolling-to-hit")["examples"])
+    from rules_dsl.errors import NotFound
+    with pytest.raises(NotFound):
+        idx.get("skirmish-tutorial+house", "no-such-rule")
+
+
+def _work(idx, fn) -> int:
+    """The SQLite virtual-machine steps `fn` takes on the index (rows read, compared...)."""
+    steps = [0]
+
+    def count():
+        steps[0] += 1
+        return 0
+    idx.con.set_progress_handler(count, 1)
+    try:
+        fn()
+    finally:
+        idx.con.set_progress_handler(None, 1)
+    return steps[0]
+
+
+def test_a_search_of_a_layered_book_reads_its_chain_alone(tmp_path, monkeypatch):
+    """A search of `book+layer` reads the records of the layered book and of its base,
+    never the other books': the same work with 1 other book as with 6 copies of the base
+    under other ids (which hold every word the query has).  A search of every book does
+    read them (the test can fail)."""
+    small = _index_of(_layered_library(tmp_path / "small", 1), monkeypatch, tmp_path / "c1")
+    big = _index_of(_layered_library(tmp_path / "big", 6), monkeypatch, tmp_path / "c2")
+    for query in ("hits", "Rolling to Hit", "leader range", "morale"):
+        scoped = [_work(ix, lambda ix=ix, query=query: ix.search(query, book="skirmish-tutorial+house", limit=5))
+                  for ix in (small, big)]
+        assert scoped[0] == scoped[1], query
+        found = [[r["rule"] for r in ix.lookup(query, book="skirmish-tutorial+house")] for ix in (small, big)]
+        assert found[0] == found[1] and found[0], query     # (scores: the corpus' statistics differ)
+    everything = [_work(ix, lambda ix=ix: ix.search("hits", limit=5)) for ix in (small, big)]
+    assert everything[0] < everything[1]
+
+
+def test_the_benchmark_library_copies_the_layers_onto_each_copy(tmp_path):
+    """bench_scale --layers: each copy of a book carries the real layers, renamed to sit
+    on the copy (`null-strike-1+house` on `null-strike-1`), and they compile."""
+    sys.path.insert(0, str(REPO / "bench"))
+    try:
+        from bench_scale import make_library, real_books, real_layers
+    finally:
+        sys.path.pop(0)
+    import rules_dsl
+    assert "null-strike+house" in real_layers(REPO / "rulebooks")
+    assert not any("+" in b for b in real_books(REPO / "rulebooks"))
+    books = make_library(8, tmp_path / "lib", layers=True)      # the 6 real books, then copies
+    lib = rules_dsl.Library(books, cache=tmp_path / "cache")
+    ids = lib.book_ids()
+    assert len([i for i in ids if "+" not in i]) == 8
+    assert {"null-strike-1+house", "null-strike+house", "xenotactics+errata"} <= set(ids)
+    copy = lib.load("null-strike-1+house")
+    assert copy.base_id == "null-strike-1" and copy.mechanics["morale_check"]

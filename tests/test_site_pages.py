@@ -304,6 +304,7 @@ def test_stubs_follow_the_plan_and_stale_parts_are_removed(tmp_path):
         s.srcdir, s.books_rel, s.doctreedir = tmp_path, "docs/books", tmp_path / "doctrees"
         s.gen_dir = tmp_path / "docs" / "books"
         s.models = {"b": model}
+        s.summaries = {"b": {"layered": False}}          # a layered book also gets a what-changed stub
         s.plans = {"b": pagesplit.plan(model, budget)}
         s.page_slugs = ([], [])
         s.games_pages = {}

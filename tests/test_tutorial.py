@@ -27,6 +27,7 @@ from rules_dsl.loader import Library
 DOC = REPO / "docs" / "adding-a-book.md"
 BOOK_ID = "skirmish-tutorial"
 BOOK = REPO / "rulebooks" / f"{BOOK_ID}.rules"
+LAYER = REPO / "rulebooks" / f"{BOOK_ID}+house.rules"     # "House rules in ten minutes"
 ELIDED = "# ..."
 
 
@@ -104,11 +105,39 @@ def test_the_walkthrough_has_its_snippets():
 
 @pytest.mark.parametrize("line, snippet", SNIPPETS, ids=[f"line-{n}" for n, _ in SNIPPETS])
 def test_every_snippet_is_in_the_book(line, snippet):
+    """A snippet of the book is in the book; one of the house rules' layer, in the layer."""
     book_lines = normal_lines(BOOK.read_text(encoding="utf-8"))
+    layer_lines = normal_lines(LAYER.read_text(encoding="utf-8"))
     assert pieces(snippet), f"docs/adding-a-book.md:{line}: an empty snippet"
-    assert found_in(snippet, book_lines), (
-        f"docs/adding-a-book.md:{line}: this snippet is not in {BOOK.name} as written "
+    assert found_in(snippet, book_lines) or found_in(snippet, layer_lines), (
+        f"docs/adding-a-book.md:{line}: this snippet is not in {BOOK.name} or {LAYER.name} as written "
         f"(compare it line for line with the book):\n{snippet}")
+
+
+def test_the_house_rules_snippets_are_the_whole_layer_in_order():
+    """The layer's snippets, joined, are the layer file (comments aside)."""
+    layer_snippets = [s for _, s in SNIPPETS if found_in(s, normal_lines(LAYER.read_text(encoding="utf-8")))
+                      and not found_in(s, normal_lines(BOOK.read_text(encoding="utf-8")))]
+    assert layer_snippets and layer_snippets[0].lstrip().startswith("layer house on skirmish-tutorial")
+    joined = [x for s in layer_snippets for x in normal_lines(s)]
+    assert joined == normal_lines(LAYER.read_text(encoding="utf-8"))
+
+
+def test_the_first_house_rule_breaks_the_books_example_as_the_page_says(tmp_path):
+    """Step 12: with the hit roll replaced and the examples not yet, the check fails at the
+    book's example (line 95) and at its odds example, each naming the change."""
+    import shutil
+    layer_snippets = [s for _, s in SNIPPETS if s.lstrip().startswith(("layer house", "replace mechanic hits"))]
+    books = tmp_path / "books"
+    books.mkdir()
+    shutil.copy(BOOK, books)
+    (books / LAYER.name).write_text("\n".join(layer_snippets) + "\n", encoding="utf-8")
+    book = Library(books, cache=tmp_path / "cache").load(f"{BOOK_ID}+house")
+    bad, odds = [r for r in book.run_examples() if not r.passed]
+    assert bad.title == "Three attacks at Aim 4+" and bad.cases[0].location.endswith(f"{BOOK.name}:95:13")
+    assert odds.title.startswith("Three attacks at 4+ score two hits or more half the time")  # "too", says the page
+    for r in (bad, odds):
+        assert f"a consequence of {BOOK_ID}+house's change at" in r.report and "replace mechanic hits" in r.report
 
 
 def test_the_matcher_notices_a_drift():

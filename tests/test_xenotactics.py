@@ -326,6 +326,10 @@ def test_one_finding_per_wrong_printed_price_on_its_row(book):
     values = [f for f in book.findings if f.kind == "disagreement"]
     summaries = [f for f in book.findings if f.kind == "check-summary"]
     assert len(values) == sum(len(f.cases) for f in summaries) == 30   # 29 prices != formula, and Revive
+    # Revive has no formula: it is the finding of the check that every printed price has one
+    (revive,) = [f for f in values if f.check == "printed_prices_have_formulas"]
+    assert revive.printed == "exterminators_prices(item=Revive)"
+    values = [f for f in values if f is not revive]
     texts = {}
     for f in values:
         path, line, col = f.location.rsplit(":", 2)
@@ -336,7 +340,7 @@ def test_one_finding_per_wrong_printed_price_on_its_row(book):
         assert f.rule == book.rule_of(f.printed.split("(")[0]) and f.check.endswith("_prices_follow_formulas")
         assert f.check_location == {s.check: s.location for s in summaries}[f.check]
     wrong = {(f.rule, f.printed.split("=", 1)[1][:-1]) for f in values}
-    assert ("superterrans", "Sniper") in wrong and ("exterminators", "Revive") in wrong
+    assert ("superterrans", "Sniper") in wrong and ("exterminators", "Revive") not in wrong and len(wrong) == 29
     assert ("terrans", "Sniper") not in wrong
 
 
@@ -479,15 +483,19 @@ FACTION_TABLES = ["terrans", "superterrans", "eldara", "mutants", "engi", "locus
 
 
 def test_audit_every_printed_price_row_is_checked(book):
-    # a check must include every printed value: the Revive row (no formula) is a finding now
+    # a check must include every printed value: each row with a formula by its faction's price
+    # check, and every row by the check that it has a formula (Revive has none: its finding)
     findings = {f.check: f for f in book.findings if f.kind == "check-summary"}
     for faction in FACTION_TABLES:
         rows = list(book.compiled.tables[f"{faction}_prices"].rows())
         f = findings.get(f"{faction}_prices_follow_formulas")
+        with_formula = [r for r in rows if book.has_cost_formula(r.kind, r.ref)]
         if f is not None:
-            assert _cases_total(f) == len(rows), faction
-    revive = findings["exterminators_prices_follow_formulas"]
-    assert any(c.startswith("row=Revive, computed=absent") for c in revive.cases)
+            assert _cases_total(f) == len(with_formula), faction
+        assert len(with_formula) == len(rows) - (1 if faction == "exterminators" else 0), faction
+    every = findings["printed_prices_have_formulas"]
+    assert _cases_total(every) == sum(len(list(book.compiled.tables[f"{x}_prices"].rows())) for x in FACTION_TABLES)
+    assert [c for c in every.cases] == ["row=Revive"]
     assert book.price_of("exterminators", "ability", "Revive") is rules_dsl.values.ABSENT
     assert book.price_of("exterminators", "ability", "Teleport") == 24
 

@@ -22,6 +22,8 @@ def span_texts(ast):
     """file:line:col of a span, the file relative to the books folder (no machine paths in a shipped file)."""
     files = list(ast.files)
     base = os.path.dirname(files[0] if len(files) == 1 else os.path.commonpath(files))
+    if getattr(ast, "layers", ()):          # a layered book: its layer's file sits in the books folder
+        base = os.path.dirname(ast.layers[-1].file)
 
     def text(span):
         f = span.file

@@ -32,7 +32,8 @@ def _mechanic_named(book, x: n.Name, scope=(), callee=False):
     return book.mechanics.get(r.name) if r.kind == "mechanic" else None
 
 
-def _calls_dice(node, book) -> bool:
+def calls_dice(node, book) -> bool:
+    """Whether an expression names a mechanic that rolls dice (then it is enumerated)."""
     return any(m is not None and m.has_dice
                for m in (_mechanic_named(book, x) for x in n.iter_nodes(node) if isinstance(x, n.Name)))
 
@@ -92,7 +93,7 @@ class RunsCompiler(_compiler.ExprCompiler):
 
     def visit_Comprehension(self, e, scope):
         book = self.book
-        if _calls_dice(e.elem, book) or (e.cond is not None and _calls_dice(e.cond, book)):
+        if calls_dice(e.elem, book) or (e.cond is not None and calls_dice(e.cond, book)):
             return super().visit_Comprehension(e, scope)
         src = self.compile(e.source, scope)
         inner = scope | {e.var}
@@ -347,6 +348,9 @@ class _Plan:
                 acc |= reads[j]
         live.reverse()                   # live[u]: names read after unit u
         result_rolls = rolls
+        # the outline in body indexes, for a back end that compiles the plan itself (jsgen.odds)
+        self.units = tuple((tuple(rs), i) for rs, i in units)
+        self.result_rolls = tuple(result_rolls)
         self.steps, self.random, self.live, self.fast = [], [], [], []
         for (rs, i), after in zip(units, live):
             reading = set(reads[i])
@@ -355,12 +359,12 @@ class _Plan:
             self.live.append(frozenset(reading | after))
             if not rs:
                 self.steps.append(steps[i])
-                self.random.append(_calls_dice(body[i], mech.book))
+                self.random.append(calls_dice(body[i], mech.book))
                 self.fast.append(None)
                 continue
             keep = tuple(body[j].name for j in rs if body[j].name in after)
             stmt = body[i].value if isinstance(body[i], n.Let) else body[i].cond
-            self.fast.append(None if keep or _calls_dice(stmt, mech.book) else aggregates.analyse(
+            self.fast.append(None if keep or calls_dice(stmt, mech.book) else aggregates.analyse(
                 mech, scope_at[i] - {body[j].name for j in rs}, [(body[j], steps[j].fn) for j in rs], stmt))
             self.steps.append(GroupStep(keep, steps[i],
                                         _group([(body[j].name, steps[j].fn) for j in rs], steps[i].fn, keep)))
@@ -370,13 +374,13 @@ class _Plan:
             final_reads |= reads[j]
         self.live.append(frozenset(final_reads))
         self.fast_result = None
-        if result_rolls and not _calls_dice(mech.node.result, mech.book):
+        if result_rolls and not calls_dice(mech.node.result, mech.book):
             self.fast_result = aggregates.analyse(
                 mech, scope_at[len(body)] - {body[j].name for j in result_rolls},
                 [(body[j], steps[j].fn) for j in result_rolls], mech.node.result)
         if result_rolls:
             self.result = _group([(body[j].name, steps[j].fn) for j in result_rolls], self.result, None)
-        self.result_random = bool(result_rolls) or _calls_dice(mech.node.result, mech.book)
+        self.result_random = bool(result_rolls) or calls_dice(mech.node.result, mech.book)
 
     @staticmethod
     def _recompile(mech, steps):
@@ -424,8 +428,21 @@ def _group(rolls, fn, keep):
 _PLANS = weakref.WeakKeyDictionary()
 
 
-def plan_of(mech):
+def plan_of(mech: MechanicFn) -> "_Plan":
+    """The engine's plan of a mechanic (cached): its statements in evaluation order as
+    `units` ((indexes of the rolls made first, index of the statement) into the body),
+    `result_rolls`, what each later part reads (`live`), which statements roll (`random`),
+    the aggregate fast path of each (`fast`, `fast_result`: `aggregates.PoolPlan` or None)
+    and the rolls whose order the mechanic reads (`ordered`: (mechanic, roll) pairs).
+    The JavaScript engine (`rules_dsl.jsgen.odds`) is generated from it."""
     plan = _PLANS.get(mech)
     if plan is None:
         plan = _PLANS[mech] = _Plan(mech)
     return plan
+
+
+
+
+def names_in(node) -> set:
+    """Every name an expression or statement reads."""
+    return _names(node)

@@ -178,6 +178,7 @@ def setup(app):
     app.add_directive_to_domain("rules", "glossary", directives.GlossaryDirective)
     app.add_directive_to_domain("rules", "crossindex", directives.CrossIndexDirective)
     app.add_directive_to_domain("rules", "cli", directives.CliDirective)
+    app.add_directive_to_domain("rules", "changes", directives.ChangesDirective)
     app.connect("config-inited", gcpause.pause, priority=1)
     app.connect("builder-inited", gcpause.resume, priority=999)
     app.connect("build-finished", gcpause.release, priority=999)

@@ -222,13 +222,17 @@ def build_model(book, derived: dict) -> dict:
             files.append(Path(f).name)
     top_sections = [sid for kind, sid in items if kind == "section"]
     from .front import front_model
-    return {"id": book.id, "title": h.title or book.id, "edition": h.edition, "source": h.source,
-            "units": h.units, "dice": dice, "prose": [p.text for p in h.prose], "files": files,
-            "items": items, "sections": sections, "rules": rules,
-            "top_sections": top_sections,
-            "counts": counts, "loose_findings": loose,
-            "odds_available": odds is not None,
-            "front": front_model(book, rules, sections, top_sections, lambda ps: definition_of(ps, title_of))}
+    model = {"id": book.id, "title": h.title or book.id, "edition": h.edition, "source": h.source,
+             "units": h.units, "dice": dice, "prose": [p.text for p in h.prose], "files": files,
+             "items": items, "sections": sections, "rules": rules,
+             "top_sections": top_sections,
+             "counts": counts, "loose_findings": loose,
+             "odds_available": odds is not None,
+             "front": front_model(book, rules, sections, top_sections, lambda ps: definition_of(ps, title_of))}
+    if book.layers:        # a layered book: what each rule's layers changed, and the diff with its base
+        from .changes import add_layers
+        add_layers(model, book)
+    return model
 
 
 def _books_dir() -> Path:

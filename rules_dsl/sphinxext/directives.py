@@ -9,6 +9,7 @@
     ```{rules:games}                            (the game picker: a card per book)
     ```{rules:glossary}                         (every keyword of every book)
     ```{rules:crossindex}                       (terms shared by several books)
+    ```{rules:changes} xenotactics+errata       (a layered book's "what changed" page)
     ```{rules:cli} lookup                       (`rules lookup --help`, from the parser)
 
 `rules:section` and `rules:rule` accept `:no-index:` to show a rule a second
@@ -117,6 +118,25 @@ class RuleDirective(_RulesDirective):
         node = render_rules.rule_node(ctx, model["rules"][rid])
         self.depend(ctx)
         return [node]
+
+
+class ChangesDirective(_RulesDirective):
+    """A layered book's "what changed" page (changes.py): what its layer changed in its
+    base, from `rules diff`."""
+    required_arguments = 1
+
+    def run(self):
+        from . import changes
+        site = self.site()
+        bid = self.arguments[0].strip()
+        model = site.models.get(bid)
+        if model is None or not model.get("layers"):
+            return self.warn(f"{bid!r} is not a layered book of this site (a layer on a book: base+name)")
+        self.env.ref_context["rules:book"] = bid
+        ctx = self.ctx()
+        out = changes.changes_nodes(ctx, model)
+        self.depend(ctx)
+        return out
 
 
 class BooksDirective(_RulesDirective):

@@ -18,7 +18,7 @@ from pathlib import Path
 from .. import cachekeys, nodes as n
 from ..cachekeys import code_fingerprint
 
-MODEL_VERSION = 6
+MODEL_VERSION = 7
 
 
 # ------------------------------------------------------------------ code and content

@@ -277,7 +277,8 @@ def summary_of(model) -> dict:
                       "terms": {st: (sorted(surface), in_title) for st, (surface, in_title) in rule_terms(r).items()}}
     from .front import card_of
     return {"id": model["id"], "title": model["title"], "edition": model["edition"], "counts": model["counts"],
-            "top_sections": list(model["top_sections"]), "rules": rules, "card": card_of(model)}
+            "top_sections": list(model["top_sections"]), "rules": rules, "card": card_of(model),
+            "layered": bool(model.get("layers"))}
 
 
 def summary_digests(summary) -> dict:
@@ -305,7 +306,7 @@ def model_digests(model) -> dict:
             top.append((kind, value))
     head = {k: model[k] for k in ("title", "edition", "source", "units", "dice", "prose", "files",
                                   "counts", "loose_findings", "top_sections", "front")}
-    return {"head": digest((head, top)),
+    return {"head": digest((head, top, model.get("layers"))), "changes": digest(model.get("changes")),
             "sections": {sid: digest(dict(sec)) for sid, sec in model["sections"].items()},
             "rules": {rid: digest(r) for rid, r in model["rules"].items()}}
 

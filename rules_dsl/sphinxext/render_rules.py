@@ -45,6 +45,9 @@ def rule_node(ctx: Ctx, r: dict) -> nodes.section:
         entries += [(f"{clean_index(a)} ({bt}, see {clean_index(r['title'])})", anchor) for a in r["aliases"]]
         sec += index_node(entries)
     sec += meta_line(ctx, r)
+    if r.get("changed_by"):          # a layered book's rule: which layer changed it, the base text a tap away
+        from .changes import rule_marks
+        sec.extend(rule_marks(ctx, r))
     body = nodes.container(classes=["rules-rule-text"])
     for text in r["prose"]:
         body.extend(blocks(text, book))

@@ -20,7 +20,7 @@ only: it answers exact and typo-tolerant title/alias matches on its own.  The JS
      "pages":    ["docs/books/<id>/<page>.html", ...],                  # each page once
      "sections": ["Combat", ...],                                       # each section once
      "rules":    [[book, rule_id, title, section, page, alias...], ...],
-     "n":        rules,                                                  # the idf's N
+     "n":        rules,                                                  # the idf's N (layered books' rules aside)
      "rank":     textsearch.RANK, "stop": [stop word, ...],
      "termfiles": ["a", "b", ..., "~", "_"]}                             # the terms files there are
 
@@ -161,7 +161,8 @@ def book_part(entry: dict) -> dict:
     docs = [{t: w for t, w, _p in d["post"]} for d in entry["search"]["docs"]]
     stats = term_stats(docs)
     return {"title": entry["info"]["title"], "names": names, "shard": shard, "docs": docs, "stats": stats,
-            "vocabulary": entry["search"]["vocabulary"], "filter": bloom_filter(stats)}
+            "vocabulary": entry["search"]["vocabulary"], "filter": bloom_filter(stats),
+            "layered": bool(entry["info"].get("base"))}
 
 
 def term_stats(docs) -> dict:
@@ -267,6 +268,10 @@ def build_files(parts: dict, url_of) -> tuple:
     rule's page (relative to the site root, without the anchor) or None to leave it out."""
     books, pages, sections, rules, shards, filters, vocab = [], {}, {}, [], {}, [], []
     df, per_book = {}, {}
+    # a layered book's records (its changed rules: index._own_records) are scored against
+    # the books' statistics, as the CLI's index does: not counted in `n`, and in a term's
+    # count only for a term no book holds
+    n_books, df_layers = 0, {}
     for bi, bid in enumerate(sorted(parts)):
         part = parts[bid]
         rows, kept = [], []
@@ -280,14 +285,20 @@ def build_files(parts: dict, url_of) -> tuple:
             rows.append(srow)
             kept.append(doc)
         books.append([bid, part["title"], len(rows)])
+        layered = part.get("layered", False)
+        if not layered:
+            n_books += len(rows)
         whole = len(kept) == len(part["docs"])      # else the site left some rules out: counted again
         filters.append(part["filter"] if whole else bloom_filter(t for d in kept for t in d))
         if part["vocabulary"]:
             vocab.append([bi, [_vocab_row(e) for e in part["vocabulary"]]])
         shards[bid] = {"v": VERSION, "book": bid, "rules": rows}
         for t, (count, q) in (part["stats"] if whole else term_stats(kept)).items():
-            df[t] = df.get(t, 0) + count
+            counts = df_layers if layered else df
+            counts[t] = counts.get(t, 0) + count
             per_book.setdefault(t, []).append((-q, bi))
+    for t, count in df_layers.items():
+        df.setdefault(t, count)
     for t in sorted(df):
         ranked = sorted(per_book[t])         # the largest bound first, then the earlier book
         entry = [df[t], -ranked[TOP_BOOKS][0] if len(ranked) > TOP_BOOKS else 0]
@@ -298,7 +309,7 @@ def build_files(parts: dict, url_of) -> tuple:
     shared = [_vocab_row(e) for e in textsearch.shared_vocabulary().entries]
     shards[FILTERS] = {"v": VERSION, "filters": filters, "k": BLOOM_K, "vocab": {"shared": shared, "books": vocab}}
     data = {"v": VERSION, "books": books, "pages": list(pages), "sections": list(sections), "rules": rules,
-            "n": len(rules), "rank": textsearch.RANK, "stop": sorted(textsearch.stopwords()),
+            "n": n_books, "rank": textsearch.RANK, "stop": sorted(textsearch.stopwords()),
             "termfiles": sorted({term_file(t) for t in df})}
     return data, shards
 

@@ -202,9 +202,15 @@ class Site:
         return f"{self.books_rel}/{bid}/{path}"
 
     def book_docs(self, bid: str) -> list:
-        """The pages of a book's sections, in order (its page's table of contents)."""
+        """The pages of a book's sections, in order (its page's table of contents); a
+        layered book's "what changed" page last."""
         plan = self.plans[bid]
-        return [self.docname_page(bid, p) for sid in self.summaries[bid]["top_sections"] for p in plan["top"][sid]]
+        docs = [self.docname_page(bid, p) for sid in self.summaries[bid]["top_sections"] for p in plan["top"][sid]]
+        return docs + ([self.docname_changes(bid)] if self.summaries[bid].get("layered") else [])
+
+    def docname_changes(self, bid: str) -> str:
+        """A layered book's "what changed" page (changes.py)."""
+        return f"{self.books_rel}/{bid}/_what-changed"    # "_": no section id starts so
 
     def family(self, bid: str, sid: str) -> list:
         """[(docname, page)] of the pages of a section that has pages of its own."""
@@ -259,6 +265,9 @@ class Site:
                     mine[("pages", bid, sid)] = keys.digest(([plan["pages"][p] for p in paths], code))
                 for sid, h in d["sections"].items():
                     mine[("section", bid, sid)] = keys.digest((h, code))
+                if self.summaries[bid].get("layered"):     # its "what changed" page: the diff, and books' titles
+                    mine[("changes", bid, "")] = keys.digest((d.get("changes"),
+                                                              {b: m["title"] for b, m in self.summaries.items()}, code))
                 for rid, h in d["rules"].items():      # shown on the rule: the rules referring to it
                     mine[("rule", bid, rid)] = keys.digest((h, back.get(rid, []), code))
             books[bid] = (key, mine)
@@ -340,6 +349,9 @@ class Site:
         for bid, plan in self.plans.items():         # a plan per book that compiles, in book order
             wanted[self.srcdir / f"{self.docname_book(bid)}.md"] = (
                 f"{STUB_MARK}\n\n```{{rules:book}} {bid}\n```\n")
+            if self.summaries[bid].get("layered"):
+                wanted[self.srcdir / f"{self.docname_changes(bid)}.md"] = (
+                    f"{STUB_MARK}\n\n```{{rules:changes}} {bid}\n```\n")
             for path, page in plan["pages"].items():
                 sid = page["section"]
                 whole = page["items"] is None and sid in plan["top"]
