@@ -1,7 +1,8 @@
 """The one cache policy: every on-disk cache (parsed files, the lookup index, the
 site's derived data) is keyed by `key(...)`: the content it was built from plus a
-*code fingerprint* of the package code that built it.  Import-light (os and
-hashlib only): `rules lookup` computes a key on every call.
+*code fingerprint* of the package code that built it.  Import-light (os only;
+hashlib when a key is made): `rules lookup` checks its index on every call with
+`code_stamps`, which hashes nothing.
 
 * **Content.**  A parsed file is keyed by its bytes.  The lookup index, whose
   fast path must not read every source, is keyed by `stamp` of every source:
@@ -24,7 +25,6 @@ hashlib only): `rules lookup` computes a key on every call.
 from __future__ import annotations
 
 import functools
-import hashlib
 import os
 
 from . import paths
@@ -66,6 +66,14 @@ def code_fingerprint(*scopes: str, salt: str = "") -> str:
     """A short hash of the stamps of the package's code files in any of `scopes`
     (default ``all``), computed once per process: code that changes under a running
     process is not the code it runs."""
+    import hashlib
+    return hashlib.sha256(code_stamps(*scopes, salt=salt).encode()).hexdigest()[:20]
+
+
+@functools.lru_cache(maxsize=None)
+def code_stamps(*scopes: str, salt: str = "") -> str:
+    """What `code_fingerprint` hashes: the stamps themselves, one a line (a few KB), for
+    a check that compares them whole instead of hashing them (the lookup index's)."""
     scopes = scopes or ("all",)
     from . import __version__
     parts = [f"format={FORMAT}", f"version={__version__}", f"salt={salt}", f"scopes={scopes}"]
@@ -81,11 +89,12 @@ def code_fingerprint(*scopes: str, salt: str = "") -> str:
                 parts.append(stamp(e.path))
             elif e.name != "__pycache__" and e.is_dir() and any(_in_scope(rel + "/x.py", s) for s in scopes):
                 stack.append(rel + "/")
-    return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:20]
+    return "\n".join(parts)
 
 
 def key(*parts, code: str) -> str:
     """The cache key: a hash of `parts` (bytes or str) and a code fingerprint."""
+    import hashlib
     h = hashlib.sha256(code.encode())
     for p in parts:
         b = p if isinstance(p, bytes) else str(p).encode()
@@ -95,6 +104,7 @@ def key(*parts, code: str) -> str:
 
 def slot(*parts) -> str:
     """A short name for what an entry is *for* (a file path, a books folder)."""
+    import hashlib
     return hashlib.sha256("\0".join(map(str, parts)).encode()).hexdigest()[:16]
 
 

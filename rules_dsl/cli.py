@@ -57,32 +57,76 @@ def _seconds(text: str) -> float:
     return v
 
 
-def build_parser():
+#: the subcommands, in the order `rules --help` lists them
+COMMANDS = ("books", "lookup", "show", "call", "odds", "explain", "cost", "check", "export", "preview", "js", "lsp")
+
+
+def _columns() -> int:
+    """The terminal's width as argparse finds it (`shutil.get_terminal_size`'s policy:
+    COLUMNS, else stdout's terminal, else 80), without importing shutil."""
+    import os
+    try:
+        cols = int(os.environ.get("COLUMNS", ""))
+    except ValueError:
+        cols = 0
+    if cols <= 0:
+        try:
+            cols = os.get_terminal_size(sys.__stdout__.fileno()).columns
+        except (AttributeError, ValueError, OSError):
+            cols = 0
+    return cols or 80
+
+
+def _help_formatter(prog):
+    """argparse's own HelpFormatter, told the width: by itself it imports shutil to ask
+    for it, once per add_argument (about 3 ms of a `rules lookup`, which never prints help)."""
+    import argparse
+    return argparse.HelpFormatter(prog, width=_columns() - 2)
+
+
+def build_parser(command: str | None = None):
+    """The `rules` argument parser.  With `command` (one of `COMMANDS`), only that
+    subcommand's parser is built: what `main` parses a command line with, since building
+    all twelve costs a cold `rules lookup` several milliseconds; its usage, help and errors
+    are the same as the whole parser's."""
     import argparse
 
-    p = argparse.ArgumentParser(prog="rules", description="Wargame rulebooks as code: look rules up, call their mechanics, check the books.")
+    def wanted(name: str) -> bool:
+        return command is None or command == name
+
+    p = argparse.ArgumentParser(prog="rules", formatter_class=_help_formatter,
+                                description="Wargame rulebooks as code: look rules up, call their mechanics, check the books.")
     # every subcommand: --color / --no-color (default: colour only on a terminal, never with NO_COLOR or TERM=dumb)
-    colour = argparse.ArgumentParser(add_help=False)
+    colour = argparse.ArgumentParser(add_help=False, formatter_class=_help_formatter)
     g = colour.add_mutually_exclusive_group()
     g.add_argument("--color", dest="color", action="store_const", const=True, default=None,
                    help="colour the output even when it is not a terminal (overrides NO_COLOR)")
     g.add_argument("--no-color", dest="color", action="store_const", const=False,
                    help="never colour the output")
     sub = p.add_subparsers(dest="cmd", metavar="COMMAND")
-    s = sub.add_parser("books", parents=[colour], help="list the books with their counts")
-    s.add_argument("--json", action="store_true")
-    s = sub.add_parser("lookup", parents=[colour], help="find rules by title, alias or text, across every book")
-    s.add_argument("query", nargs="+")
-    s.add_argument("--book")
-    s.add_argument("--limit", type=_whole(1, MAX_LIMIT, clamp=True), default=5,
-                   help=f"at most this many results (default 5; above {MAX_LIMIT:,} it is read as {MAX_LIMIT:,})")
-    s.add_argument("--json", action="store_true")
-    s = sub.add_parser("show", parents=[colour], help="show one rule whole: BOOK:RULE (or the rule of BOOK:MECHANIC or BOOK:TABLE)")
-    s.add_argument("ref")
-    s.add_argument("--json", action="store_true")
+
+    def add(name: str, text: str, colours: bool = True):
+        return sub.add_parser(name, parents=[colour] if colours else [], help=text, formatter_class=_help_formatter)
+
+    if wanted("books"):
+        s = add("books", "list the books with their counts")
+        s.add_argument("--json", action="store_true")
+    if wanted("lookup"):
+        s = add("lookup", "find rules by title, alias or text, across every book")
+        s.add_argument("query", nargs="+")
+        s.add_argument("--book")
+        s.add_argument("--limit", type=_whole(1, MAX_LIMIT, clamp=True), default=5,
+                       help=f"at most this many results (default 5; above {MAX_LIMIT:,} it is read as {MAX_LIMIT:,})")
+        s.add_argument("--json", action="store_true")
+    if wanted("show"):
+        s = add("show", "show one rule whole: BOOK:RULE (or the rule of BOOK:MECHANIC or BOOK:TABLE)")
+        s.add_argument("ref")
+        s.add_argument("--json", action="store_true")
     for name, helptext in (("call", "evaluate a mechanic or look a table up: BOOK:MECHANIC NAME=VALUE ..., BOOK:TABLE KEY=VALUE ..."),
                            ("odds", "exact distribution of a dice mechanic: BOOK:MECHANIC NAME=VALUE ...")):
-        s = sub.add_parser(name, parents=[colour], help=helptext)
+        if not wanted(name):
+            continue
+        s = add(name, helptext)
         s.add_argument("ref")
         s.add_argument("assignments", nargs="*", metavar="NAME=VALUE")
         if name == "call":
@@ -102,59 +146,63 @@ def build_parser():
             s.add_argument("--time-limit", type=_seconds, default=None, metavar="SECONDS",
                            help="give up after this many seconds (default 5; --vs and --explain share it)")
         s.add_argument("--json", action="store_true")
-    s = sub.add_parser("explain", parents=[colour],
-                       help="call a mechanic and show its working, citing rules, lines and notes: BOOK:MECHANIC NAME=VALUE ...")
-    s.add_argument("ref")
-    s.add_argument("assignments", nargs="*", metavar="NAME=VALUE")
-    s.add_argument("--seed", type=int)
-    s.add_argument("--json", action="store_true")
-    s.add_argument("--no-locations", dest="locations", action="store_false",
-                   help="leave out each step's file:line")
-    s = sub.add_parser("cost", parents=[colour],
-                       help="a book's cost views: what each priced case costs per what its dice give: BOOK[:NAME]")
-    s.add_argument("ref", metavar="BOOK[:NAME]")
-    s.add_argument("--exact", action="store_true", help="the exact fractions beside the decimals")
-    s.add_argument("--json", action="store_true")
-    s = sub.add_parser("check", parents=[colour], help="compile books, run every example and check")
-    s.add_argument("book", nargs="?")
-    s.add_argument("--json", action="store_true")
-    s.add_argument("--strict", action="store_true", help="also fail when a check reports findings")
-    s.add_argument("--watch", action="store_true",
-                   help="check again whenever a source is saved and print only what changed (Ctrl-C stops)")
-    s = sub.add_parser("export", parents=[colour],
-                       help="write every book (or one) as JSON open data, with index.json and the JSON Schema")
-    s.add_argument("book", nargs="?")
-    s.add_argument("--out", metavar="DIR",
-                   help="the folder to write into (default: ./rules-data); '-' with a BOOK prints that book's JSON")
-    s.add_argument("--json", action="store_true", help="report what was written as JSON")
-    s = sub.add_parser("preview", help="serve the website and rebuild it on every save of a book or docs page")
-    s.add_argument("--project", metavar="DIR", help="the folder with conf.py and docs/ (default: here)")
-    s.add_argument("--port", type=_whole(0, 65535), default=8000, help="port to serve on (default 8000; 0 picks a free one)")
-    s.add_argument("--host", default="127.0.0.1", help="address to serve on (default 127.0.0.1)")
-    s.add_argument("--open", action="store_true", help="open the site in a browser after the first build")
-    s = sub.add_parser("js", parents=[colour],
-                       help="compile books to JavaScript: one ES module per book and the shared runtime (runtime.mjs)")
-    s.add_argument("book", nargs="*", help="book ids (default: every book)")
-    s.add_argument("--out", default="_build/js", help="the folder to write to (default: _build/js)")
-    s.add_argument("--examples", action="store_true",
-                   help="also write BOOK.examples.mjs: every worked example's expression, compiled (for testing)")
-    s.add_argument("--json", action="store_true")
-    s = sub.add_parser("lsp", help="serve the Language Server Protocol over stdin/stdout, for editors")
-    s.add_argument("--stdio", action="store_true", help="accepted for editors that pass it; stdio is the only transport")
+    if wanted("explain"):
+        s = add("explain",
+                "call a mechanic and show its working, citing rules, lines and notes: BOOK:MECHANIC NAME=VALUE ...")
+        s.add_argument("ref")
+        s.add_argument("assignments", nargs="*", metavar="NAME=VALUE")
+        s.add_argument("--seed", type=int)
+        s.add_argument("--json", action="store_true")
+        s.add_argument("--no-locations", dest="locations", action="store_false",
+                       help="leave out each step's file:line")
+    if wanted("cost"):
+        s = add("cost",
+                "a book's cost views: what each priced case costs per what its dice give: BOOK[:NAME]")
+        s.add_argument("ref", metavar="BOOK[:NAME]")
+        s.add_argument("--exact", action="store_true", help="the exact fractions beside the decimals")
+        s.add_argument("--json", action="store_true")
+    if wanted("check"):
+        s = add("check", "compile books, run every example and check")
+        s.add_argument("book", nargs="?")
+        s.add_argument("--json", action="store_true")
+        s.add_argument("--strict", action="store_true", help="also fail when a check reports findings")
+        s.add_argument("--watch", action="store_true",
+                       help="check again whenever a source is saved and print only what changed (Ctrl-C stops)")
+    if wanted("export"):
+        s = add("export",
+                "write every book (or one) as JSON open data, with index.json and the JSON Schema")
+        s.add_argument("book", nargs="?")
+        s.add_argument("--out", metavar="DIR",
+                       help="the folder to write into (default: ./rules-data); '-' with a BOOK prints that book's JSON")
+        s.add_argument("--json", action="store_true", help="report what was written as JSON")
+    if wanted("preview"):
+        s = add("preview", "serve the website and rebuild it on every save of a book or docs page", colours=False)
+        s.add_argument("--project", metavar="DIR", help="the folder with conf.py and docs/ (default: here)")
+        s.add_argument("--port", type=_whole(0, 65535), default=8000, help="port to serve on (default 8000; 0 picks a free one)")
+        s.add_argument("--host", default="127.0.0.1", help="address to serve on (default 127.0.0.1)")
+        s.add_argument("--open", action="store_true", help="open the site in a browser after the first build")
+    if wanted("js"):
+        s = add("js",
+                "compile books to JavaScript: one ES module per book and the shared runtime (runtime.mjs)")
+        s.add_argument("book", nargs="*", help="book ids (default: every book)")
+        s.add_argument("--out", default="_build/js", help="the folder to write to (default: _build/js)")
+        s.add_argument("--examples", action="store_true",
+                       help="also write BOOK.examples.mjs: every worked example's expression, compiled (for testing)")
+        s.add_argument("--json", action="store_true")
+    if wanted("lsp"):
+        s = add("lsp", "serve the Language Server Protocol over stdin/stdout, for editors", colours=False)
+        s.add_argument("--stdio", action="store_true", help="accepted for editors that pass it; stdio is the only transport")
     return p
 
 
 def main(argv=None):
-    args = build_parser().parse_args(argv)
+    argv = sys.argv[1:] if argv is None else list(argv)
+    args = build_parser(argv[0] if argv and argv[0] in COMMANDS else None).parse_args(argv)
     if args.cmd is None:
         build_parser().print_help()
         return 2
-    from .errors import RulesError
     try:
         return _run(args)
-    except RulesError as e:
-        first = e.first_line() if hasattr(e, "first_line") else str(e).splitlines()[0]
-        _die(_short(first, 400), 2)
     except KeyboardInterrupt:  # pragma: no cover
         _die("interrupted", 130)
     except BrokenPipeError:
@@ -167,7 +215,12 @@ def main(argv=None):
         except OSError:  # pragma: no cover
             pass
         return 0
-    except Exception as e:  # a bug of ours: still one line, the traceback on request
+    except Exception as e:
+        from .errors import RulesError     # imported here: a command that succeeds never needs it
+        if isinstance(e, RulesError):
+            first = e.first_line() if hasattr(e, "first_line") else str(e).splitlines()[0]
+            _die(_short(first, 400), 2)
+        # a bug of ours: still one line, the traceback on request
         import os
         if os.environ.get("RULES_DEBUG"):
             raise

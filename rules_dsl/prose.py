@@ -35,6 +35,8 @@ REF_BODY_RE = re.compile(r"^(?:([a-z0-9]+(?:-[a-z0-9]+)*):)?([a-z0-9]+(?:-[a-z0-
 REF_HINT = "write [[rule-id]], [[book-id:rule-id]] or [[rule-id|shown text]]"
 
 _CHUNK = re.compile(r"\n[ \t]*\n")
+#: where markup can start: `[[`, `**` or `*`; the text up to the next one is plain
+_MARKUP = re.compile(r"[\[*]")
 
 
 def parse_ref(body: str):
@@ -222,8 +224,10 @@ def parse_inline(s: str) -> tuple:
                 out.append(Emphasis(parse_inline(s[i + 1:j])))
                 i = j + 1
                 continue
-        buf.append(s[i])
-        i += 1
+        nxt = _MARKUP.search(s, i + 1)      # plain text up to where markup could start
+        j = nxt.start() if nxt else n
+        buf.append(s[i:j])
+        i = j
     flush()
     return tuple(out)
 

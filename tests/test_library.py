@@ -63,9 +63,19 @@ def test_keys_change_with_content_and_code():
 def test_a_code_change_rebuilds_the_index(demo_books, monkeypatch):
     from rules_dsl import index
     before = index._source_fingerprint()
-    real = cachekeys.code_fingerprint
-    monkeypatch.setattr(cachekeys, "code_fingerprint", lambda *a, **k: real(*a, **k) + "-edited")
+    import json
+    assert json.loads(before)[-1] == cachekeys.code_stamps("index")     # the code's stamps, compared whole
+    real = cachekeys.code_stamps
+    monkeypatch.setattr(cachekeys, "code_stamps", lambda *a, **k: real(*a, **k) + "-edited")
     assert index._source_fingerprint() != before
+
+
+def test_the_code_fingerprint_is_the_hash_of_the_code_stamps():
+    import hashlib
+    for scope in ("parse", "index"):
+        stamps = cachekeys.code_stamps(scope)
+        assert "grammar.lark:" in stamps and "index.py:" in stamps or scope == "parse"
+        assert cachekeys.code_fingerprint(scope) == hashlib.sha256(stamps.encode()).hexdigest()[:20]
 
 
 def test_sweep_drops_old_entries_once_a_day(tmp_path):

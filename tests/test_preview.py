@@ -58,7 +58,7 @@ def _wait_for(predicate, timeout: float, what: str, proc):
                 return
         except OSError:
             pass
-        time.sleep(0.5)
+        time.sleep(0.1)     # between two tries of the condition: the server pushes nothing we could wait on
     pytest.fail(f"timed out after {timeout:.0f} s waiting for {what}")
 
 
@@ -100,7 +100,16 @@ def test_an_edited_rule_appears_on_the_served_page(tmp_path):
             proc.wait()
         log.close()
     assert proc.returncode == 0
-    time.sleep(0.5)
-    with socket.socket() as s:               # nothing left behind holds the port
-        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        s.bind(("127.0.0.1", port))
+    # nothing left behind holds the port: it can be bound again (at once, or as soon as the
+    # kernel has closed the listening socket of the process just reaped)
+    deadline = time.monotonic() + 10
+    while True:
+        with socket.socket() as s:
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            try:
+                s.bind(("127.0.0.1", port))
+                break
+            except OSError:
+                if time.monotonic() > deadline:
+                    raise
+        time.sleep(0.05)                     # a back-off between two tries of the condition

@@ -131,16 +131,32 @@ class Browser:
         return r["result"].get("value")
 
     def wait_for(self, expression, timeout=20.0):
+        """The first truthy value of `expression`: the page itself checks it every few
+        milliseconds (a promise that settles when it holds), so a test waits as long as the
+        condition takes and no longer; sent again only when the document it ran in went
+        away (a navigation), after a moment for the next one to come up."""
         deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError(f"timed out waiting for {expression}")
+            waiter = f"""new Promise(done => {{
+                const end = performance.now() + {int(left * 1000)};
+                const check = () => {{
+                    let v;
+                    try {{ v = ({expression}); }} catch (e) {{ v = null; }}
+                    Promise.resolve(v).then(v => v || performance.now() > end ? done(v || null) : setTimeout(check, 10),
+                                            () => setTimeout(check, 10));
+                }};
+                check();
+            }})"""
             try:
-                value = self.js(expression)
-            except RuntimeError:
-                value = None
+                value = self.js(waiter, timeout=left + 10)
+            except RuntimeError:        # the document went away under it: a navigation
+                time.sleep(0.05)        # not a wait for the condition: a back-off before asking the next document
+                continue
             if value:
                 return value
-            time.sleep(0.1)
-        raise TimeoutError(f"timed out waiting for {expression}")
 
     def goto(self, url, ready=None):
         self.send("Page.navigate", {"url": url})
@@ -351,6 +367,14 @@ def _page_of(site: Path, anchor: str) -> Path:
     pytest.skip(f"no page holds {anchor}")
 
 
+def _in_view(browser, element: str):
+    """Wait until `element` (a JavaScript expression) is on the screen and a frame has been
+    drawn with it there: what a screenshot or a tap after scrolling needs."""
+    browser.wait_for(f"""(() => {{ const r = ({element}).getBoundingClientRect();
+        return r.bottom > 0 && r.top < innerHeight
+            && new Promise(drawn => requestAnimationFrame(() => requestAnimationFrame(() => drawn(true)))); }})()""")
+
+
 def _shot(browser, site: Path, name: str):
     """A screenshot of the viewport, in the build's folder and copied to /tmp/shots/ to look at."""
     path = site / "_screenshots" / name
@@ -408,7 +432,7 @@ def test_rule_page_on_a_phone_shows_the_prose_first(site, phone):
     _shot(phone, site, "rule-390x844.png")
     phone.js(f"""document.getElementById({json.dumps(RULE)}).querySelector('.rules-folds')
         .scrollIntoView({{block: 'center', behavior: 'instant'}})""")
-    time.sleep(0.2)
+    _in_view(phone, f"document.getElementById({json.dumps(RULE)}).querySelector('.rules-folds')")
     _shot(phone, site, "rule-390x844-folds.png")
     # a mechanic's exact odds are one tap; tables scroll in their own box
     boxes = phone.js(f"""(() => {{
@@ -426,7 +450,8 @@ def test_rule_page_on_a_phone_shows_the_prose_first(site, phone):
     assert phone.js("document.documentElement.scrollWidth") <= PHONE[0]
     phone.js(f"""Array.from(document.getElementById({json.dumps(RULE)}).querySelectorAll('div.table-wrapper.rules-odds'))
         .find(w => w.offsetParent).scrollIntoView({{block: 'center', behavior: 'instant'}})""")
-    time.sleep(0.2)
+    _in_view(phone, f"""Array.from(document.getElementById({json.dumps(RULE)})
+        .querySelectorAll('div.table-wrapper.rules-odds')).find(w => w.offsetParent)""")
     _shot(phone, site, "rule-390x844-open.png")
     assert phone.console_errors == []
 
@@ -509,8 +534,9 @@ def test_preview_text_from_a_hostile_book_is_shown_as_text(tmp_path, browser):
     assert browser.js("document.querySelectorAll('#rules-preview *').length") == 3   # title, body, link
     browser.js("document.getElementById('a1').dispatchEvent(new MouseEvent('mouseleave'))")
     browser.js("document.getElementById('a2').dispatchEvent(new MouseEvent('mouseenter'))")
-    time.sleep(0.5)
-    assert browser.js("document.querySelector('#rules-preview').textContent").startswith("Y — Evil")
+    assert browser.wait_for("(() => { const t = document.querySelector('#rules-preview');"
+                            " return !t.hidden && t.textContent.startsWith('Y — Evil') && t.textContent; })()",
+                            timeout=5)
     assert sorted(browser.js("[...document.scripts].map(s => s.getAttribute('src'))")) == sorted([
         "_static/rules_dsl.js", (static / "rules-previews" / "evil.js").as_uri()])
     assert browser.js("window.PWNED === undefined")
@@ -523,13 +549,16 @@ def test_preview_works_on_a_touch_screen(site, phone):
     _open(phone, page)
     phone.js(f"""document.getElementById({json.dumps(RULE)}).querySelector('.rules-rule-text a.rules-ref')
         .scrollIntoView({{block: 'center', behavior: 'instant'}})""")
-    time.sleep(0.3)
+    _in_view(phone, f"document.getElementById({json.dumps(RULE)}).querySelector('.rules-rule-text a.rules-ref')")
     link = phone.js(f"""(() => {{
         const a = document.getElementById({json.dumps(RULE)}).querySelector('.rules-rule-text a.rules-ref');
         const r = a.getBoundingClientRect();
         return {{x: r.left + Math.min(r.width / 2, 20), y: r.top + r.height / 2, href: a.href}};
     }})()""")
     before = phone.js("location.href")
+    # told once the page's own click handlers have all run: did one of them keep the link from being followed?
+    phone.js("""window.__tapped = null; addEventListener('click', e => setTimeout(() => {
+        window.__tapped = {prevented: e.defaultPrevented}; }), {once: true})""")
     phone.tap(link["x"], link["y"])
     tip = phone.wait_for("""(() => { const t = document.getElementById('rules-preview');
         if (!t || t.hidden) return null; const go = t.querySelector('a.rules-preview-go');
@@ -537,7 +566,7 @@ def test_preview_works_on_a_touch_screen(site, phone):
         if (body.hidden) return null;     /* the text: from the book's previews file */
         return {text: t.textContent, body: body.textContent, go: go && !go.hidden && go.href}; })()""", timeout=5)
     assert tip["body"].strip(), tip
-    time.sleep(0.3)
+    assert phone.wait_for("window.__tapped", timeout=5) == {"prevented": True}, "the first tap was not kept from following the link"
     assert phone.js("location.href") == before, "the first tap followed the link instead of previewing it"
     assert tip["go"] == link["href"], tip
     _shot(phone, site, "preview-touch-390x844.png")
@@ -868,7 +897,7 @@ def test_mechanic_forms_on_a_phone_match_the_python_back_end(site, http_site, ph
             bad = _axe(phone)
             assert not bad, json.dumps(bad, indent=1)
         phone.js(f"{box}.scrollIntoView({{block: 'center', behavior: 'instant'}})")
-        time.sleep(0.2)
+        _in_view(phone, box)
         _shot(phone, site, f"form-{bid}-390x844.png")
         assert phone.console_errors == [], (bid, phone.console_errors)
         report["books"][bid] = {"mechanic": name, "inputs": inputs, "shown": shown}
@@ -1103,7 +1132,7 @@ def test_quick_reference_opens_each_real_books_page(site, phone, bid):
     assert q["before"] and q["top"] < 2 * PHONE[1], q                     # first thing after the introduction
     assert q["width"] <= PHONE[0], f"{bid}'s page scrolls sideways: {q['width']}"
     phone.js("document.getElementById('quick-reference').scrollIntoView({block: 'start', behavior: 'instant'})")
-    time.sleep(0.2)
+    _in_view(phone, "document.getElementById('quick-reference')")
     _shot(phone, site, f"quickref-{bid}-390x844.png")
     assert phone.console_errors == []
 

@@ -1,0 +1,60 @@
+"""What a cold `rules lookup` does before it answers (not a timed test: bench/bench_cli.py
+measures the time; these pin what it imports and that the lean parser parses the same)."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from rules_dsl.cli import COMMANDS, build_parser
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_commands_are_the_whole_parsers_subcommands_in_order():
+    sub = next(a for a in build_parser()._actions if a.dest == "cmd")
+    assert tuple(sub.choices) == COMMANDS
+
+
+@pytest.mark.parametrize("argv", [
+    ["lookup", "Suppression"], ["lookup", "shoot", "after", "running", "--book", "void", "--limit", "3", "--json"],
+    ["show", "void:camouflage", "--no-color"], ["call", "x:y", "a=1", "b=2", "--seed", "3"],
+    ["odds", "x:y", "n=3", "--vs", "n=4", "--sweep", "t=2..6", "--exact", "--time-limit", "2"],
+    ["explain", "x:y", "--no-locations"], ["cost", "skirmish-tutorial"], ["check", "--watch", "--strict"],
+    ["export", "void", "--out", "-"], ["preview", "--port", "0", "--open"], ["js", "a", "b", "--examples"],
+    ["lsp", "--stdio"], ["books", "--json", "--color"]])
+def test_the_parser_of_one_command_parses_as_the_whole_parser(argv):
+    assert argv[0] in COMMANDS
+    assert vars(build_parser(argv[0]).parse_args(argv)) == vars(build_parser().parse_args(argv))
+
+
+def test_a_lookup_imports_only_what_it_needs():
+    """Beyond the floor (the interpreter importing argparse, sqlite3, json and re), a lookup
+    loads the index, the search and the terminal: never the compiler, lark, hashlib (the
+    index's freshness compares the stamps whole), typing or shutil (argparse is told the
+    terminal's width)."""
+    env = dict(os.environ)
+    subprocess.run([sys.executable, "-m", "rules_dsl", "books"], env=env, check=True, capture_output=True)
+    probe = ("import sys; sys.path.insert(0, {root!r}); base = set(sys.modules); {body}; "
+             "print(__import__('json').dumps(sorted(set(sys.modules) - base)))")
+    floor = "import argparse, sqlite3, json, re"
+    lookup = ("import argparse, sqlite3, json, re, io, contextlib; from rules_dsl.cli import main; "
+              "out = io.StringIO(); ctx = contextlib.redirect_stdout(out); ctx.__enter__(); "
+              "code = main(['lookup', 'Suppression']); ctx.__exit__(None, None, None); assert code == 0, code; "
+              "assert 'Suppression' in out.getvalue()")
+
+    def loaded(body):   # -S: no site-packages (this machine's .pth files import half the library at start-up)
+        done = subprocess.run([sys.executable, "-S", "-c", probe.format(root=str(ROOT), body=body)], env=env,
+                              capture_output=True, text=True, cwd=ROOT)
+        assert done.returncode == 0, done.stderr
+        return set(json.loads(done.stdout.splitlines()[-1]))
+
+    extra = loaded(lookup) - loaded(floor)
+    for heavy in ("rules_dsl.loader", "rules_dsl.compiler", "rules_dsl.errors", "lark", "hashlib", "typing", "shutil",
+                  "dataclasses", "textwrap", "pickle"):
+        assert heavy not in extra, f"a lookup imports {heavy}"
+    assert {"rules_dsl.index", "rules_dsl.textsearch", "rules_dsl.terminal"} <= extra
