@@ -175,6 +175,8 @@ def test_furo_still_makes_its_sidebar_through_the_function_compat_replaces(tmp_p
     page = (tmp_path / "out" / "one.html").read_text(encoding="utf-8")
     assert "<!--compat-tree-->" in page, _say("furo_navigation", "furo's sidebar is not made by the replaced function")
     assert compat.calls(app).get("furo_navigation", 0) >= 2, _say("furo_navigation", "not called once a page")
+    import furo
+    assert not getattr(furo.get_navigation_tree, "_rules_dsl", False), "furo's own function is put back after the build"
 
 
 def test_furo_markup_still_matches_what_furo_nav_patches(tiny):
@@ -214,6 +216,9 @@ class _Builder:
 class _App:
     def __init__(self):
         self.builder = _Builder()
+
+    def connect(self, event, handler, priority=500):
+        pass
 
 
 def test_a_changed_method_is_left_to_sphinx_with_a_warning(monkeypatch):

@@ -10,11 +10,20 @@ from __future__ import annotations
 import weakref
 
 _STATE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+#: id -> (object, state) for stand-ins that take no weak reference (tests' SimpleNamespace):
+#: kept alive with their state, so an id is never reused while it is a key
+_PINNED: dict = {}
 
 
 def of(app) -> dict:
     """The build's state: a dict of this extension's own, one per app."""
-    state = _STATE.get(app)
-    if state is None:
-        state = _STATE[app] = {}
-    return state
+    try:
+        state = _STATE.get(app)
+        if state is None:
+            state = _STATE[app] = {}
+        return state
+    except TypeError:
+        pinned = _PINNED.get(id(app))
+        if pinned is None:
+            pinned = _PINNED[id(app)] = (app, {})
+        return pinned[1]

@@ -42,6 +42,8 @@ import weakref
 
 from sphinx.util import logging
 
+from . import buildstate
+
 logger = logging.getLogger(__name__)
 
 
@@ -68,19 +70,16 @@ def broken(entry: str, what: str, fallback: str) -> None:
 
 
 # ------------------------------------------------------------------ calls, for the tests
-#: app -> {entry: times its replacement was called}: tests check that every hook is still
-#: called during a real build (a hook Sphinx stopped calling would be silently slower)
-_CALLS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-
-
 def _count(app, entry: str) -> None:
-    calls = _CALLS.setdefault(app, {})
+    """One more call of `entry`'s replacement: tests check that every hook is still called
+    during a real build (a hook Sphinx stopped calling would leave the site silently slower)."""
+    calls = buildstate.of(app).setdefault("compat_calls", {})
     calls[entry] = calls.get(entry, 0) + 1
 
 
 def calls(app) -> dict:
     """{entry: calls} of this build's replaced methods."""
-    return dict(_CALLS.get(app, {}))
+    return dict(buildstate.of(app).get("compat_calls", {}))
 
 
 def write_report(app, exc=None) -> None:
@@ -93,7 +92,8 @@ def write_report(app, exc=None) -> None:
 
 
 # ------------------------------------------------------------------ builder methods
-#: method -> the parameters (names, in order) the replacement is written against
+#: method -> the parameters the replacement is written against (Sphinx passes them by
+#: position: their number must match; the names say what they are)
 BUILDER_METHODS = {
     "write": ("build_docnames", "updated_docnames", "method"),
     "write_documents": ("docnames",),
@@ -116,7 +116,7 @@ def method_shape(builder, method: str) -> str | None:
         params = tuple(inspect.signature(original).parameters)
     except (TypeError, ValueError):
         return f"the signature of {method!r} cannot be read"
-    if params != BUILDER_METHODS[method]:
+    if len(params) != len(BUILDER_METHODS[method]):
         return f"{method!r} takes {params}, not {BUILDER_METHODS[method]}"
     return None
 
@@ -202,10 +202,6 @@ def serial_write(builder):
         builder.parallel_ok = True
 
 
-#: app -> its `parallel` while a few pages are read serially
-_PARALLEL: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-
-
 def read_serially(app) -> None:
     """env-before-read-docs: read this build's few pages in one process (``app.parallel``
     set to 1 until `restore_parallel`, at env-updated).
@@ -219,14 +215,14 @@ def read_serially(app) -> None:
         broken("read_serially", "app.parallel is no number", "pages are read as Sphinx chooses")
         return
     if app.parallel > 1:
-        _PARALLEL[app] = app.parallel
+        buildstate.of(app)["parallel"] = app.parallel
         _count(app, "read_serially")
         app.parallel = 1
 
 
 def restore_parallel(app) -> None:
     """env-updated: ``app.parallel`` as it was before `read_serially`."""
-    saved = _PARALLEL.pop(app, None)
+    saved = buildstate.of(app).pop("parallel", None)
     if saved is not None:
         app.parallel = saved
 
@@ -320,7 +316,7 @@ def indexer_shape(indexer) -> str | None:
         params = tuple(inspect.signature(indexer._word_collector).parameters)
     except (TypeError, ValueError):
         params = None
-    if params != ("doctree",):
+    if len(params or ()) != 1:
         return f"the search indexer's _word_collector takes {params}, not ('doctree',)"
     return None
 
@@ -479,8 +475,9 @@ def virtual_doc_names() -> dict:
 # ------------------------------------------------------------------ furo
 def furo_navigation(app, make) -> bool:
     """furo's sidebar pass, ``furo.navigation.get_navigation_tree(toctree_html)``,
-    replaced process-wide by `make(furo's own function)` (furo_nav.py: the pass done once
-    per folder and kept between builds, the current page's marks put back by regex).
+    replaced in furo's namespace by `make(furo's own function)` for the length of the
+    build (put back at build-finished) (furo_nav.py: the pass done once per folder and
+    kept between builds, the current page's marks put back by regex).
 
     Public stand-in: an ``html-page-context`` handler after furo's could replace
     ``furo_navigation_tree`` in the context, but only after furo has made it: the cost
@@ -517,4 +514,12 @@ def furo_navigation(app, make) -> bool:
     get_navigation_tree._rules_dsl = True
     get_navigation_tree.furo_own = original
     furo.get_navigation_tree = get_navigation_tree
+
+    def restore(_app, _exc=None):
+        """build-finished (last): furo's own function back, so the replacement lives as
+        long as this build and no other build of the process (another project, another
+        theme configuration) sees it."""
+        if furo.get_navigation_tree is get_navigation_tree:
+            furo.get_navigation_tree = original
+    app.connect("build-finished", restore, priority=1000)
     return True
