@@ -117,7 +117,8 @@ def _cap_navigation(app, pagename, templatename, context, doctree):
     # Pages that are no document (the per-letter general index, search) are in no toctree:
     # their sidebar is the same for all of them at one folder depth, so it is made once a build
     # (but for genindex, search, py-modindex: a toctree may list them, as the current page).
-    shared = pagename not in app.env.all_docs and pagename not in navigation.virtual_docs()
+    virtual = navigation.virtual_docs()
+    shared = virtual is not None and pagename not in app.env.all_docs and pagename not in virtual
     cache = buildstate.of(app).setdefault("nav_cache", {}) if shared else None   # one build, never pickled
 
     def answer(kwargs):

@@ -29,6 +29,7 @@ call (another theme's, other options) is Sphinx's too: see ``handles``.
 """
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 
@@ -45,16 +46,18 @@ _OPTIONS = {"collapse": False, "titles_only": True, "includehidden": True}
 _SLOT = "navigation"          # build state: (env id, Navigation or None), one build, one process
 _TOKEN = "rules-nav-title-"
 _WHITESPACE = re.compile("[\n\r\t\v\f]")
+_SPECIAL = {ord("&"): "&amp;", ord("<"): "&lt;", ord('"'): "&quot;", ord(">"): "&gt;", ord("@"): "&#64;"}
 
 
-def virtual_docs() -> frozenset:
+@functools.lru_cache(maxsize=1)
+def virtual_docs() -> frozenset | None:
     """The pages a toctree may list that are no documents (genindex, search...:
-    `compat.virtual_doc_names`); none when Sphinx no longer says (a warning there)."""
+    `compat.virtual_doc_names`); None when Sphinx no longer says (the sidebar is then
+    left to Sphinx, with a warning: see `current`)."""
     try:
         return frozenset(doc for doc, _title in compat.virtual_doc_names().values())
     except compat.CompatError:
-        return frozenset()
-_SPECIAL = {ord("&"): "&amp;", ord("<"): "&lt;", ord('"'): "&quot;", ord(">"): "&gt;", ord("@"): "&#64;"}
+        return None
 
 
 class _Unsupported(Exception):
