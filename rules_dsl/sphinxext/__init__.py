@@ -62,7 +62,8 @@ glossary or the cross index; a keyword or term with more is cut by books onto nu
 it in one process even with ``-j``; see :mod:`rules_dsl.sphinxext.smallbuild`),
 ``rules_games_per_page`` (default 30: the home page shows every book's card up to this many
 books; beyond, the game picker is split into pages by the titles' first letters, none with
-more).
+more), ``rules_compat_report`` (default empty: a path where the build writes, as JSON, how
+often each of :mod:`rules_dsl.sphinxext.compat`'s replaced methods was called; for tests).
 Warnings have the type
 ``rules`` and subtypes ``compile``, ``example``, ``odds``, ``directive`` and
 ``duplicate`` (for ``suppress_warnings``).
