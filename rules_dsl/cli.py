@@ -686,6 +686,7 @@ def _odds(args, book, mech):
             return 0
         for line in odds_text.variants_lines(dists, exact=args.exact, label=lambda k: words.param(mech.name, k), **said):
             _out(line)
+        _odds_chart(args, lambda width, uni: odds_text.variants_chart(dists, said["show"], width, uni))
         return 0
     dist = distribution(mech, _meter=meter, **inputs)
     if args.json:
@@ -693,6 +694,7 @@ def _odds(args, book, mech):
         return 0
     for line in _fit("\n".join(odds_text.distribution_lines(dist, exact=args.exact, **said)), args).split("\n"):
         _out(line)
+    _odds_chart(args, lambda width, uni: odds_text.distribution_chart(dist, said["show"], width, uni, exact=args.exact))
     return 0
 
 
@@ -766,6 +768,13 @@ def cmd_cost(args):
         for line in odds_text.cost_lines(v, exact=args.exact, width=width, book_title=book.title):
             _out(line)
     return 0
+
+
+def _odds_chart(args, draw):
+    """The distribution drawn under its table (odds_text's charts), as wide as the terminal."""
+    out = _output(args)
+    _out()
+    _out("\n".join(draw(out.width, out.arrow == "→")))
 
 
 def _fit(text: str, args) -> str:

@@ -2,6 +2,8 @@
 
 One function per view, each returning lines (the CLI prints them, the tests read them):
 
+* `distribution_chart`, `variants_chart`: the same rows as bars (barchart.py), drawn
+  under the table of one distribution and of variants side by side;
 * `distribution_lines`: one distribution: the rows that matter (the tail of a numeric
   result folded into "K or more" / "K or less" once under 0.1% in all), chances as
   percentages, the mean as a decimal; with `exact`, every row and the exact fractions;
@@ -18,10 +20,10 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+from .barchart import bar as _drawn, bars, grouped
 from .values import show
 
 FOLD = Fraction(1, 1000)        # a numeric tail whose whole chance is under 0.1% is folded into one row
-BLOCKS = " ▏▎▍▌▋▊▉█"
 
 
 # ------------------------------------------------------------------ numbers
@@ -52,12 +54,9 @@ def fraction(p: Fraction) -> str:
 
 
 def bar(x, top, width: int) -> str:
-    """A horizontal bar of x out of top, `width` characters at most (eighths of a block)."""
-    if not top or x is None or x <= 0:
-        return ""
-    eighths = round(float(Fraction(x) / Fraction(top)) * width * 8)
-    full, part = divmod(max(eighths, 1), 8)
-    return "█" * full + (BLOCKS[part] if part else "")
+    """A horizontal bar of x out of top, `width` characters at most (eighths of a block):
+    the bar of every terminal chart (barchart.bar)."""
+    return _drawn(x, top, width)
 
 
 def _table(head: list, rows: list, right=None) -> list:
@@ -130,6 +129,45 @@ def distribution_lines(dist, exact: bool = False, show=show, title=None, result:
         lines.append("a chain has no upper limit: the 'or more' row is its exact remaining probability")
     lines += explode_lines(dist.explode_caps)
     return lines
+
+
+# ------------------------------------------------------------------ charts of distributions
+def distribution_chart(dist, show, width: int = 80, unicode: bool = True, exact: bool = False) -> list:
+    """The chart of an odds `Distribution` (rules_dsl.odds), labels said by `show(value)`: the
+    rows of its table (distribution_lines), a folded tail as one row ("12 or more"),
+    every row when `exact`; a chain's "n or more" bucket says itself."""
+    outs, low, high = (list(dist.outcomes), None, None) if exact else fold(dist)
+    rows = [(_said(v, show), p) for v, p in outs]
+    if low:
+        rows.insert(0, (f"{show(low[0])} or less", low[1]))
+    if high:
+        rows.append((f"{show(high[0])} or more", high[1]))
+    return bars(rows, width, unicode, pct)
+
+
+def variants_chart(dists, show, width: int = 80, unicode: bool = True) -> list:
+    """The chart of one mechanic's distributions side by side (`rules odds --vs`, one or
+    several variants): every result any gives, in the rows of variants_lines, A's
+    chance, then B's, C's..."""
+    values = list(dict.fromkeys(v for d in dists for v, _ in d.outcomes))
+    if all(d.mean is not None for d in dists):        # numbers: in their order
+        values.sort(key=_number_key)
+    names = [chr(ord("A") + i) for i in range(len(dists))]
+    return grouped([(_said(v, show), [d.probability(v) for d in dists]) for v in values], width, unicode, names, pct)
+
+
+def _said(v, show) -> str:
+    n = getattr(v, "n", None)
+    if n is not None and hasattr(v, "up"):          # odds.OrMore: a chain's unbounded tail
+        return f"{show(n)} or {'more' if v.up else 'less'}"
+    return show(v)
+
+
+def _number_key(v):
+    n = getattr(v, "n", None)
+    if n is not None and hasattr(v, "up"):
+        return (1 if v.up else -1, n)
+    return (0, v)
 
 
 # ------------------------------------------------------------------ sweeps

@@ -23,6 +23,7 @@ import shutil
 import subprocess
 import threading
 import time
+from fractions import Fraction
 from pathlib import Path
 
 import pytest
@@ -936,23 +937,176 @@ def test_mechanic_forms_on_a_phone_match_the_python_back_end(site, http_site, ph
 
 def test_a_dice_form_shows_the_pages_exact_odds_for_its_inputs(site, http_site, phone):
     """Hollow Fields' nerve test: its page holds exact odds for nerve=7 with and without the
-    re-roll (the book's `odds` lines); the form shows them for those inputs, and for others
-    says they are not on the page and gives the `rules odds` command that computes them."""
+    re-roll (the book's `odds` lines); the form shows those rows, drawn, for those inputs without
+    loading the odds engine, and works the others out in the browser (nerve 8: `rules odds`)."""
     phone.console_errors.clear()
     box = _open_form(phone, http_site, site, "skirmish-tutorial", "nerve_test")
     held = json.loads(phone.js(f"{box}.dataset.odds"))
     assert [b["inputs"] for b in held] == [{"nerve": "7", "reroll": "false"}, {"nerve": "7", "reroll": "true"}]
     _fill(phone, box, {"nerve": 7, "reroll": "0"})          # the select's first choice: true
-    odds = phone.js(f"""(() => {{ const o = {box}.querySelector('.rules-try-odds');
-        return {{title: o.querySelector('p').textContent,
-                 rows: Array.from(o.querySelectorAll('tbody tr')).map(r => Array.from(r.cells).map(c => c.textContent))}}; }})()""")
+    odds = _form_odds(phone, box)
     assert odds["title"].startswith("Exact odds for these inputs"), odds
-    assert odds["rows"] == held[1]["rows"], odds            # the rows of the page's own table
+    assert odds["rows"] == [r[:3] + [r[3].replace("/1", "") if r[3].endswith("/1") else r[3]] for r in held[1]["rows"]], odds
     assert ["yes", "82.64%"] == odds["rows"][-1][:2], odds   # docs/adding-a-book.md: 119/144 (in words)
+    assert odds["desc"] == "no: 17.36%; yes: 82.64%", odds
+    assert not phone.js("performance.getEntriesByType('resource').some(r => /odds\\.mjs/.test(r.name))"), "the engine loaded for odds the page holds"
     _fill(phone, box, {"nerve": 8})
-    none = phone.js(f"{box}.querySelector('.rules-try-odds').textContent")
-    assert "were not computed for this page" in none, none
-    assert none.endswith("rules odds skirmish-tutorial:nerve_test nerve=8 reroll=true"), none
+    odds = _form_odds(phone, box)
+    assert odds["title"].startswith("Exact odds for these inputs"), odds
+    assert _exact(odds) == _rules_odds("skirmish-tutorial:nerve_test", "nerve=8", "reroll=true"), odds
+    assert phone.console_errors == [], phone.console_errors
+
+
+def _form_odds(browser, box, timeout=60):
+    """The odds a form shows once worked out: status, table rows (result, percent, at least,
+    exact), the chart's text alternative and its number of bars."""
+    browser.wait_for(f"(() => {{ const o = {box}.querySelector('.rules-try-odds');"
+                     f" return o && !o.hasAttribute('aria-busy') && !/Working out/.test(o.querySelector('p').textContent); }})()",
+                     timeout=timeout)
+    return browser.js(f"""(() => {{ const o = {box}.querySelector('.rules-try-odds'), svg = o.querySelector('svg.rules-chart');
+        return {{title: o.querySelector('p').textContent,
+                 rows: Array.from(o.querySelectorAll('tbody tr')).map(r => Array.from(r.cells).map(c => c.textContent)),
+                 head: Array.from(o.querySelectorAll('thead th')).map(c => c.textContent),
+                 desc: svg ? svg.querySelector('desc').textContent : null, name: svg ? svg.querySelector('title').textContent : null,
+                 role: svg ? svg.getAttribute('role') : null, bars: svg ? svg.querySelectorAll('g.rules-chart-row rect.rules-chart-a').length : 0,
+                 barsB: svg ? svg.querySelectorAll('g.rules-chart-row rect.rules-chart-b').length : 0,
+                 command: (o.querySelector('details.rules-try-designer code') || {{}}).textContent || null}}; }})()""")
+
+
+def _exact(odds) -> list:
+    """[(result in words, exact fraction)] of a form's table."""
+    return [(r[0], r[3] if "/" in r[3] else f"{r[3]}/1") for r in odds["rows"]]
+
+
+def _rules_odds(ref, *assignments, vs=None) -> list:
+    """`rules odds REF ... --json` run as a player would: [(result in words, "p/q")]."""
+    import subprocess
+    import sys
+    from rules_dsl.loader import load
+    args = [sys.executable, "-m", "rules_dsl", "odds", ref, *assignments, "--json"] + (["--vs", *vs] if vs else [])
+    p = subprocess.run(args, capture_output=True, text=True, timeout=300, env={**os.environ, "PYTHONPATH": str(REPO)})
+    assert p.returncode == 0, p.stderr
+    data = json.loads(p.stdout)
+    book = load(ref.split(":")[0])
+
+    def said(v):
+        if isinstance(v, dict):        # a chain's "n or more"
+            return f"{v['at_least']} or more"
+        return book.display.value(_member(book, v) if isinstance(v, str) else v)
+
+    def law(d):
+        return [(said(o["value"]), o["probability"]) for o in d["outcomes"]]
+    return (law(data["a"]), law(data["b"])) if vs else law(data)
+
+
+def _member(book, name):
+    from rules_dsl.values import Sym
+    for members in book.enums.values():
+        if name in members:
+            return members[name]
+    return Sym(name, "")
+
+
+# ------------------------------------------------------------------ any input's odds, drawn (issue 27)
+ODDS_SHOTS = Path(os.environ.get("RULES_DSL_ODDS_SHOTS") or SHOTS)
+
+
+def test_a_dice_form_works_out_odds_the_page_does_not_hold_and_draws_them(site, http_site, phone):
+    """390x844, Null Strike's morale check: morale 3 is a real statline value the page holds no odds
+    for.  Typed into the form, the exact distribution is worked out in the browser and drawn (an SVG
+    chart, its text alternative naming every outcome, the table a tap away) and it is exactly what
+    `rules odds` gives; "Compare" draws morale 4 beside it as `--vs` does; typing never leaves the
+    odds of other inputs on screen; a case past the budget is refused plainly, with the command."""
+    phone.console_errors.clear()
+    box = _open_form(phone, http_site, site, "null-strike", "morale_check")
+    held = json.loads(phone.js(f"{box}.dataset.odds"))
+    assert all(b["inputs"]["morale"] != "3" for b in held), held       # the page holds no odds for morale 3
+    before = _form_odds(phone, box)
+    _fill(phone, box, {"morale": 3})
+    now = phone.js(f"{box}.querySelector('.rules-try-odds p').textContent")   # at once: never the old odds
+    assert now.startswith("Working out") or now != before["title"] or _form_odds(phone, box)["desc"] != before["desc"], now
+    odds = _form_odds(phone, box)
+    want = _rules_odds("null-strike:morale_check", "morale=3")
+    assert odds["title"].startswith("Exact odds for these inputs") and _exact(odds) == want, (odds, want)
+    assert odds["role"] == "img" and odds["bars"] == len(want) and odds["name"].startswith("Exact odds: ")
+    assert odds["desc"] == "; ".join(f"{r[0]}: {r[1]}" for r in odds["rows"]), odds     # the text alternative
+    assert phone.js("document.documentElement.scrollWidth") <= PHONE[0], "the chart makes the page scroll sideways"
+    bars = phone.js(f"Array.from({box}.querySelectorAll('svg.rules-chart g.rules-chart-row rect.rules-chart-a')).map(r => +r.getAttribute('width'))")
+    assert bars[0] > bars[1] > 0 and abs(bars[0] / bars[1] - 2) < 0.05, bars       # 2/3 against 1/3, drawn to scale
+    ODDS_SHOTS.mkdir(parents=True, exist_ok=True)
+    phone.js(f"window.scrollTo(0, {box}.querySelector('output').getBoundingClientRect().top + scrollY - 120)")
+    phone.wait_for(f"{box}.querySelector('svg.rules-chart').getBoundingClientRect().bottom < innerHeight")
+    phone.screenshot(ODDS_SHOTS / "odds-morale-3-390x844.png")
+    # compare: the same mechanic with morale 4, drawn beside (rules odds --vs)
+    phone.js(f"(s => {{ s.value = '0'; s.dispatchEvent(new Event('change')); }})({box}.querySelector('select[name=compare]'))")
+    pair = _form_odds(phone, box)
+    a, b = _rules_odds("null-strike:morale_check", "morale=3", vs=["morale=4"])
+    assert pair["title"].startswith("Exact odds, A as typed and B with morale 4"), pair
+    assert pair["head"][1:3] == ["A", "B"] and pair["barsB"] == len(b) == pair["bars"], pair
+    assert [(r[0], r[1], r[2]) for r in pair["rows"]] == [(x[0], _pct(x[1]), _pct(y[1])) for x, y in zip(a, b)], (pair, a, b)
+    phone.js(f"window.scrollTo(0, {box}.querySelector('.rules-try-odds').getBoundingClientRect().top + scrollY - 60)")
+    phone.screenshot(ODDS_SHOTS / "odds-compare-390x844.png")
+    phone.js(f"(s => {{ s.value = ''; s.dispatchEvent(new Event('change')); }})({box}.querySelector('select[name=compare]'))")
+    # an input out of range: nothing of the last odds stays
+    _fill(phone, box, {"morale": 9})
+    gone = phone.js(f"(() => {{ const o = {box}.querySelector('.rules-try-odds'); return [o.querySelector('p').textContent,"
+                    " o.querySelectorAll('svg, table').length]; })()")
+    assert gone[1] == 0 and "valid value" in gone[0], gone
+    if AXE.is_file():                   # the chart and the comparison pass axe-core
+        _fill(phone, box, {"morale": 3})
+        _form_odds(phone, box)
+        bad = _axe(phone)
+        assert not bad, json.dumps(bad, indent=1)
+    # past the budget: Dust's 400 dice with a sustained attack (162,406 evaluations of the engine)
+    big = _open_form(phone, http_site, site, "dust-tactics", "attack_hits")
+    _fill(phone, big, {"dice": 400})
+    phone.js(f"(s => {{ s.value = '0'; s.dispatchEvent(new Event('change')); }})({big}.querySelector('select[name=sustained]'))")
+    refused = _form_odds(phone, big)
+    assert refused["title"] == ("These inputs have too many outcomes to work out on this page: "
+                                "it takes more than 20,000 evaluations."), refused
+    said = phone.js(f"{big}.querySelector('details.rules-try-designer p.rules-try-refusal').textContent")
+    assert said == _python_refusal("dust-tactics", "attack_hits", dice=400, sustained=True), said   # Python's words
+    assert refused["bars"] == 0 and refused["rows"] == [], refused
+    assert refused["command"] == "rules odds dust-tactics:attack_hits dice=400 sustained=true extra_target=false", refused
+    phone.js(f"window.scrollTo(0, {big}.querySelector('.rules-try-odds').getBoundingClientRect().top + scrollY - 300)")
+    phone.screenshot(ODDS_SHOTS / "odds-too-large-390x844.png")
+    assert phone.console_errors == [], phone.console_errors
+
+
+def _python_refusal(bid, name, **inputs) -> str:
+    """What Python's engine says refusing these inputs on the page's budget (page_odds)."""
+    from rules_dsl.loader import load
+    from rules_dsl.odds import TooLarge, distribution
+    from rules_dsl.odds.budget import Budget
+    from rules_dsl.sphinxext.page_odds import PAGE_BUDGET, SITE_STEPS
+    with pytest.raises(TooLarge) as e:
+        distribution(load(bid).mechanics[name], _max_evals=PAGE_BUDGET, _budget=Budget(seconds=None, steps=SITE_STEPS), **inputs)
+    return str(e.value)
+
+
+def _pct(frac: str) -> str:
+    from rules_dsl.values import percent_text
+    n, d = frac.split("/")
+    return percent_text(Fraction(int(n), int(d)))
+
+
+def test_the_exact_odds_fold_draws_each_table_as_a_chart(site, http_site, phone):
+    """A dice mechanic's "Exact odds" fold: once opened, a chart (with its caption, the inputs in
+    words) for every set of inputs its table holds, drawn from the same rows."""
+    phone.console_errors.clear()
+    box = _open_form(phone, http_site, site, "dust-tactics", "skill_berserk_hits")
+    held = json.loads(phone.js(f"{box}.dataset.odds"))
+    fold = f"{box}.parentElement.querySelector('details.rules-fold-odds')"
+    phone.js(f"{fold}.open = true")
+    phone.wait_for(f"{fold}.querySelectorAll('figure.rules-odds-chart svg').length === {len(held)}")
+    charts = phone.js(f"""Array.from({fold}.querySelectorAll('figure.rules-odds-chart')).map(f => ({{
+        caption: f.querySelector('figcaption').textContent, desc: f.querySelector('desc').textContent}}))""")
+    assert [c["caption"] for c in charts] == [b["label"] for b in held]
+    assert [c["desc"] for c in charts] == ["; ".join(f"{r[0]}: {r[1]}" for r in b["rows"]) for b in held]
+    assert phone.js("document.documentElement.scrollWidth") <= PHONE[0]
+    phone.js(f"{fold}.scrollIntoView({{block: 'start', behavior: 'instant'}})")
+    ODDS_SHOTS.mkdir(parents=True, exist_ok=True)
+    phone.screenshot(ODDS_SHOTS / "odds-fold-charts-390x844.png")
     assert phone.console_errors == [], phone.console_errors
 
 

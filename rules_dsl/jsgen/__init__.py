@@ -28,13 +28,19 @@ from importlib import resources
 from ..paths import write_text_if_changed
 from .emit import JSGenError
 
-__all__ = ["JSGenError", "runtime_source", "generate", "write"]
+__all__ = ["JSGenError", "runtime_source", "odds_engine_source", "generate", "generate_with_odds", "write"]
 
 RUNTIME_FILE = "runtime.mjs"
+ODDS_ENGINE_FILE = "odds.mjs"
 
 
 def runtime_source() -> str:
     return resources.files(__package__).joinpath("runtime.js").read_text(encoding="utf-8")
+
+
+def odds_engine_source() -> str:
+    """The exact-odds engine (`odds.js`, shipped as `odds.mjs`): rules_dsl/odds ported."""
+    return resources.files(__package__).joinpath("odds.js").read_text(encoding="utf-8")
 
 
 def generate(book) -> str:
@@ -43,9 +49,19 @@ def generate(book) -> str:
     return book_module(book)[0]
 
 
-def write(book, out_dir: str, examples: bool = False) -> dict:
-    """Write the runtime and the book's module (and its examples module) to `out_dir`;
-    {kind: path} of the files written.  Each file is written whole, then renamed."""
+def generate_with_odds(book) -> tuple:
+    """(the book's module, the module of its dice mechanics' odds plans) of a loaded `Book`:
+    `<id>.mjs` and `<id>.odds.mjs` (which imports the first and `./odds.mjs`)."""
+    from .module import book_module
+    from .odds import odds_module
+    text, g = book_module(book)
+    return text, odds_module(book, g, f"{book.id}.mjs")
+
+
+def write(book, out_dir: str, examples: bool = False, odds: bool = False) -> dict:
+    """Write the runtime and the book's module (and its examples module, and with `odds` the
+    odds engine and the book's odds plans) to `out_dir`; {kind: path} of the files written.
+    Each file is written whole, then renamed."""
     from .module import book_module, examples_module
     os.makedirs(out_dir, exist_ok=True)
     text, g = book_module(book)
@@ -54,6 +70,10 @@ def write(book, out_dir: str, examples: bool = False) -> dict:
     if examples:
         ex_text, _ = examples_module(book, g, name)
         out["examples"] = _put(out_dir, f"{book.id}.examples.mjs", ex_text)
+    if odds:
+        from .odds import odds_module
+        out["engine"] = _put(out_dir, ODDS_ENGINE_FILE, odds_engine_source())
+        out["odds"] = _put(out_dir, f"{book.id}.odds.mjs", odds_module(book, g, name))
     return out
 
 

@@ -116,12 +116,18 @@ class ExprGen:
     def visit_SetLit(self, e, scope):
         return "R.setOf([" + ", ".join(self.compile(x, scope) for x in e.items) + "])"
 
-    def visit_Comprehension(self, e, scope):
+    def comprehension_parts(self, e, scope):
+        """(source, variable, element, condition function or "null") of a comprehension, in JS:
+        what the runtime's `comp` and the odds engine's `compRuns` both take."""
         src = self.compile(e.source, scope)
         var = self.idents.fresh(e.var, e.span)
         inner = {**scope, e.var: var}
         elem = self.compile(e.elem, inner)
         cond = f"({var}) => {self.compile(e.cond, inner)}" if e.cond is not None else "null"
+        return src, var, elem, cond
+
+    def visit_Comprehension(self, e, scope):
+        src, var, elem, cond = self.comprehension_parts(e, scope)
         return f"R.comp(ctx, {self.g.span(e.span)}, {src}, {cond}, ({var}) => {elem})"
 
     def visit_Attr(self, e, scope):

@@ -38,6 +38,10 @@ export class Range {   // Python's range(start, stop): start..stop-1
   get length() { return this.stop > this.start ? Number(this.stop - this.start) : 0; }
   toArray() { const out = []; for (let i = this.start; i < this.stop; i++) out.push(i); return out; }
   has(x) {
+    if (isS(x)) {   // Python's range.__contains__ of a non-int: each item compared in turn (== on the stand-in)
+      for (let i = this.start; i < this.stop; i++) if (x.cmp("==", i)) return true;
+      return false;
+    }
     if (typeof x === "boolean") x = x ? 1n : 0n;
     return typeof x === "bigint" && x >= this.start && x < this.stop;
   }
@@ -58,6 +62,24 @@ export class PySet {    // a frozenset: items distinct by Python equality, in fi
 export class Record {
   constructor(entries) { this.fields = new Map(entries); Object.freeze(this); }
 }
+
+// The stand-in protocol (rules_dsl/symbolic.py's twin).  The exact-odds engine (odds.mjs) hands a
+// mechanic one *stand-in* for a class of die faces it has not told apart (or for "k or more"
+// successes of a chain).  Every operation below that meets one asks it instead of reading it:
+// `sample()` (a value of the type it covers, for type checks), `observe(fn, key)` (fn of what it
+// covers, when the same for all), `byValue()` (its value: the class is split by value), `arith(op,
+// other, swapped)`, `cmp(op, other)` (Python's comparison, other on the right), `truth()`, `unary(op)`.
+// A use a class cannot answer splits it and throws to the engine (a plain object, not an Error:
+// evaluation code never catches it).  A `WatchedList` is a pool whose order the engine must hear
+// of being read (indexed or compared).  Plain calls pay one `instanceof` test.
+export class Symbolic {}
+const isS = (x) => x instanceof Symbolic;
+const byValue = (x) => (x instanceof Symbolic ? x.byValue() : x);
+export class WatchedList extends Array {
+  static get [Symbol.species]() { return Array; }
+  watch() {}
+}
+const FLIP = { "<": ">", "<=": ">=", ">": "<", ">=": "<=", "==": "==", "!=": "!=" };
 
 export class EnumNS {   // `Outcome` as a value: its members, in order
   constructor(name, members) { this.name = name; this.members = members; Object.freeze(this); }
@@ -153,6 +175,7 @@ function arith(op, a, b) {
 }
 
 function needNum(span, v, what) {
+  if (isS(v)) { if (isNum(v.sample())) return v; v = v.byValue(); }
   if (v === ABSENT) fail(span, `${what}: the value is absent in the source rulebook`);
   if (!isNum(v)) fail(span, `${what}: expected a number, got ${show(v)}`);
   return v;
@@ -161,14 +184,21 @@ function needNum(span, v, what) {
 export function binop(span, op, a, b) {
   if (op === "+" && Array.isArray(a) && Array.isArray(b)) return a.concat(b);
   needNum(span, a, `'${op}'`); needNum(span, b, `'${op}'`);
+  if (isS(a) || isS(b)) {
+    if ((op === "/" || op === "%") && pyEq(b, 0n)) fail(span, `division by zero in '${op}'`);
+    if (op === "/") return arith("/", byValue(a), byValue(b));   // Python: Fraction(x) reads its value
+    return isS(a) ? a.arith(op, b, false) : b.arith(op, a, true);
+  }
   if ((op === "/" || op === "%") && b === 0n) fail(span, `division by zero in '${op}'`);
   return arith(op, a, b);
 }
 
-export function neg(span, a) { needNum(span, a, "'-'"); return arith("-", 0n, a); }
+export function neg(span, a) { needNum(span, a, "'-'"); return isS(a) ? a.unary("neg") : arith("-", 0n, a); }
 
 export function order(span, op, a, b) {
   needNum(span, a, `'${op}'`); needNum(span, b, `'${op}'`);
+  if (isS(a)) return a.cmp(op, b);
+  if (isS(b)) return b.cmp(FLIP[op], a);
   const c = numCmp(a, b);
   return op === "<" ? c < 0 : op === "<=" ? c <= 0 : op === ">" ? c > 0 : c >= 0;
 }
@@ -178,10 +208,16 @@ const isStr = (x) => typeof x === "string" || x instanceof Sym;
 const isNumeric = (x) => typeof x === "boolean" || isNum(x);
 
 export function pyEq(a, b) {
+  if (isS(a)) return a.cmp("==", b);     // before the identity test: one stand-in may cover two dice
+  if (isS(b)) return b.cmp("==", a);
   if (a === b) return true;
   if (isNumeric(a) && isNumeric(b)) return numCmp(a, b) === 0;
   if (isStr(a) && isStr(b)) return String(a) === String(b);
-  if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((x, i) => pyEq(x, b[i]));
+  if (Array.isArray(a) && Array.isArray(b)) {
+    if (a instanceof WatchedList) a.watch();
+    if (b instanceof WatchedList) b.watch();
+    return a.length === b.length && a.every((x, i) => x === b[i] || pyEq(x, b[i]));   // items: Python's identity first
+  }
   if (a instanceof Range && b instanceof Range) {
     const la = a.length, lb = b.length;
     return la === lb && (la === 0 || a.start === b.start);
@@ -199,6 +235,7 @@ function hashable(x) { return !Array.isArray(x); }
 
 export function truthy(v) {
   if (typeof v === "boolean") return v;
+  if (isS(v)) return v.truth();
   if (typeof v === "bigint") return v !== 0n;
   if (typeof v === "string") return v.length > 0;
   if (v === ABSENT) return false;
@@ -211,6 +248,8 @@ export function truthy(v) {
 class Unorderable extends Error {}
 
 function pyLt(a, b) {   // Python's a < b over the values sorted/max/min meet; Unorderable otherwise
+  if (isS(a)) return a.cmp("<", b);
+  if (isS(b)) return b.cmp(">", a);
   if (isNumeric(a) && isNumeric(b)) return numCmp(a, b) < 0;
   if (isStr(a) && isStr(b)) return String(a) < String(b);
   if (Array.isArray(a) && Array.isArray(b)) {
@@ -222,7 +261,55 @@ function pyLt(a, b) {   // Python's a < b over the values sorted/max/min meet; U
   throw new Unorderable();
 }
 
+// with stand-ins: Python's own comparisons, in CPython's order (rules_dsl/symbolic.py)
+function cmpAny(a, op, b) {
+  if (isS(a)) return a.cmp(op, b);
+  if (isS(b)) return b.cmp(FLIP[op], a);
+  return op === "<" ? pyLt(a, b) : pyLt(b, a);
+}
+function plus(a, b) {   // Python's a + b inside sum(): 0 + x, then the running total + x
+  if (isS(a)) return a.arith("+", b, false);
+  if (isS(b)) return b.arith("+", a, true);
+  return arith("+", a, b);
+}
+// CPython's list.sort for lists holding stand-ins: the same comparisons in the same order (a run,
+// then binary insertion; longer lists are merged stably), so a pool is split as Python splits it
+function timsorted(items, reverse) {
+  const a = items.slice();
+  if (reverse) a.reverse();
+  const lt = (x, y) => pyLt(x, y);
+  const n = a.length;
+  if (n > 1 && n < 64) {
+    let run = 2;
+    if (lt(a[1], a[0])) {
+      while (run < n && lt(a[run], a[run - 1])) run++;
+      a.splice(0, run, ...a.slice(0, run).reverse());
+    } else {
+      while (run < n && !lt(a[run], a[run - 1])) run++;
+    }
+    for (let start = run; start < n; start++) {
+      const pivot = a[start];
+      let l = 0, r = start;
+      do { const p = l + ((r - l) >> 1); if (lt(pivot, a[p])) r = p; else l = p + 1; } while (l < r);
+      a.splice(start, 1);
+      a.splice(l, 0, pivot);
+    }
+  } else if (n >= 64) {
+    const merge = (xs) => {
+      if (xs.length < 2) return xs;
+      const m = xs.length >> 1, L = merge(xs.slice(0, m)), R = merge(xs.slice(m)), out = [];
+      let i = 0, j = 0;
+      while (i < L.length && j < R.length) out.push(lt(R[j], L[i]) ? R[j++] : L[i++]);
+      return out.concat(L.slice(i), R.slice(j));
+    };
+    a.splice(0, n, ...merge(a));
+  }
+  if (reverse) a.reverse();
+  return a;
+}
+
 function pySorted(items, reverse) {
+  if (items.some(isS)) return timsorted(items, reverse);
   const out = items.slice();
   // Python sorts with < only and keeps equal items in order, also with reverse=True
   out.sort(reverse ? (x, y) => (pyLt(y, x) ? -1 : pyLt(x, y) ? 1 : 0) : (x, y) => (pyLt(x, y) ? -1 : pyLt(y, x) ? 1 : 0));
@@ -255,6 +342,7 @@ function strRepr(s) {
 }
 
 export function pyRepr(v) {   // Python's repr() of a value: what an InputError shows
+  if (isS(v)) return pyRepr(v.byValue());
   if (v === undefined || v === null) return "None";
   if (typeof v === "boolean") return v ? "True" : "False";
   if (typeof v === "bigint") return v.toString();
@@ -272,6 +360,7 @@ export function pyRepr(v) {   // Python's repr() of a value: what an InputError 
 }
 
 export function show(v) {     // values.show: how a value is printed to a person
+  if (isS(v)) return show(v.byValue());
   if (v === ABSENT) return "absent";
   if (typeof v === "boolean") return v ? "true" : "false";
   if (v instanceof Range) return `${v.start}..${v.stop - 1n}`;
@@ -294,6 +383,9 @@ export function literal(v) {  // values.literal: a value as the rules language w
 
 // ------------------------------------------------------------------ expressions
 export function contains(span, container, item) {
+  // a stand-in sees the test (rules_dsl/symbolic.py, rule 3); the container is its cache key
+  if (isS(item)) return item.observe((v) => contains(span, container, v), container);
+  if (isS(container)) container = container.byValue();
   if (container === ABSENT) fail(span, "'in': the collection is absent in the source rulebook");
   if (Array.isArray(container)) return container.some((x) => x === item || pyEq(x, item));
   if (container instanceof Range) return container.has(item);
@@ -315,7 +407,7 @@ function iterable(span, v) {
 }
 
 export function comp(ctx, span, source, cond, elem) {
-  const items = iterable(span, source);
+  const items = iterable(span, byValue(source));
   ctx.spend(items.length);
   const out = [];
   for (const x of items) if (cond === null || truthy(cond(x))) out.push(elem(x));
@@ -323,6 +415,7 @@ export function comp(ctx, span, source, cond, elem) {
 }
 
 export function range(span, a, b) {
+  a = byValue(a); b = byValue(b);
   const ai = typeof a === "boolean" ? (a ? 1n : 0n) : a, bi = typeof b === "boolean" ? (b ? 1n : 0n) : b;
   if (!isInt(ai) || !isInt(bi)) fail(span, `a range needs whole numbers, got ${show(a)}..${show(b)}`);
   if (bi - ai >= MAX_RANGE) fail(span, `the range ${ai}..${bi} has more than 1,000,000 values`);
@@ -333,14 +426,15 @@ export function setOf(values) {
   const out = [];
   for (const v of values) {
     if (v instanceof Range) out.push(...v.toArray());
-    else if (Array.isArray(v)) out.push(...v);
+    else if (Array.isArray(v)) out.push(...v.map(byValue));
     else if (v instanceof PySet) out.push(...v.items);
-    else out.push(v);
+    else out.push(byValue(v));   // a set hashes its items: a stand-in by its value
   }
   return new PySet(out);
 }
 
 export function attr(span, o, name) {
+  o = byValue(o);
   if (o instanceof Record) {
     if (o.fields.has(name)) return o.fields.get(name);
     fail(span, `the record has no field '${name}' (fields: ${[...o.fields.keys()].join(", ")})`);
@@ -349,6 +443,8 @@ export function attr(span, o, name) {
 }
 
 export function index(span, o, i) {
+  if (o instanceof WatchedList) o.watch();
+  i = byValue(i);
   const ii = typeof i === "boolean" ? (i ? 1n : 0n) : i;
   if (!Array.isArray(o) || !isInt(ii)) fail(span, `cannot index ${show(o)} with ${show(i)}`);
   const n = BigInt(o.length);
@@ -363,12 +459,14 @@ class BuiltinError extends Error {}
 function bfail(msg) { throw new BuiltinError(msg); }
 
 function bnum(x, fn) {
+  if (isS(x)) { if (isNum(x.sample())) return x; x = x.byValue(); }
   if (x === ABSENT) bfail(`${fn}: the value is absent in the source rulebook`);
   if (!isNum(x)) bfail(`${fn}: expected a number, got ${literal(x)}`);
   return x;
 }
 
 function items(xs, fn) {
+  xs = byValue(xs);
   if (xs === ABSENT) bfail(`${fn}: the value is absent in the source rulebook`);
   if (Array.isArray(xs)) return xs;
   if (xs instanceof Range) return xs.toArray();
@@ -377,6 +475,7 @@ function items(xs, fn) {
 }
 
 function pyInt(k) {
+  k = byValue(k);
   if (typeof k === "boolean") return k ? 1n : 0n;
   if (isInt(k)) return k;
   if (k instanceof Frac) return k.n / k.d;   // int() truncates toward zero
@@ -386,13 +485,21 @@ function pyInt(k) {
 function extreme(args, fn, pickGreater) {
   const xs = args.length === 1 ? items(args[0], fn) : args;
   if (!xs.length) bfail(`${fn}: no values`);
+  if (xs.some(isS)) {
+    // rules_dsl/symbolic.py rule 4: among copies of one stand-in only the distinct objects are
+    // compared, as Python's max does (`item > best`, item on the left)
+    const seen = [...new Set(xs)];
+    let best = seen[0];
+    for (const x of seen.slice(1)) if (cmpAny(x, pickGreater ? ">" : "<", best)) best = x;
+    return best;
+  }
   let best = xs[0];
   for (const x of xs.slice(1)) if (pickGreater ? pyLt(best, x) : pyLt(x, best)) best = x;
   return best;
 }
 
 function roundMode(x, mode) {
-  x = bnum(x, "round");
+  x = byValue(bnum(x, "round"));   // Python: Fraction(x) reads a stand-in's value
   if (mode === "up") return ceilOf(x);
   if (mode === "down") return floorOf(x);
   const fl = floorOf(x);
@@ -406,21 +513,21 @@ function roundMode(x, mode) {
 
 const BUILTINS = {
   count: (xs) => BigInt(items(xs, "count").filter((x) => x !== false && x !== ABSENT).length),
-  sum: (xs) => items(xs, "sum").reduce((a, x) => arith("+", a, bnum(x, "sum")), 0n),
+  sum: (xs) => items(xs, "sum").reduce((a, x) => plus(a, bnum(x, "sum")), 0n),
   max: (...xs) => extreme(xs, "max", true),
   min: (...xs) => extreme(xs, "min", false),
   len: (xs) => BigInt(items(xs, "len").length),
   any: (xs) => items(xs, "any").some(truthy),
   all: (xs) => items(xs, "all").every(truthy),
-  abs: (x) => { bnum(x, "abs"); return numCmp(x, 0n) < 0 ? arith("-", 0n, x) : x; },
-  floor: (x) => floorOf(bnum(x, "floor")),
-  ceil: (x) => ceilOf(bnum(x, "ceil")),
+  abs: (x) => { bnum(x, "abs"); if (isS(x)) return x.unary("abs"); return numCmp(x, 0n) < 0 ? arith("-", 0n, x) : x; },
+  floor: (x) => { bnum(x, "floor"); return isS(x) ? x.unary("floor") : floorOf(x); },
+  ceil: (x) => { bnum(x, "ceil"); return isS(x) ? x.unary("ceil") : ceilOf(x); },
   clamp: (x, lo, hi) => {
     const m = pyLt(bnum(x, "clamp"), hi) ? x : hi;   // min(hi, x)
     return pyLt(lo, m) ? m : lo;                     // max(lo, m)
   },
-  even: (x) => arith("%", bnum(x, "even"), 2n) === 0n,
-  odd: (x) => { const r = arith("%", bnum(x, "odd"), 2n); return r === 1n; },
+  even: (x) => (isS(bnum(x, "even")) ? pyEq(x.arith("%", 2n, false), 0n) : arith("%", x, 2n) === 0n),
+  odd: (x) => (isS(bnum(x, "odd")) ? pyEq(x.arith("%", 2n, false), 1n) : arith("%", x, 2n) === 1n),
   sorted: (xs) => pySorted(items(xs, "sorted"), false),
   highest: (xs, k = 1n) => { const s = pySorted(items(xs, "highest"), true); return s.slice(0, Number(pyInt(k))); },
   lowest: (xs, k = 1n) => { const s = pySorted(items(xs, "lowest"), false); return s.slice(0, Number(pyInt(k))); },
@@ -428,11 +535,12 @@ const BUILTINS = {
   is_absent: (x) => x === ABSENT,
   or_else: (x, d) => (x === ABSENT ? d : x),
   field: (rec, name) => {
+    rec = byValue(rec);
     if (!(rec instanceof Record)) bfail(`field: expected a record, got ${literal(rec)}`);
     if (!rec.fields.has(String(name))) bfail(`field: the record has no field ${pyRepr(name)}`);
     return rec.fields.get(String(name));
   },
-  covers: (key, x) => (key instanceof Range ? key.has(x) : pyEq(key, x)),
+  covers: (key, x) => (byValue(key) instanceof Range ? byValue(key).has(x) : pyEq(key, x)),
   low: (key) => (key instanceof Range ? key.start : key),
   high: (key) => (key instanceof Range ? key.stop - 1n : key),
 };
@@ -728,12 +836,13 @@ export class Ctx {
   spend(steps) {
     this.budget[0] -= steps;
     if (this.budget[0] < 0) {
-      throw new RulesError("Error", "the evaluation takes more than 100,000 steps (mechanic calls and list items); is a mechanic calling others in a loop?");
+      throw new RulesError("Error", "the evaluation takes more than 100,000 steps (mechanic calls and list items); is a mechanic calling others in a loop?", { limit: "steps" });
     }
   }
 }
 
 export function nDice(span, name, k) {
+  k = byValue(k);
   if (!isInt(k) || k < 0n || k > MAX_DICE) fail(span, `roll '${name}': the number of dice must be 0..${MAX_DICE}, got ${show(k)}`);
   return k;
 }
@@ -777,6 +886,7 @@ export function rollExplode(ctx, span, name, die, count, faces, cap) {
 class NoFit extends Error {}
 
 function convert(book, t, v) {
+  if (isS(v)) return convertStandIn(book, t, v);
   switch (t.k) {
     case "union":
       for (const o of t.options) { try { return convert(book, o, v); } catch (e) { if (!(e instanceof NoFit)) throw e; } }
@@ -800,6 +910,36 @@ function convert(book, t, v) {
     default: throw new NoFit();
   }
 }
+
+// a stand-in against a declared type, as TypeCheck.convert meets one: a range compares it (and keeps
+// it), int and number read its type only, a member or face (a lookup by hash) its value
+function convertStandIn(book, t, v) {
+  const x = v.sample();
+  switch (t.k) {
+    case "union":
+      for (const o of t.options) { try { return convertStandIn(book, o, v); } catch (e) { if (!(e instanceof NoFit)) throw e; } }
+      throw new NoFit();
+    case "range": if (isInt(x) && v.cmp(">=", t.lo) && v.cmp("<=", t.hi)) return v; throw new NoFit();
+    case "int": if (isInt(x)) return v; throw new NoFit();
+    case "number": if (isNum(x)) return v; throw new NoFit();
+    case "enum": return convert(book, t, v.byValue());   // a dictionary lookup: its hash
+    case "die": {   // Die.face: `value in faces` compares it with each physical face, then reads it
+      const die = book.dice.get(t.name);
+      if (die.custom ? isStr(x) : isInt(x)) {
+        for (const f of die.faces) if (v.cmp("==", f)) return die.custom ? die.face(v.byValue(), t.name) : v;
+      }
+      throw new NoFit();
+    }
+    default: throw new NoFit();
+  }
+}
+
+// [true, value] when v fits type t (converted as a parameter is), else [false]
+export function fits(book, t, v) {
+  try { return [true, convert(book, t, v)]; } catch (e) { if (e instanceof NoFit) return [false]; throw e; }
+}
+export { arith as arithmetic, numCmp as compareNumbers, pyLt as pyLess, floorOf as floorOfNumber };
+export function iterableOf(span, v) { return iterable(span, byValue(v)); }
 
 // ------------------------------------------------------------------ mechanics and tables
 const DEFAULT_PENDING = Symbol("pending");
@@ -835,8 +975,8 @@ export class Mechanic {
       }
     });
   }
-  invoke(values, ctx) {
-    let value = this.body(ctx, ...values);
+  invoke(values, ctx) { return this.returned(this.body(ctx, ...values)); }
+  returned(value) {   // a result converted to the declared type, or the error saying it is not
     if (value instanceof Range) value = value.toArray();
     try { return convert(this.book, this.returns, value); } catch (e) {
       if (e instanceof NoFit) throw new RulesError("Error", `${this.span}: ${this.name} produced ${show(value)}, which is not ${this.returnsDescribe} as declared`);
@@ -882,11 +1022,11 @@ export class Table {
       }
     });
     if (this.exact) {
-      const h = keyOf(keys);
+      const h = keyOf(keys.map(byValue));   // a dictionary lookup hashes a stand-in: its value
       if (this.exact.has(h)) return this.exact.get(h);
     } else {
       for (const [ks, v] of this.entries) {
-        if (ks.every((want, i) => (want instanceof Range ? want.has(keys[i]) : pyEq(keys[i], want)))) return v;
+        if (ks.every((want, i) => (want instanceof Range ? want.has(keys[i]) : pyEq(keys[i], want)))) return v;   // stand-ins: compared
       }
     }
     throw new RulesError("Error", `table ${this.name} has no row for ` + this.keys.map((p, i) => `${p.name}=${show(keys[i])}`).join(", "));

@@ -246,6 +246,8 @@ class PoolPlan:
     def __init__(self, book, rolls, final, aggs, checks, pool_args, scope):
         self.book = book
         self.rolls = rolls                  # [(name, roll closure)]
+        # the plan's expressions as nodes too, for a back end that compiles them (jsgen.odds)
+        self.nodes = {"final": final, "aggs": tuple(aggs), "checks": tuple(checks), "scope": scope}
         agg_names = frozenset(f"__agg{i}" for i in range(len(aggs)))
         compile_expr = AggregateCompiler(book).compile
         self.final = compile_expr(final, scope | agg_names)

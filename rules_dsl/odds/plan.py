@@ -335,6 +335,9 @@ class _Plan:
                 acc |= reads[j]
         live.reverse()                   # live[u]: names read after unit u
         result_rolls = rolls
+        # the outline in body indexes, for a back end that compiles the plan itself (jsgen.odds)
+        self.units = tuple((tuple(rs), i) for rs, i in units)
+        self.result_rolls = tuple(result_rolls)
         self.steps, self.random, self.live, self.fast = [], [], [], []
         for (rs, i), after in zip(units, live):
             reading = set(reads[i])
@@ -417,3 +420,23 @@ def _plan(mech):
     if plan is None:
         plan = _PLANS[mech] = _Plan(mech)
     return plan
+
+
+def plan_of(mech: MechanicFn) -> "_Plan":
+    """The engine's plan of a mechanic (cached): its statements in evaluation order as
+    `units` ((indexes of the rolls made first, index of the statement) into the body),
+    `result_rolls`, what each later part reads (`live`), which statements roll (`random`),
+    the aggregate fast path of each (`fast`, `fast_result`: `aggregates.PoolPlan` or None)
+    and the rolls whose order the mechanic reads (`ordered`: (mechanic, roll) pairs).
+    The JavaScript engine (`rules_dsl.jsgen.odds`) is generated from it."""
+    return _plan(mech)
+
+
+def calls_dice(node, book) -> bool:
+    """Whether an expression names a mechanic that rolls dice (then it is enumerated)."""
+    return _calls_dice(node, book)
+
+
+def names_in(node) -> set:
+    """Every name an expression or statement reads."""
+    return _names(node)

@@ -1,7 +1,9 @@
 """Every book's mechanics as JavaScript on the website: `_static/js/runtime.mjs`,
 `_static/js/<book>.mjs` (rules_dsl.jsgen) and `_static/js/books.mjs`, the list of the
 books written, which the page's forms (static/rules_try.mjs) read before importing a
-book, so a page never asks for a module that is not there.
+book, so a page never asks for a module that is not there.  For the exact odds of a
+dice mechanic's form, `_static/js/odds.mjs` (the engine) and `_static/js/<book>.odds.mjs`
+(the book's plans, jsgen.odds), loaded only when a form needs odds the page does not hold.
 
 Written at `build-finished`, for HTML builders only, in the main process.  A file is
 rewritten only when its bytes change (its mtime stays, for rsync and HTTP caches);
@@ -10,7 +12,10 @@ its book changed: the site keeps, per book, the book's content key (its files an
 code: `keys.content_key`) and its id (`STATE_FILE` in the doctree folder), so editing
 one book never regenerates the library's modules.  (A module holds where each
 declaration is written, so any edit of its book can change it: generating one is a
-few milliseconds, and its file is written only when its bytes change.)  A book with a construct the JavaScript
+few milliseconds, and its file is written only when its bytes change.)  The odds module reads the
+same (the plans of the same compiled book, from the same code), so it is made with the book's
+module, under the same key; the engine and the runtime are package files, written when their
+bytes change.  A book with a construct the JavaScript
 back end refuses gets no module (its mechanics then simply show no form): that is
 logged as info, not a warning, because the build runs with -W.
 """
@@ -47,6 +52,8 @@ def write_modules(outdir: Path, ids, keys=None, state_file=None) -> tuple:
     state = {}
     if write_text_if_changed(out / jsgen.RUNTIME_FILE, jsgen.runtime_source()):
         written.append(jsgen.RUNTIME_FILE)
+    if write_text_if_changed(out / jsgen.ODDS_ENGINE_FILE, jsgen.odds_engine_source()):
+        written.append(jsgen.ODDS_ENGINE_FILE)
     for bid in sorted(ids):
         key = keys.get(bid)
         old = before.get(bid)
@@ -55,14 +62,14 @@ def write_modules(outdir: Path, ids, keys=None, state_file=None) -> tuple:
                 skipped[bid] = old["skipped"]
                 state[bid] = old
                 continue
-            if (out / f"{bid}.mjs").is_file():
+            if (out / f"{bid}.mjs").is_file() and (out / f"{bid}.odds.mjs").is_file():
                 shipped.append(bid)
                 state[bid] = old
                 continue
         if key is not None:
             state[bid] = {"key": key, "skipped": None}
         try:
-            text = jsgen.generate(load(bid))
+            text, odds = jsgen.generate_with_odds(load(bid))
         except RulesError as e:          # JSGenError (unsupported construct) or a book that does not compile
             skipped[bid] = (str(e).splitlines() or [type(e).__name__])[0]
             if key is not None:
@@ -75,11 +82,14 @@ def write_modules(outdir: Path, ids, keys=None, state_file=None) -> tuple:
         shipped.append(bid)
         if write_text_if_changed(out / f"{bid}.mjs", text):
             written.append(f"{bid}.mjs")
+        if write_text_if_changed(out / f"{bid}.odds.mjs", odds):
+            written.append(f"{bid}.odds.mjs")
     index = ("// The books whose mechanics run in the browser (written by rules_dsl.sphinxext.jsmodules).\n"
              f"export default {json.dumps(shipped)};\n")
     if write_text_if_changed(out / INDEX_FILE, index):
         written.append(INDEX_FILE)
-    keep = {jsgen.RUNTIME_FILE, INDEX_FILE} | {f"{b}.mjs" for b in shipped}
+    keep = {jsgen.RUNTIME_FILE, jsgen.ODDS_ENGINE_FILE, INDEX_FILE} | {f"{b}.mjs" for b in shipped} \
+        | {f"{b}.odds.mjs" for b in shipped}
     for p in out.glob("*.mjs"):
         if p.name not in keep:
             p.unlink(missing_ok=True)      # a book that is gone, or that the back end now refuses

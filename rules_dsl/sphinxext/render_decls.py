@@ -90,7 +90,7 @@ def mechanic_node(ctx, d, book):
         content += text_para(w.get("doc") or d["doc"], ["rules-mech-doc"])
     # "Try it": filled in the browser; a dice mechanic's form shows the exact odds this page
     # holds for the inputs chosen (as data: the same rows as the table below), or says they are not here
-    content += try_form(book=book, mechanic=name, odds=form_odds(d))
+    content += try_form(book=book, mechanic=name, odds=form_odds(d), dice=bool(d["has_dice"]))
     if d.get("odds"):
         content += fold_node("Exact odds", odds_nodes(d), "odds")    # a second tap: tables can be tall
     elif d.get("odds_error"):
@@ -212,15 +212,18 @@ def _legend(legend):
 
 
 def form_odds(d) -> str:
-    """JSON of the page's exact odds for a mechanic's form: [{"inputs": {param: shown}, "rows":
-    [[result, percent, at least]], "mean"}], or "" when the mechanic rolls no dice or has none."""
+    """JSON of the page's exact odds for a mechanic's form and charts: [{"inputs": {param: shown},
+    "label": the inputs in words, "rows": [[result, percent, at least, "p/q"]], "mean", "folded"}]
+    (the rows of the "Exact odds" table, folded as it is), or "" when the mechanic has none."""
     import json
     blocks = []
     for block in d.get("odds") or ():
         if "inputs_shown" not in block:
             continue
-        blocks.append({"inputs": block["inputs_shown"], "mean": block["mean"],
-                       "rows": [[value, percent, at_least] for value, _, _, percent, at_least in block["outcomes"]]})
+        blocks.append({"inputs": block["inputs_shown"], "label": block["inputs"], "mean": block["mean"],
+                       "folded": block.get("folded", 0),
+                       "rows": [[value, percent, at_least, f"{num}/{den}"]
+                                for value, num, den, percent, at_least in block["outcomes"]]})
     return json.dumps(blocks, ensure_ascii=False, sort_keys=True, separators=(",", ":")) if blocks else ""
 
 

@@ -142,16 +142,18 @@ def depart_fold_html(self, node):
 
 class try_form(nodes.General, nodes.Element):
     """Where a mechanic's form goes (built in the browser by static/rules_try.mjs from the
-    book's JavaScript module): `<div class="rules-try" data-book data-mechanic>` in HTML,
-    nothing in other formats.  The names are attributes, escaped; never code."""
+    book's JavaScript module): `<div class="rules-try" data-book data-mechanic>` in HTML
+    (`data-dice` for a mechanic that rolls, whose form shows its exact odds; `data-odds` the
+    odds the page holds), nothing in other formats.  The names are attributes, escaped; never code."""
 
 
 def visit_try_form_html(self, node):
     from html import escape
     odds = node.get("odds") or ""
     odds_attr = f' data-odds="{escape(odds, quote=True)}"' if odds else ""
+    dice_attr = " data-dice" if node.get("dice") else ""
     self.body.append(f'<div class="rules-try" data-book="{escape(node["book"], quote=True)}" '
-                     f'data-mechanic="{escape(node["mechanic"], quote=True)}"{odds_attr}></div>\n')
+                     f'data-mechanic="{escape(node["mechanic"], quote=True)}"{dice_attr}{odds_attr}></div>\n')
     raise nodes.SkipNode
 
 

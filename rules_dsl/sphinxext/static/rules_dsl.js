@@ -17,8 +17,9 @@
  *    this script has wired them up (data-ready).
  * 4. Boxes that scroll (code, tables) join the tab order, for keyboard users.
  * 5. Mechanic forms ("Try it", div.rules-try): their script (rules_try.mjs, a module,
- *    with the book's JavaScript) loads only when a mechanics fold opens or a form's
- *    place scrolls into view, so readers who never use them download nothing more.
+ *    with the book's JavaScript) loads only when a mechanics fold opens, an "Exact odds"
+ *    fold opens (its tables' charts) or a form's place scrolls into view, so readers who
+ *    never use them download nothing more; the odds engine loads only when a form needs it.
  * It only ever uses textContent, never HTML, and loads only files of the site.
  */
 (function () {
@@ -180,7 +181,9 @@
     }
     function onToggle(e) {
       var d = e.target;
-      if (d && d.open && d.querySelector && d.querySelector("div.rules-try")) load();
+      /* a mechanics fold, or an "Exact odds" fold (its charts are drawn by the same script) */
+      if (d && d.open && d.querySelector && (d.querySelector("div.rules-try") ||
+          (d.classList && d.classList.contains("rules-fold-odds")))) load();
     }
     document.addEventListener("toggle", onToggle, true);
     if ("IntersectionObserver" in window) {

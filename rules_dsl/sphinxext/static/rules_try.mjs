@@ -11,6 +11,16 @@
  * takes `dice=4,6`).  Everything a player reads is in words (the book's display forms,
  * `book.words`: labels, choices, hints, the answer as the mechanic says it, "yes"/"no");
  * the fields' names stay the identifiers.  An input the rules refuse is said beside its field.
+ *
+ * A dice mechanic's form (`data-dice`) also shows the exact odds of its result for whatever
+ * inputs are typed, as a bar chart (rules_chart.mjs) with the table one tap away: the page's own
+ * odds (`data-odds`, the rows of its "Exact odds" table) when it holds these inputs, else worked
+ * out in the browser by the JavaScript twin of `rules odds` (rules_odds.mjs: ./js/odds.mjs,
+ * loaded only then, in a worker); past its budget the form says the case is too large to work
+ * out here and gives the `rules odds` command.  "Compare" draws the same mechanic with one input
+ * changed beside it (as `rules odds --vs`).  Each new input replaces what was shown at once, so
+ * nothing on screen is ever for other inputs.  The "Exact odds" fold's tables get their charts
+ * when it opens.
  * Only textContent is used, never HTML: names come from a book, which is data.
  */
 import * as R from "./js/runtime.mjs";
@@ -102,7 +112,14 @@ function field(book, box, p, onChange) {
   input.addEventListener("change", onChange);
   wrap.append(label, input, hint, err);
   box.appendChild(wrap);
-  return { name: p.name, label: p.label || p.name, describe: p.describeWords || p.describe, input, err, read,
+  // set(text): the value as values.show writes it (the inputs of the odds a page holds)
+  const set = (text) => {
+    if (opts) {
+      const i = opts.findIndex(([, v]) => R.show(R.input(v)) === text);
+      if (i >= 0) input.value = String(i);
+    } else input.value = text;
+  };
+  return { name: p.name, label: p.label || p.name, describe: p.describeWords || p.describe, input, err, read, set,
     required: p.default === undefined };
 }
 
@@ -116,9 +133,9 @@ function build(book, box, mechanic) {
   const grid = el("div", { className: "rules-try-fields" });
   form.appendChild(grid);
   const out = el("output", { className: "rules-try-result", "aria-live": "polite" });
-  const odds = readOdds(box);
-  const oddsBox = el("div", { className: "rules-try-odds", "aria-live": "polite" });
   const fields = [], given = [];
+  const dice = box.hasAttribute("data-dice") || sig.rolls.length > 0;
+  const odds = dice ? oddsView(book, box, mechanic, sig, fields) : null;
   let seed = null;
   const run = () => {
     const inputs = new Map(), missing = [];
@@ -129,6 +146,7 @@ function build(book, box, mechanic) {
       if (v !== undefined) inputs.set(f.name, v); else if (f.required) missing.push(f.label);
     }
     out.classList.remove("rules-try-failed");
+    if (odds) odds.update(inputs, missing.length === 0);       // the exact odds follow the inputs, not the dice
     if (missing.length) { out.textContent = `Fill in ${missing.join(", ")}`; return; }   // not an error yet
     for (const r of given) { r.err.textContent = ""; r.input.removeAttribute("aria-invalid"); }
     try {
@@ -144,7 +162,6 @@ function build(book, box, mechanic) {
         const made = [...rolls].map(([k, v]) => `${rollWords(book, mechanic, k)} ${book.words.value(v)}`).join("; ");
         out.appendChild(el("span", { className: "rules-try-rolls", text: ` (rolled: ${made || "nothing"})` }));
       }
-      if (sig.rolls.length) showOdds(odds, box, mechanic, sig, fields, inputs, oddsBox);
       if (!firstResult) { firstResult = true; performance.mark("rules-try-first-result"); }
     } catch (e) {
       if (!(e instanceof R.RulesError)) throw e;
@@ -164,6 +181,9 @@ function build(book, box, mechanic) {
     }
   };
   for (const p of sig.params) fields.push(field(book, grid, p, run));
+  if (odds && odds.held.length) {   // open on the first inputs the page holds odds for: no engine to load yet
+    for (const f of fields) if (odds.held[0].inputs[f.name] !== undefined) f.set(odds.held[0].inputs[f.name]);
+  }
   if (sig.rolls.length) {
     const rollLabels = sig.rollLabels || sig.rolls;
     seed = field(book, grid, { name: "seed", label: "seed", type: { k: "int" }, default: BigInt(Math.floor(Math.random() * 1000)),
@@ -178,16 +198,13 @@ function build(book, box, mechanic) {
     form.appendChild(again);
   }
   form.appendChild(out);
-  if (sig.rolls.length) form.appendChild(oddsBox);
+  if (odds) form.appendChild(odds.box);
   box.appendChild(form);
   box.dataset.ready = "";
+  if (odds) odds.start(run);
   run();
 }
 
-// The exact odds the page holds for a dice mechanic (data-odds, written by the page renderer
-// from the same rows as its odds table): [{inputs: {param: shown value}, rows: [[result,
-// percent, at least]], mean}].  Shown for the form's inputs when they are among them; else
-// the form says the page does not hold them and gives the `rules odds` command that computes them.
 // a roll made (its name, or `callee.roll` inside a called mechanic) in words
 function rollWords(book, mechanic, key) {
   const parts = key.split(".");
@@ -195,44 +212,208 @@ function rollWords(book, mechanic, key) {
   return `${book.words.roll(parts[parts.length - 2], parts[parts.length - 1])} (${book.words.mechanic(parts[parts.length - 2])})`;
 }
 
+// ------------------------------------------------------------------ exact odds, drawn
+// The exact odds the page holds for a dice mechanic (data-odds, written by the page renderer from
+// the same rows as its "Exact odds" table): [{inputs: {param: shown value}, label, mean, folded,
+// rows: [[result, percent, at least, "p/q"]]}]
 function readOdds(box) {
   try { return JSON.parse(box.dataset.odds || "[]"); } catch (e) { return []; }
 }
+let oddsModule = null, chartModule = null;
+const loadOdds = () => (oddsModule = oddsModule || import("./rules_odds.mjs"));
+const loadChart = () => (chartModule = chartModule || import("./rules_chart.mjs"));
+const chance = (frac) => { const [n, d] = String(frac).split("/"); return Number(n) / Number(d || 1); };
+let views = 0;
 
-function showOdds(odds, box, mechanic, sig, fields, inputs, oddsBox) {
-  const shown = {};
-  for (const p of sig.params) {
-    if (inputs.has(p.name)) shown[p.name] = R.show(inputs.get(p.name));
-    else if (p.default !== undefined) shown[p.name] = R.show(p.default);
+// the rows of one law, or of two beside each other, as the chart draws them
+function chartRows(law, other) {
+  if (!other) return law.rows.map(([label, pct, , p], i) => ({ label, a: { p: chance(p), text: pct }, folded: law.folded > 0 && i === law.rows.length - 1 }));
+  return other.rows.map(([label, pa, pb, fa, fb], i) => ({ label, a: { p: chance(fa), text: pa }, b: { p: chance(fb), text: pb },
+    folded: other.folded > 0 && i === other.rows.length - 1 }));
+}
+function oddsTable(head, rows, caption) {
+  const table = el("table", { className: "rules-try-odds-table" });
+  const tr = el("tr");
+  for (const h of head) tr.appendChild(el("th", { scope: "col", text: h }));
+  table.appendChild(el("thead", {}, tr));
+  const body = el("tbody");
+  for (const row of rows) {
+    const r = el("tr");
+    row.forEach((c, i) => r.appendChild(el(i ? "td" : "th", i ? { text: c } : { scope: "row", text: c })));
+    body.appendChild(r);
   }
-  const same = (a) => Object.keys(a).length === Object.keys(shown).length && Object.keys(a).every((k) => a[k] === shown[k]);
-  const block = odds.find((b) => same(b.inputs));
-  oddsBox.replaceChildren();
-  if (block) {
-    oddsBox.appendChild(el("p", { className: "rules-try-odds-title",
-      text: `Exact odds for these inputs${block.mean ? ` (mean ${block.mean})` : ""}:` }));
-    const table = el("table", { className: "rules-try-odds-table" });
-    const head = el("tr");
-    for (const h of [sig.result || "Result", "Probability", "At least"]) head.appendChild(el("th", { scope: "col", text: h }));
-    table.appendChild(el("thead", {}, head));
-    const body = el("tbody");
-    for (const [value, percent, atLeast] of block.rows) {
-      body.appendChild(el("tr", {}, el("td", { text: value }), el("td", { text: percent }), el("td", { text: atLeast })));
-    }
-    table.appendChild(body);
-    oddsBox.appendChild(el("div", { className: "rules-try-odds-scroll", tabindex: "0", role: "region",
-      "aria-label": `Exact odds: ${sig.title || mechanic}` }, table));
-  } else {
-    const args = Object.entries(shown).map(([k, v]) => `${k}=${v.includes(" ") ? JSON.stringify(v) : v}`).join(" ");
-    oddsBox.appendChild(el("p", { className: "rules-try-odds-none",
-      text: `Exact odds for these inputs were not computed for this page${odds.length ? ` (it holds them for ${odds.length} other set${odds.length > 1 ? "s" : ""} of inputs)` : ""}.` }));
-    // the command that computes them, for designers: a tap away
-    oddsBox.appendChild(el("details", { className: "rules-try-designer" },
-      el("summary", { text: "Compute them on the command line" }),
-      el("code", { text: `rules odds ${box.dataset.book}:${mechanic}${args ? " " + args : ""}` })));
-  }
+  table.appendChild(body);
+  return el("div", { className: "rules-try-odds-scroll", tabindex: "0", role: "region", "aria-label": caption }, table);
+}
+async function drawInto(place, spec) {
+  const { barChart } = await loadChart();
+  spec.width = place.clientWidth || (place.closest("form, dd, div") || document.body).clientWidth || 360;
+  return barChart(document, spec);
 }
 
+// A form's odds: `update(inputs, complete)` after every input; shows the page's rows or computed ones
+function oddsView(book, box, mechanic, sig, fields) {
+  const held = readOdds(box);
+  const slot = `odds-${++views}`;
+  const title = sig.title || mechanic;
+  const result = sig.result || "Result";
+  const view = el("div", { className: "rules-try-odds" });
+  const status = el("p", { className: "rules-try-odds-title", "aria-live": "polite" });
+  const chart = el("div", { className: "rules-try-chart" });
+  const table = el("details", { className: "rules-try-odds-more" });
+  const command = el("details", { className: "rules-try-designer" });
+  // "Compare": the same mechanic with one input changed, drawn beside (rules odds --vs)
+  const compareId = `rules-try-${++uid}`;
+  const pick = el("select", { id: compareId, name: "compare" });
+  pick.appendChild(el("option", { value: "", text: "nothing" }));
+  sig.params.forEach((p, i) => pick.appendChild(el("option", { value: String(i), text: R.capitalised(p.label || p.name) })));
+  const otherPlace = el("div", { className: "rules-try-fields rules-try-compare-value" });
+  const compare = el("div", { className: "rules-try-compare" },
+    el("div", { className: "rules-try-field" }, el("label", { for: compareId, className: "rules-try-label", text: "Compare with another value of" }), pick),
+    otherPlace);
+  view.append(status, chart, table, command);
+  if (sig.params.length) view.appendChild(compare);
+  let other = null, shown = null, timer = null, rerun = null, first = true;
+
+  pick.addEventListener("change", () => {
+    otherPlace.replaceChildren();
+    other = null;
+    const p = sig.params[Number(pick.value)];
+    if (pick.value !== "" && p) {
+      other = field(book, otherPlace, { ...p, label: `${p.label || p.name} (B)` }, () => rerun && rerun());
+      other.required = true;
+      const mine = fields.find((f) => f.name === p.name);
+      const now = mine ? mine.read() : undefined;
+      if (other.input.tagName === "SELECT") {   // the next choice after the form's
+        other.input.value = String((Number(mine && mine.input.value) + 1) % other.input.options.length);
+      } else if (typeof now === "bigint") {
+        const hi = p.type.k === "range" ? p.type.hi : now + 1n;
+        other.input.value = String(now < hi ? now + 1n : now - 1n);
+      }
+    }
+    if (rerun) rerun();
+  });
+
+  function shownInputs(inputs) {   // every parameter as values.show writes it, defaults included
+    const out = {};
+    for (const p of sig.params) {
+      if (inputs.has(p.name)) out[p.name] = R.show(inputs.get(p.name));
+      else if (p.default !== undefined) out[p.name] = R.show(p.default);
+    }
+    return out;
+  }
+  const heldFor = (inputs) => {
+    const want = shownInputs(inputs);
+    return held.find((b) => Object.keys(b.inputs).length === Object.keys(want).length && Object.keys(b.inputs).every((k) => b.inputs[k] === want[k]));
+  };
+  const valid = (inputs) => {
+    try { book.mechanic(mechanic).bind([], [...inputs].map(([k, v]) => [k, R.input(v)])); return true; } catch (e) {
+      if (e instanceof R.RulesError) return false;
+      throw e;
+    }
+  };
+  const encode = (inputs) => [...inputs].map(([k, v]) => [k, R.canonical(R.input(v))]);
+  function clear(text) {   // what was shown was for other inputs: it goes at once
+    status.textContent = text;
+    status.classList.remove("rules-try-odds-none");
+    chart.replaceChildren();
+    table.replaceChildren();
+    table.hidden = true;
+    command.replaceChildren();
+    command.hidden = true;
+    view.removeAttribute("aria-busy");
+  }
+  function commandLine(inputs) {
+    const args = Object.entries(shownInputs(inputs)).map(([k, v]) => `${k}=${v.includes(" ") ? JSON.stringify(v) : v}`).join(" ");
+    command.append(el("summary", { text: "Compute them on the command line" }),
+      el("code", { text: `rules odds ${box.dataset.book}:${mechanic}${args ? " " + args : ""}` }));
+    command.hidden = false;
+  }
+  async function render(key, answer, inputs, changed) {
+    if (answer.refused) {
+      clear(answer.kind === "TooLarge"   // what ran out; the engine's whole refusal is for designers, a tap away
+        ? `These inputs have too many outcomes to work out on this page: ${answer.reason}.`
+        : `No exact odds for these inputs: ${answer.message.startsWith(`${mechanic}: `) ? answer.message.slice(mechanic.length + 2) : answer.message}`);
+      status.classList.add("rules-try-odds-none");
+      if (answer.kind === "TooLarge") { commandLine(inputs); command.appendChild(el("p", { className: "rules-try-refusal", text: answer.message })); }
+      return;
+    }
+    const law = answer.law, pair = answer.pair;
+    const names = pair ? ["A: as typed", `B: with ${changed}`] : null;
+    const spec = { title: `Exact odds: ${title}`, rows: chartRows(law || pair, pair), names };
+    const svg = await drawInto(chart, spec);
+    if (shown !== key) return;                          // newer inputs came while the chart loaded
+    clear(pair ? `Exact odds, A as typed and B with ${changed}${pair.meanA ? ` (mean A ${pair.meanA}, B ${pair.meanB})` : ""}:`
+      : `Exact odds for these inputs${law.mean ? ` (mean ${law.mean})` : ""}:`);
+    chart.appendChild(svg);
+    table.appendChild(el("summary", { text: "The odds as a table" }));
+    if (pair) {
+      table.appendChild(oddsTable([result, "A", "B", "B − A (points)"], pair.rows.map(([v, a, b, , , diff]) => [v, a, b, diff]), `Exact odds: ${title}`));
+    } else {
+      table.appendChild(oddsTable([result, "Probability", "At least", "Exact"], law.rows.map(([v, pct, least, p]) => [v, pct, least, p.endsWith("/1") ? p.slice(0, -2) : p]), `Exact odds: ${title}`));
+    }
+    table.hidden = false;
+  }
+  function update(inputs, complete) {
+    let changed = null, inputsB = null;
+    let ok = complete && valid(inputs);
+    if (other) {
+      other.err.textContent = "";
+      other.input.removeAttribute("aria-invalid");
+      const v = other.read();
+      const p = sig.params[Number(pick.value)];
+      inputsB = new Map(inputs);
+      if (v === undefined) ok = false; else inputsB.set(p.name, v);
+      if (ok && !valid(inputsB)) {
+        ok = false;
+        other.err.textContent = `${R.capitalised(other.label)}: must be ${other.describe}`;
+        other.input.setAttribute("aria-invalid", "true");
+      }
+      changed = v === undefined ? "" : `${p.label || p.name} ${book.words.value(R.input(v))}`;
+    }
+    const key = ok ? JSON.stringify([encode(inputs), inputsB && encode(inputsB)], (k, x) => (typeof x === "bigint" ? String(x) : x)) : "";
+    if (key === shown) return;                          // a new seed, a roll typed: the odds stay
+    shown = key;
+    clearTimeout(timer);
+    if (!ok) { clear("Exact odds: give every input a valid value to see them."); return; }
+    const block = !inputsB && heldFor(inputs);
+    if (block) { render(key, { law: block }, inputs); return; }
+    clear("Working out the exact odds…");
+    view.setAttribute("aria-busy", "true");
+    timer = setTimeout(async () => {
+      const lib = await loadOdds();
+      const answer = await lib.requestOdds(box.dataset.book, mechanic, encode(inputs), slot, lib.BUDGET, inputsB && encode(inputsB));
+      if (answer === null || shown !== key) return;     // a newer input came first
+      await render(key, answer, inputs, changed);
+      if (shown === key && !answer.refused) performance.mark("rules-try-first-odds");
+    }, first ? 0 : 150);                                // typing: wait for a pause
+    first = false;
+  }
+  return { box: view, update, held, start(run) { rerun = run; } };
+}
+
+// The "Exact odds" fold under a mechanic: a chart for each set of inputs its table holds
+async function chartFold(fold) {
+  if (fold.dataset.charted !== undefined) return;
+  fold.dataset.charted = "";
+  const box = fold.parentElement && fold.parentElement.querySelector("div.rules-try[data-odds]");
+  const blocks = box ? readOdds(box) : [];
+  if (!blocks.length) return;
+  const place = el("div", { className: "rules-odds-charts" });
+  fold.querySelector("summary").after(place);
+  for (const b of blocks) {
+    const figure = el("figure", { className: "rules-odds-chart" }, el("figcaption", { text: b.label || "" }));
+    place.appendChild(figure);
+    figure.appendChild(await drawInto(place, { title: `Exact odds: ${b.label || ""}`, rows: chartRows(b) }));
+  }
+}
+function initOddsFolds() {
+  const folds = document.querySelectorAll("details.rules-fold-odds");
+  folds.forEach((f) => { if (f.open) chartFold(f); });
+  document.addEventListener("toggle", (e) => {
+    if (e.target && e.target.matches && e.target.matches("details.rules-fold-odds") && e.target.open) chartFold(e.target);
+  }, true);
+}
 // A form is built when its place comes near the screen (a section page can hold dozens of
 // mechanics; a closed fold's forms are not rendered, so they wait until it opens).
 async function fill(box) {
@@ -243,6 +424,7 @@ async function fill(box) {
 }
 
 function init() {
+  initOddsFolds();
   const boxes = document.querySelectorAll("div.rules-try[data-book][data-mechanic]");
   if (!("IntersectionObserver" in window)) { boxes.forEach(fill); return; }
   const io = new IntersectionObserver((entries) => {
