@@ -110,7 +110,7 @@ def test_an_odds_line_edited_shows_on_the_page_and_in_its_form(tmp_path):
     # the table: five dice at 4+, a mean of 5/2 (three dice at 4+ had a mean of 3/2)
     assert "mean 5/2" in page and "mean 3/2" not in page
     # the form's data: the odds of the inputs the page shows
-    form = re.search(r'data-mechanic="hits" data-odds="([^"]*)"', page).group(1)
+    form = re.search(r'data-mechanic="hits"(?: data-dice)? data-odds="([^"]*)"', page).group(1)   # data-dice: issue 27
     odds = json.loads(html.unescape(form))
     assert [o["inputs"] for o in odds] == [{"n": "5", "target": "4"}, {"n": "3", "target": "3"}]
     assert len(odds[0]["rows"]) == 6
