@@ -62,7 +62,8 @@ glossary or the cross index; a keyword or term with more is cut by books onto nu
 it in one process even with ``-j``; see :mod:`rules_dsl.sphinxext.smallbuild`),
 ``rules_games_per_page`` (default 30: the home page shows every book's card up to this many
 books; beyond, the game picker is split into pages by the titles' first letters, none with
-more).
+more), ``rules_compat_report`` (default empty: a path where the build writes, as JSON, how
+often each of :mod:`rules_dsl.sphinxext.compat`'s replaced methods was called; for tests).
 Warnings have the type
 ``rules`` and subtypes ``compile``, ``example``, ``odds``, ``directive`` and
 ``duplicate`` (for ``suppress_warnings``).
@@ -75,7 +76,8 @@ book's sections get), ``site`` (the build's state, pages, fingerprints); then ``
 nodes), ``render_rules``, ``render_decls``, ``render_pages`` (model -> nodes),
 ``directives`` and ``domain``; ``opendata`` writes the books' JSON into the output,
 ``jsmodules`` the books' JavaScript; ``navigation`` renders the theme's sidebar tree and
-``furo_nav`` does the theme's pass over it once per folder;
+``furo_nav`` does the theme's pass over it once per folder; ``compat`` holds every use of
+Sphinx's and furo's internals (each named, with the public API it stands in for);
 ``finish`` skips Sphinx's end-of-build general index and search index work when their
 inputs did not change; ``front`` (a book's front door as plain data), ``render_front``,
 ``frontdoor`` (which pages load the front door's stylesheet) and ``firstpaint`` (what a page
@@ -106,7 +108,7 @@ def _cap_navigation(app, pagename, templatename, context, doctree):
     every page (root > book > section page) gives the same sidebar; with
     ``rules_nav_fast`` that call is answered from the navigation worked out once a build
     (see :mod:`rules_dsl.sphinxext.navigation`), every other call by Sphinx."""
-    from . import navigation
+    from . import buildstate, navigation
     depth = app.config.rules_nav_maxdepth
     fast = app.config.rules_nav_fast
     orig = context.get("toctree")
@@ -116,8 +118,9 @@ def _cap_navigation(app, pagename, templatename, context, doctree):
     # Pages that are no document (the per-letter general index, search) are in no toctree:
     # their sidebar is the same for all of them at one folder depth, so it is made once a build
     # (but for genindex, search, py-modindex: a toctree may list them, as the current page).
-    shared = pagename not in app.env.all_docs and pagename not in navigation.VIRTUAL_DOCS
-    cache = app.__dict__.setdefault("_rules_nav_cache", {}) if shared else None   # one build, never pickled
+    virtual = navigation.virtual_docs()
+    shared = virtual is not None and pagename not in app.env.all_docs and pagename not in virtual
+    cache = buildstate.of(app).setdefault("nav_cache", {}) if shared else None   # one build, never pickled
 
     def answer(kwargs):
         if fast and navigation.handles(kwargs):
@@ -139,7 +142,7 @@ def _cap_navigation(app, pagename, templatename, context, doctree):
 
 
 def setup(app):
-    from . import (directives, domain, finish, firstpaint, frontdoor, furo_nav, gcpause, jsmodules, keys, navigation,
+    from . import (compat, directives, domain, finish, firstpaint, frontdoor, furo_nav, gcpause, jsmodules, keys, navigation,
                    opendata, previews, search_index, site, smallbuild, tocparents)
     app.add_config_value("rules_books_dir", "docs/books", "env", types=[str])
     app.add_config_value("rules_fail_on_error", True, "", types=[bool])
@@ -155,6 +158,7 @@ def setup(app):
     from .crossbook import GAMES_PER_PAGE
     app.add_config_value("rules_games_per_page", GAMES_PER_PAGE, "env", types=[int])
     app.add_config_value("rules_serial_below", smallbuild.SERIAL_BELOW, "", types=[int])
+    app.add_config_value("rules_compat_report", "", "", types=[str])     # tests: compat.write_report
     from .render_rules import (depart_working_html, depart_working_other, visit_working_html, visit_working_other,
                                working)
     from .rendering import depart_fold_html, fold, try_form, visit_fold_html, visit_try_form_html, visit_try_form_other
@@ -183,6 +187,7 @@ def setup(app):
     app.connect("builder-inited", gcpause.resume, priority=999)
     app.connect("build-finished", gcpause.release, priority=999)
     app.connect("build-finished", furo_nav.save)
+    app.connect("build-finished", compat.write_report, priority=998)
     app.connect("builder-inited", _add_static)
     app.connect("builder-inited", site.builder_inited)
     app.connect("builder-inited", finish.install)

@@ -19,16 +19,16 @@ library: at a hundred books they are most of a rebuild in which nothing changed.
 * **Inventory** (`objects.inv`).  Made of every domain's objects and the project's
   name and version: written again only when a digest of those changes.
 
-All are wrappers around the builder's own methods, installed at `builder-inited`
-for the standalone html builders only; anything they do not recognise falls back to
-Sphinx's own behaviour.
+All are wrappers around the builder's own methods (through compat.py, which names the
+internals and checks them), installed at `builder-inited` for the standalone html
+builders only; anything they do not recognise falls back to Sphinx's own behaviour.
 """
 from __future__ import annotations
 
 from pathlib import Path
 
 from ..paths import read_json_dict, update_json_dict
-from . import fulltext
+from . import buildstate, compat, fulltext
 from .keys import digest, render_key
 
 STATE_FILE = "rules_dsl-finish.json"
@@ -42,28 +42,28 @@ def _save(app, **changes):
     update_json_dict(_state_path(app), **changes)
 
 
-def _skip_unless_changed(app, builder, method: str, name: str, key_of, outputs, run=None):
-    """Wrap `builder.<method>`: when `key_of(app)` is the key recorded under `name` at the
-    last build and every file of `outputs()` (relative to the output folder) is in place,
-    do nothing; else `run()` (default: the builder's own method) and record the key."""
-    original = getattr(builder, method)
-
-    def wrapper():
-        key = key_of(app)
-        out = Path(builder.outdir)
-        if read_json_dict(_state_path(app)).get(name) == key and all((out / f).is_file() for f in outputs()):
-            return
-        (run or original)()
-        _save(app, **{name: key})
-    setattr(builder, method, wrapper)
+def _skip_unless_changed(app, builder, wrap, name: str, key_of, outputs, run=None):
+    """Wrap a builder method with `wrap` (a `compat.wrap_*`): when `key_of(app)` is the key
+    recorded under `name` at the last build and every file of `outputs()` (relative to the
+    output folder) is in place, do nothing; else `run(original)` (default: the builder's
+    own method) and record the key."""
+    def make(original):
+        def wrapper():
+            key = key_of(app)
+            out = Path(builder.outdir)
+            if read_json_dict(_state_path(app)).get(name) == key and all((out / f).is_file() for f in outputs()):
+                return
+            run(original) if run is not None else original()
+            _save(app, **{name: key})
+        return wrapper
+    wrap(app, make)
 
 
 def _page_context(app) -> tuple:
     """What every page written here shows besides its content: the navigation (its
     sidebar), the configuration and this extension's code."""
     from .site import navigation_state
-    info = getattr(app.builder, "build_info", None)
-    return (navigation_state(app.env), getattr(info, "config_hash", None), getattr(info, "tags_hash", None), render_key())
+    return (navigation_state(app.env), *compat.build_info_hashes(app), render_key())
 
 
 def _entries_digest(app) -> str:
@@ -78,13 +78,13 @@ def _objects_digest(app) -> str:
 def docs_changed(app, env=None, added=(), changed=(), removed=()):
     """env-get-outdated: are pages added, changed or removed?  (env-before-read-docs, after
     every extension had its say: will pages be read?)"""
-    app._rules_dsl_docs_changed = bool(removed or added or changed)
+    buildstate.of(app)["docs_changed"] = bool(removed or added or changed)
     return []
 
 
 def before_read(app, env, docnames):
     if docnames:
-        app._rules_dsl_docs_changed = True
+        buildstate.of(app)["docs_changed"] = True
 
 
 def note_contents(app, env):
@@ -96,7 +96,7 @@ def note_contents(app, env):
     saved an environment these digests describe, one that fails before reads the pages
     again."""
     state = read_json_dict(_state_path(app))
-    if (app.__dict__.get("_rules_dsl_docs_changed", True) or "index_entries" not in state
+    if (buildstate.of(app).get("docs_changed", True) or "index_entries" not in state
             or "domain_objects" not in state):
         _save(app, index_entries=_entries_digest(app), domain_objects=_objects_digest(app))
     return []
@@ -115,17 +115,28 @@ def install(app):
             "dump_inventory")):
         return
     # the general index: its entries and the page context (split per letter: `split_letters`)
-    original_genindex = builder.write_genindex
-    _skip_unless_changed(app, builder, "write_genindex", "genindex", _genindex_key, lambda: ["genindex.html"],
-                         run=lambda: (_write_split_genindex(app, builder) if app.config.html_split_index
-                                      else original_genindex()))
+    _skip_unless_changed(app, builder, compat.wrap_write_genindex, "genindex", _genindex_key,
+                         lambda: ["genindex.html"], run=lambda original: _write_genindex(app, builder, original))
     fulltext.install(app, builder)
-    _skip_unless_changed(app, builder, "dump_inventory", "inventory", _inventory_key, lambda: ["objects.inv"])
+    _skip_unless_changed(app, builder, compat.wrap_dump_inventory, "inventory", _inventory_key,
+                         lambda: ["objects.inv"])
     if hasattr(builder, "gen_additional_pages"):
         # the search page (and any html_additional_pages): their sidebar is the whole navigation
-        _skip_unless_changed(app, builder, "gen_additional_pages", "additional", _additional_key,
+        _skip_unless_changed(app, builder, compat.wrap_gen_additional_pages, "additional", _additional_key,
                              lambda: (["search.html"] if builder.search else [])
                              + [f"{name}.html" for name in app.config.html_additional_pages])
+
+
+def _write_genindex(app, builder, original) -> None:
+    """Split per letter (`split_letters`) with ``html_split_index``; else Sphinx's own."""
+    if not app.config.html_split_index:
+        return original()
+    try:
+        index = compat.general_index(app, builder)
+    except compat.CompatError as why:
+        compat.broken("general_index", str(why), "Sphinx writes its own split index (letters not cut)")
+        return original()
+    _write_split_genindex(app, builder, index)
 
 
 def _additional_key(app) -> str:
@@ -168,15 +179,14 @@ def split_letters(genindex: list, budget: int = GENINDEX_LINES) -> list:
     return out
 
 
-def _write_split_genindex(app, builder):
+def _write_split_genindex(app, builder, index: list):
     """Sphinx's split general index (`write_genindex` with html_split_index), but a letter
     never makes a page past `GENINDEX_LINES`: at a hundred books one letter holds every
     rule of every book whose title starts with it."""
     import re
 
-    from sphinx.environment.adapters.indexentries import IndexEntries
     budget = getattr(app.config, "rules_index_lines", GENINDEX_LINES)
-    genindex = split_letters(IndexEntries(app.env).create_index(builder), budget)
+    genindex = split_letters(index, budget)
     counts = [sum(1 + len(sub) for _, (_, sub, _) in entries) for _key, entries in genindex]
     context = {"genindexentries": genindex, "genindexcounts": counts, "split_index": True}
     builder.handle_page("genindex", context, "genindex-split.html")

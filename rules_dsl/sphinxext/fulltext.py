@@ -22,8 +22,9 @@ removed, the index is neither loaded nor dumped.  A build that writes many pages
 load it without the pages written, and feed them all.
 
 Wrappers around the html builder's `load_indexer`, `index_page` and
-`dump_search_index`, installed by finish.py; anything they do not recognise (an
-indexer without `_word_collector`) falls back to Sphinx's own behaviour, pages reduced.
+`dump_search_index`, installed by finish.py through `compat.wrap_search_indexing`; the
+indexer's private fields are reached through `compat.SearchIndex`.  An indexer it does not
+recognise (`compat.indexer_shape`) is fed Sphinx's way, pages reduced, with a warning.
 """
 from __future__ import annotations
 
@@ -37,6 +38,7 @@ from sphinx import addnodes
 
 from .. import cachekeys
 from ..paths import read_json_dict, write_json_dict
+from . import compat
 from .keys import digest
 
 STATE_FILE = "rules_dsl-search-pages.json"
@@ -93,91 +95,16 @@ def _stamp(path: Path):
         return None
 
 
-def _forget(indexer, docname: str) -> None:
-    """Take one page out of a loaded index (Sphinx's `prune` keeps a set of pages: this
-    is its complement for one page, before the page is fed again)."""
-    for attr in ("_titles", "_filenames", "_all_titles", "_index_entries"):
-        getattr(indexer, attr, {}).pop(docname, None)
-    for attr in ("_mapping", "_title_mapping"):
-        for docs in getattr(indexer, attr, {}).values():
-            docs.discard(docname)
-
-
-def _drop_empty_terms(indexer) -> None:
-    """Take out of a loaded index every word and title word no page holds any more.
-
-    Taking a page out (`_forget`, and Sphinx's own `prune` when it loads the index
-    without the pages it writes) empties the word's set of pages but keeps the word,
-    and `freeze` writes it with no page: after a rule is deleted or retitled the index
-    kept its words (the search page then finds them), where a clean build has none."""
-    for attr in ("_mapping", "_title_mapping"):
-        mapping = getattr(indexer, attr, None)
-        if isinstance(mapping, dict):
-            for word in [w for w, docs in mapping.items() if not docs]:
-                del mapping[word]
-
-
-class _Given:
-    """An index format whose `load` returns data already read."""
-
-    def __init__(self, frozen):
-        self.frozen = frozen
-
-    def load(self, _stream):
-        return self.frozen
-
-
-@contextlib.contextmanager
-def _index_entries_kept(indexer):
-    """Around Sphinx's `load_indexer`: put the index entries of the pages kept back in.
-
-    Sphinx's `IndexBuilder.load` reads the words and titles of the index on disk but not
-    its index entries, which it keeps in the environment instead, and the environment is
-    saved before the pages are written: so after any rebuild that loads the index, the
-    entries of every page not written again were gone from the search page (Sphinx issue
-    #12599).  The index file holds them (lower-cased, as `freeze` writes them), so they
-    are read back from it for each page the load keeps."""
-    captured = {}
-    load = indexer.load
-
-    def load_capturing(stream, format):
-        if isinstance(format, str):
-            format = indexer.formats[format]
-        captured["frozen"] = frozen = format.load(stream)
-        return load(stream, _Given(frozen))
-    indexer.load = load_capturing
-    try:
-        yield
-    finally:
-        del indexer.load
-    frozen = captured.get("frozen")
-    entries = getattr(indexer, "_index_entries", None)
-    if (not isinstance(frozen, dict) or entries is None
-            or frozen.get("envversion") != getattr(indexer, "_env_version", None)):
-        return                            # not loaded (or an old index Sphinx refused)
-    names = frozen.get("docnames") or ()
-    had = set(entries)
-    back = {}
-    for entry, hits in (frozen.get("indexentries") or {}).items():
-        for i, target, main in hits:
-            doc = names[i] if 0 <= i < len(names) else None
-            if doc is not None and doc not in had and doc in indexer._titles:
-                back.setdefault(doc, []).append((entry, target, "main" if main else ""))
-    for doc, items in back.items():
-        entries[doc] = sorted(items)
-
-
 class FullText:
     """The wrappers' state for one build."""
 
     def __init__(self, app, builder):
         self.app, self.builder = app, builder
-        self.load_original = builder.load_indexer
-        self.feed_original = builder.index_page
-        self.dump_original = builder.dump_search_index
+        self.load_original = self.feed_original = self.dump_original = None
         self.pending = None          # the pages this build writes
         self.loaded = False
         self.skip = False            # may unchanged pages be skipped this build?
+        self.usable = False          # has Sphinx's indexer the fields compat.SearchIndex reads?
         self.pages = None            # page -> digest of what the index holds of it, once read
 
     @property
@@ -189,9 +116,22 @@ class FullText:
         return Path(self.app.doctreedir) / STATE_FILE
 
     def install(self) -> None:
-        self.builder.load_indexer = self.load_indexer
-        self.builder.index_page = self.index_page
-        self.builder.dump_search_index = self.dump_search_index
+        def load(original):
+            self.load_original = original
+            return self.load_indexer
+
+        def feed(original):
+            self.feed_original = original
+            return self.index_page
+
+        def dump(original):
+            self.dump_original = original
+            return self.dump_search_index
+        compat.wrap_search_indexing(self.app, load, feed, dump)
+
+    @property
+    def index(self) -> compat.SearchIndex:
+        return compat.SearchIndex(self.builder.indexer)
 
     def _trusted(self, state: dict) -> dict:
         """The digests recorded with the index on disk, if it is still that index."""
@@ -207,8 +147,8 @@ class FullText:
         if not self.pending or self.builder.indexer is None:
             return
         self.pages = self._trusted(read_json_dict(self.state_path))
-        self.skip = (len(self.pending) < FEED_ALL_FROM and bool(self.pages)
-                     and hasattr(self.builder.indexer, "_word_collector"))
+        self.usable = self.index.usable()           # warns when Sphinx's indexer changed shape
+        self.skip = len(self.pending) < FEED_ALL_FROM and bool(self.pages) and self.usable
         if not self.skip:                # Sphinx's way: every page written is fed again
             for doc in self.pending:
                 self.pages.pop(doc, None)
@@ -216,9 +156,11 @@ class FullText:
     def _load(self) -> None:
         if self.loaded or self.pending is None or self.builder.indexer is None:
             return
-        # skipping: keep every page (each page fed is taken out first, `_forget`);
+        # skipping: keep every page (each page fed is taken out first, `SearchIndex.forget`);
         # else Sphinx's way: every page written this build is taken out, then fed
-        with _index_entries_kept(self.builder.indexer):
+        kept = (self.index.entries_kept_on_load() if compat.indexer_shape(self.builder.indexer) is None
+                else contextlib.nullcontext())
+        with kept:
             self.load_original(set() if self.skip else self.pending)
         self.loaded = True
 
@@ -227,7 +169,7 @@ class FullText:
         entries out of it (Sphinx's load did so already unless skipping)."""
         self._load()
         if self.skip:
-            _forget(self.builder.indexer, pagename)
+            self.index.forget(pagename)
         self.pages.pop(pagename, None)
 
     def index_page(self, pagename, doctree, title):
@@ -240,24 +182,23 @@ class FullText:
             return None
         meta = self.builder.env.metadata.get(pagename, {})
         nosearch = "no-search" in meta or "nosearch" in meta      # Sphinx feeds it empty
-        collect = None if nosearch else getattr(indexer, "_word_collector", None)
+        index = compat.SearchIndex(indexer)
+        collect = not nosearch and self.usable
         with searchable(doctree):
-            if collect is None:
+            if not collect:
                 key = digest((VERSION, pagename, nosearch, title))
             else:
-                store = collect(doctree)
+                store = index.collect_words(doctree)
                 filename = os.fspath(self.builder.env.doc2path(pagename, base=False))
                 key = _store_key(pagename, filename, title, store, doctree)
             if self.skip and self.pages.get(pagename) == key:
                 return None                   # the index on disk holds this page as it is
             self._take_out(pagename)
-            if collect is not None:
-                indexer._word_collector = lambda _doctree: store     # collected once
-            try:
+            if collect:
+                with index.words_given(store):           # collected once
+                    self.feed_original(pagename, doctree, title)
+            else:
                 self.feed_original(pagename, doctree, title)
-            finally:
-                if collect is not None:
-                    del indexer._word_collector
             self.pages[pagename] = key
         return None
 
@@ -273,12 +214,9 @@ class FullText:
         self._load()
         if not self.loaded:              # nothing written this build: Sphinx loads it here
             self.load_original(set())
-        _drop_empty_terms(self.builder.indexer)
-        entries = getattr(self.builder.indexer, "_index_entries", None)
-        if isinstance(entries, dict):        # pages in order, however they were fed
-            ordered = sorted(entries.items())
-            entries.clear()
-            entries.update(ordered)
+        if self.usable or compat.indexer_shape(self.builder.indexer) is None:
+            self.index.drop_empty_terms()
+            self.index.order_entries()       # pages in order, however they were fed
         self.dump_original()
         write_json_dict(self.state_path, {
             "version": VERSION, "docs": docs, "stamp": _stamp(self.index_path),

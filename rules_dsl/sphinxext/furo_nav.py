@@ -33,7 +33,10 @@ from pathlib import Path
 
 from sphinx.util import logging
 
+from . import buildstate, compat
+
 logger = logging.getLogger(__name__)
+_KEPT = "furo_trees"
 
 _LI = re.compile(r'<li class="([^"]*)">')
 _CURRENT_A = '<a class="current reference internal" href="#">'
@@ -52,36 +55,32 @@ def page_context(app, pagename, templatename, context, doctree):
 
 def install(app):
     """builder-inited: put `navigation_tree` in the place of furo's function (html builders
-    with the furo theme only)."""
+    with the furo theme only: `compat.furo_navigation`)."""
     if app.builder.format != "html" or not getattr(app.config, "rules_nav_fast", True):
         return
-    try:
-        import furo
-    except ImportError:
-        return
-    original = getattr(furo, "get_navigation_tree", None)
-    if original is None or getattr(original, "_rules_dsl", False):
+    if getattr(app.config, "html_theme", None) != "furo":
         return
     check = bool(getattr(app.config, "rules_nav_check", False))
+
     # furo's own cache keeps every tree it was given (a page's, with its marks: for a hundred
     # books' pages, gigabytes); ours keeps one neutral tree a folder, and keeps them between
     # builds (`KeptTrees`), so a rebuild that writes a few pages of folders written before
     # makes none again
-    furo_own = getattr(original, "__wrapped__", original)
-    kept = KeptTrees(Path(app.doctreedir) / STORE, furo_own)
-    app.__dict__["_rules_dsl_furo_trees"] = kept
+    def make(furo_own):
+        kept = KeptTrees(Path(app.doctreedir) / STORE, furo_own)
+        buildstate.of(app)[_KEPT] = kept
 
-    def get_navigation_tree(toctree_html: str) -> str:
-        ours = navigation_tree(toctree_html, _state["href"], kept.tree)
-        if check:
-            theirs = furo_own(toctree_html)
-            if ours != theirs:
-                logger.warning("rules_dsl: the sidebar of %s differs from furo's own", _state["page"],
-                               type="rules", subtype="navigation")
-                return theirs
-        return ours
-    get_navigation_tree._rules_dsl = True
-    furo.get_navigation_tree = get_navigation_tree
+        def get_navigation_tree(toctree_html: str) -> str:
+            ours = navigation_tree(toctree_html, _state["href"], kept.tree)
+            if check:
+                theirs = furo_own(toctree_html)
+                if ours != theirs:
+                    logger.warning("rules_dsl: the sidebar of %s differs from furo's own", _state["page"],
+                                   type="rules", subtype="navigation")
+                    return theirs
+            return ours
+        return get_navigation_tree
+    compat.furo_navigation(app, make)
 
 
 #: furo's trees of the last builds, in the doctree folder
@@ -139,7 +138,7 @@ class KeptTrees:
 def save(app, exc=None):
     """build-finished: keep the trees made by this build (main process: trees made in forked
     writers of -j are made again next time)."""
-    kept = app.__dict__.get("_rules_dsl_furo_trees")
+    kept = buildstate.of(app).get(_KEPT)
     if kept is not None and exc is None:
         kept.save()
 

@@ -27,7 +27,9 @@ from __future__ import annotations
 
 import gc
 
-_SLOT = "_rules_dsl_gc_paused"
+from . import buildstate
+
+_SLOT = "gc_paused"
 #: set while a build's loaded state is frozen (a process-wide fact: the next build is another app)
 _FROZEN = []
 
@@ -38,14 +40,15 @@ def pause(app, config=None):
     if _FROZEN:
         gc.unfreeze()
         _FROZEN.clear()
-    if gc.isenabled() and not app.__dict__.get(_SLOT):
+    state = buildstate.of(app)
+    if gc.isenabled() and not state.get(_SLOT):
         gc.disable()
-        app.__dict__[_SLOT] = True
+        state[_SLOT] = True
 
 
 def resume(app):
     """builder-inited (last): freeze what is loaded, start the collector again."""
-    if app.__dict__.pop(_SLOT, False):
+    if buildstate.of(app).pop(_SLOT, False):
         gc.freeze()
         gc.enable()
         _FROZEN.append(True)
@@ -54,7 +57,7 @@ def resume(app):
 def release(app, exc=None):
     """build-finished: the collector runs again, whatever happened on the way; the loaded
     state stays frozen (see above) until another build starts or the process ends."""
-    if app.__dict__.pop(_SLOT, False):
+    if buildstate.of(app).pop(_SLOT, False):
         gc.enable()
 
 

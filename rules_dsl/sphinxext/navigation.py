@@ -29,24 +29,35 @@ call (another theme's, other options) is Sphinx's too: see ``handles``.
 """
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 
 from docutils import nodes
 from sphinx import addnodes
-from sphinx.domains.std import StandardDomain
 from sphinx.util import logging, url_re
+
+from . import buildstate, compat
 
 logger = logging.getLogger(__name__)
 
 #: the toctree() options furo asks for (maxdepth aside): the only call answered here
 _OPTIONS = {"collapse": False, "titles_only": True, "includehidden": True}
-_SLOT = "_rules_navigation"          # app attribute: (env id, Navigation or None), one build, one process
+_SLOT = "navigation"          # build state: (env id, Navigation or None), one build, one process
 _TOKEN = "rules-nav-title-"
 _WHITESPACE = re.compile("[\n\r\t\v\f]")
-#: the pages a toctree may list that are no documents (Sphinx's StandardDomain._virtual_doc_names)
-VIRTUAL_DOCS = frozenset(doc for doc, _title in StandardDomain._virtual_doc_names.values())
 _SPECIAL = {ord("&"): "&amp;", ord("<"): "&lt;", ord('"'): "&quot;", ord(">"): "&gt;", ord("@"): "&#64;"}
+
+
+@functools.lru_cache(maxsize=1)
+def virtual_docs() -> frozenset | None:
+    """The pages a toctree may list that are no documents (genindex, search...:
+    `compat.virtual_doc_names`); None when Sphinx no longer says (the sidebar is then
+    left to Sphinx, with a warning: see `current`)."""
+    try:
+        return frozenset(doc for doc, _title in compat.virtual_doc_names().values())
+    except compat.CompatError:
+        return None
 
 
 class _Unsupported(Exception):
@@ -80,7 +91,7 @@ def handles(kwargs: dict) -> bool:
 
 def reset(app, env=None) -> None:
     """env-updated: the navigation may have changed; the next page builds it again."""
-    app.__dict__.pop(_SLOT, None)
+    buildstate.of(app).pop(_SLOT, None)
 
 
 def sidebar(app, pagename: str, maxdepth: int) -> str | None:
@@ -94,7 +105,8 @@ def current(app) -> Navigation | None:
     """This build's navigation in this process, built at the first call (or taken from
     the last build's, when no page's part of it changed: `_kept`)."""
     env = app.env
-    cached = app.__dict__.get(_SLOT)
+    state = buildstate.of(app)
+    cached = state.get(_SLOT)
     if cached is None or cached[0] != id(env):
         nav = _kept(app)
         if nav is not None:
@@ -107,7 +119,10 @@ def current(app) -> Navigation | None:
             except _Unsupported as why:
                 logger.info("rules_dsl: the sidebar is left to Sphinx (%s)", why)
                 nav = None
-        cached = app.__dict__[_SLOT] = (id(env), nav)
+            except compat.CompatError as why:
+                compat.broken("virtual_doc_names", str(why), "the sidebar is left to Sphinx (slower)")
+                nav = None
+        cached = state[_SLOT] = (id(env), nav)
     return cached[1]
 
 
@@ -120,9 +135,8 @@ def _base_key(app) -> str:
     """What every entry's rendering depends on besides the pages: the builder and its
     configuration, this code, and when the root document was read."""
     from .keys import digest, render_key
-    info = getattr(app.builder, "build_info", None)
     env = app.env
-    return digest((app.builder.name, getattr(info, "config_hash", None), getattr(info, "tags_hash", None),
+    return digest((app.builder.name, *compat.build_info_hashes(app),
                    render_key(), env.config.root_doc, env.all_docs.get(env.config.root_doc)))
 
 
@@ -271,7 +285,7 @@ class _Maker:
 
     def __init__(self, env):
         self.env = env
-        self.virtual = StandardDomain._virtual_doc_names      # genindex, modindex, search
+        self.virtual = compat.virtual_doc_names()      # genindex, modindex, search
         self.all: list[_Entry] = []
         self.pending: list[tuple[_Entry, list]] = []           # entries whose inner HTML is to render
 

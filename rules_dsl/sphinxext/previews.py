@@ -37,6 +37,8 @@ import json
 import os
 from pathlib import Path
 
+from . import buildstate
+
 #: the folder under ``_static``
 FOLDER = "rules-previews"
 PREFIX, SUFFIX = "RulesPreviews(", ");\n"
@@ -116,5 +118,5 @@ def write(app, env):
         return []
     objects = env.domains["rules"].data.get("objects", {})
     # the changes site.env_get_updated worked out (it runs first); None: write every book's
-    write_files(Path(app.outdir) / "_static" / FOLDER, objects, getattr(app, "_rules_dsl_object_changes", None))
+    write_files(Path(app.outdir) / "_static" / FOLDER, objects, buildstate.of(app).get("object_changes"))
     return []

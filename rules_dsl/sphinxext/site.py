@@ -27,7 +27,7 @@ from pathlib import Path
 from sphinx.util import logging
 
 from ..paths import read_json_dict, update_json_dict, write_json_dict, write_pickle, write_text_if_changed
-from . import backlinks, crossbook, keys, models, pagesplit
+from . import backlinks, buildstate, compat, crossbook, keys, models, pagesplit
 
 logger = logging.getLogger(__name__)
 
@@ -441,9 +441,10 @@ def env_get_outdated(app, env, added, changed, removed):
             except OSError:
                 pass
     dom = env.domains["rules"]
-    app._rules_dsl_before = dict(dom.data.get("objects", {}))
-    app._rules_dsl_object_changes = None          # worked out at env-get-updated
-    app._rules_dsl_nav_before = navigation_state(env) if not (added or removed) else None
+    state = buildstate.of(app)
+    state["objects_before"] = dict(dom.data.get("objects", {}))
+    state["object_changes"] = None          # worked out at env-get-updated
+    state["nav_before"] = navigation_state(env) if not (added or removed) else None
     return []
 
 
@@ -459,13 +460,14 @@ def env_get_updated(app, env):
     every page, when the navigation changed (a page added, removed or retitled, or
     moved in a toctree): Sphinx itself writes only the pages it read again, so the
     others would keep a sidebar without the new section."""
-    before = getattr(app, "_rules_dsl_before", None)
+    state = buildstate.of(app)
+    before = state.get("objects_before")
     if before is None:
         return []
     dom = env.domains["rules"]
     # worked out once a build: the previews files (previews.write) take them too
-    changes = app._rules_dsl_object_changes = object_changes(before, dom.data.get("objects", {}))
-    nav_before = getattr(app, "_rules_dsl_nav_before", None)
+    changes = state["object_changes"] = object_changes(before, dom.data.get("objects", {}))
+    nav_before = state.get("nav_before")
     if nav_before is None or nav_before != navigation_state(env):
         return sorted(env.found_docs)
     # what a link shows and where it goes (page, anchor, title); not the preview's text,
@@ -510,7 +512,7 @@ def build_finished(app, exc):
     if app.config.rules_fail_on_error:
         bad = [p for p in _SITE.problems if p[0] in ("example", "compile", "error")]
         if bad:
-            app.statuscode = 1
+            compat.fail_build(app)
             logger.info("rules_dsl: %d failing example(s) or book error(s); the build fails", len(bad))
     if app.builder.format == "html" and app.config.root_doc != "index":
         write_text_if_changed(Path(app.outdir) / "index.html", _redirect(app.builder.get_target_uri(app.config.root_doc)))

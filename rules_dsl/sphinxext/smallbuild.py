@@ -18,6 +18,8 @@ passed.  `purge_pages_to_read` takes every page out first, whichever way they ar
 """
 from __future__ import annotations
 
+from . import compat
+
 #: pages read (or written) in one process when there are fewer than this many
 SERIAL_BELOW = 24
 
@@ -28,10 +30,9 @@ def _limit(app) -> int:
 
 def before_read(app, env, docnames):
     """env-before-read-docs: few pages to read -> read them serially (the parallel
-    setting is put back at env-updated, before anything is written)."""
-    if getattr(app, "parallel", 1) > 1 and len(docnames) < _limit(app):
-        app._rules_dsl_parallel = app.parallel
-        app.parallel = 1
+    setting is put back at env-updated, before anything is written: `compat.read_serially`)."""
+    if len(docnames) < _limit(app):
+        compat.read_serially(app)
 
 
 def purge_pages_to_read(app, env, docnames):
@@ -39,32 +40,28 @@ def purge_pages_to_read(app, env, docnames):
     they were): every page to read taken out of the environment before the first is
     read, as Sphinx's parallel read does (taking one out again is harmless)."""
     for docname in docnames:
-        app.events.emit("env-purge-doc", env, docname)
+        app.emit("env-purge-doc", env, docname)
         env.clear_doc(docname)
 
 
 def after_read(app, env):
     """env-updated: the parallel setting as it was."""
-    saved = app.__dict__.pop("_rules_dsl_parallel", None)
-    if saved is not None:
-        app.parallel = saved
+    compat.restore_parallel(app)
     return []
 
 
 def install(app):
     """builder-inited: wrap the builder's `write_documents` so that few pages are written
-    serially (`parallel_ok` off for that call only)."""
+    serially (`parallel_ok` off for that call only: `compat.wrap_write_documents`)."""
     builder = app.builder
-    original = getattr(builder, "write_documents", None)
-    if original is None:
+    if not hasattr(builder, "write_documents"):
         return
 
-    def write_documents(docnames):
-        if getattr(builder, "parallel_ok", False) and len(docnames) < _limit(app):
-            builder.parallel_ok = False
-            try:
-                return original(docnames)
-            finally:
-                builder.parallel_ok = True
-        return original(docnames)
-    builder.write_documents = write_documents
+    def make(original):
+        def write_documents(docnames):
+            if len(docnames) < _limit(app):
+                with compat.serial_write(builder):
+                    return original(docnames)
+            return original(docnames)
+        return write_documents
+    compat.wrap_write_documents(app, make)

@@ -18,10 +18,11 @@ site.env_get_updated write every page anyway (every sidebar shows them).
 """
 from __future__ import annotations
 
+from . import buildstate, compat
 from .keys import digest
 
-_BEFORE = "_rules_dsl_tocs_before"
-_CHANGED = "_rules_dsl_tocs_changed"
+_BEFORE = "tocs_before"
+_CHANGED = "tocs_changed"
 
 
 def _toc_key(env, docname: str):
@@ -32,36 +33,33 @@ def _toc_key(env, docname: str):
 
 def before_read(app, env, docnames):
     """env-before-read-docs: each page's table of contents before it is read again."""
-    app.__dict__[_BEFORE] = {d: _toc_key(env, d) for d in docnames}
+    buildstate.of(app)[_BEFORE] = {d: _toc_key(env, d) for d in docnames}
 
 
 def after_read(app, env):
     """env-updated: the pages whose table of contents changed (or that are new)."""
-    before = app.__dict__.pop(_BEFORE, None)
+    state = buildstate.of(app)
+    before = state.pop(_BEFORE, None)
     if before is not None:
-        app.__dict__[_CHANGED] = {d for d, key in before.items() if _toc_key(env, d) != key}
+        state[_CHANGED] = {d for d, key in before.items() if _toc_key(env, d) != key}
     return []
 
 
 def install(app):
     """builder-inited: while `write` adds the toctree parents of the pages it writes, it sees
-    only the parents of pages whose table of contents changed."""
+    only the parents of pages whose table of contents changed (`compat.wrap_write`,
+    `compat.toctree_parents_only`)."""
     builder = app.builder
-    write = getattr(builder, "write", None)
-    if write is None:
+    if not hasattr(builder, "write"):
         return
 
-    def write_wrapper(build_docnames, updated_docnames, method="update"):
-        env = builder.env
-        changed = app.__dict__.pop(_CHANGED, None)
-        everything = build_docnames is None or build_docnames == ["__all__"] or method != "update"
-        kept = getattr(env, "files_to_rebuild", None)
-        if everything or changed is None or not isinstance(kept, dict):
-            return write(build_docnames, updated_docnames, method)
-        env.files_to_rebuild = {d: parents for d, parents in kept.items() if d in changed}
-        try:
-            return write(build_docnames, updated_docnames, method)
-        finally:
-            env.files_to_rebuild = kept
-
-    builder.write = write_wrapper
+    def make(write):
+        def write_wrapper(build_docnames, updated_docnames, method="update"):
+            changed = buildstate.of(app).pop(_CHANGED, None)
+            everything = build_docnames is None or build_docnames == ["__all__"] or method != "update"
+            if everything or changed is None:
+                return write(build_docnames, updated_docnames, method)
+            with compat.toctree_parents_only(builder.env, changed):
+                return write(build_docnames, updated_docnames, method)
+        return write_wrapper
+    compat.wrap_write(app, make)
