@@ -35,8 +35,9 @@ _PKG = os.path.dirname(os.path.abspath(__file__))
 
 PARSE_FILES = frozenset({"grammar.lark", "parser.py", "syntax.py", "recovery.py", "example_parser.py", "prose.py", "nodes.py", "errors.py",
                          "values.py"})
-FRONT_ENDS = frozenset({"cli.py", "__main__.py", "pytest_plugin.py", "index.py",   # build no cached data
-                        "textsearch.py"})    # (the search's analysis: index scope only)
+FRONT_ENDS = frozenset({"cli.py", "cli_common.py", "cli_lookup.py", "cli_inputs.py", "cli_call.py",  # build no
+                        "cli_odds.py", "cli_book_tools.py", "__main__.py", "pytest_plugin.py",        # cached data
+                        "index.py", "textsearch.py"})    # (the search's analysis: index scope only)
 
 
 def stamp(path) -> str:

@@ -126,12 +126,6 @@ def test_lookup_does_not_import_the_compiler_when_index_is_fresh(demo_books):
     assert "IMPORTED []" in p.stdout, p.stdout + p.stderr
 
 
-def test_terminal_prose_renders_links_emphasis_and_bullets():
-    from rules_dsl.cli import _terminal_prose
-    lines = _terminal_prose("**Bold** and *it* see [[close-combat]] or [[dust-tactics:heroes|a hero]].\n\n- one\n- two [[x]]")
-    assert lines == ["  Bold and it see close combat or a hero.", "  - one", "  - two x"]
-
-
 def test_call_takes_a_called_mechanics_roll_by_its_printed_name(demo_books):
     from test_language import COMBINED
     write_book(demo_books, "cm", COMBINED)

@@ -10,7 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from rules_dsl.cli import COMMANDS, build_parser
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from rules_dsl.cli import COMMANDS, build_parser, lookup_args
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -30,6 +33,55 @@ def test_commands_are_the_whole_parsers_subcommands_in_order():
 def test_the_parser_of_one_command_parses_as_the_whole_parser(argv):
     assert argv[0] in COMMANDS
     assert vars(build_parser(argv[0]).parse_args(argv)) == vars(build_parser().parse_args(argv))
+
+
+PLAIN_LOOKUPS = [
+    ["lookup", "Suppression"], ["lookup", "shoot", "after", "running"], ["lookup", "x", "--json"],
+    ["lookup", "--json", "x", "y"], ["lookup", "--book", "void", "cover"], ["lookup", "cover", "--book=void"],
+    ["lookup", "a", "--limit", "3"], ["lookup", "a", "--limit=07"], ["lookup", "a", "--limit", "99999"],
+    ["lookup", "a", "--color"], ["lookup", "a", "--no-color", "--json", "--book", "x", "--limit", "1"],
+    ["lookup", "a", "--book="], ["lookup", ""], ["lookup", "a b", "c:d", "+1"], ["lookup", "lookup"]]
+
+NOT_PLAIN = [
+    ["lookup"], ["lookup", "--json"], ["lookup", "-h"], ["lookup", "a", "--help"], ["lookup", "a", "--lim", "3"],
+    ["lookup", "a", "--json", "b"], ["lookup", "a", "--limit", "0"], ["lookup", "a", "--limit", "x"],
+    ["lookup", "a", "--limit", " 3"], ["lookup", "a", "--limit", "²"], ["lookup", "a", "--limit"],
+    ["lookup", "a", "--book"], ["lookup", "a", "--book", "-x"], ["lookup", "a", "--color", "--no-color"],
+    ["lookup", "a", "--book", "x", "--book", "y"], ["lookup", "a", "--json", "--json"], ["lookup", "--", "a"],
+    ["lookup", "-5"], ["lookup", "a", "--json=1"], ["lookup", "a", "-x"], ["show", "a:b"], []]
+
+
+@pytest.mark.parametrize("argv", PLAIN_LOOKUPS)
+def test_a_plain_lookup_is_read_without_argparse_as_argparse_reads_it(argv):
+    fast = lookup_args(argv)
+    assert fast is not None
+    assert vars(fast) == vars(build_parser().parse_args(argv))
+
+
+@pytest.mark.parametrize("argv", NOT_PLAIN)
+def test_any_other_command_line_is_left_to_argparse(argv):
+    assert lookup_args(argv) is None
+
+
+TOKENS = st.sampled_from(["a", "shoot", "", "x y", "-", "--", "-h", "-5", "--json", "--json=1", "--color", "--no-color",
+                          "--book", "--book=void", "--book=", "--limit", "--limit=2", "--lim", "0", "3", "007", "99999999999",
+                          "+4", "void", "²"])
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(TOKENS, max_size=7))
+def test_whatever_the_lean_reader_accepts_argparse_reads_the_same(tokens):
+    """The lean reader either declines (None: argparse reads the line) or gives exactly
+    what argparse gives; it never accepts a line argparse refuses."""
+    argv = ["lookup"] + tokens
+    fast = lookup_args(argv)
+    if fast is None:
+        return
+    try:
+        whole = build_parser().parse_args(argv)
+    except SystemExit:
+        pytest.fail(f"the lean reader accepts {argv!r}, which argparse refuses")
+    assert vars(fast) == vars(whole)
 
 
 def test_a_lookup_imports_only_what_it_needs():

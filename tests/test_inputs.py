@@ -16,7 +16,7 @@ from fractions import Fraction
 import pytest
 
 import rules_dsl
-from rules_dsl.cli import _BadInput, _parse_value
+from rules_dsl.cli_inputs import BadInput, parse_value
 from rules_dsl.errors import InputError, NotFound
 
 PYTHON_REPRS = re.compile(r"Fraction\(|\bNone\b|\bTrue\b|\bFalse\b|Rational\(|\[\'|'\]|Sym\(|range\(")
@@ -48,7 +48,7 @@ def _one_line_error(p, *wanted):
     ("[[1,6],[3]]", [[1, 6], [3]]), (" 5 ", 5), ("1e9", "1e9"), ("absent", "absent"),
 ])
 def test_values_read_as_typed(typed, value):
-    got = _parse_value(typed)
+    got = parse_value(typed)
     assert got == value and type(got) is type(value) or (isinstance(value, Fraction) and got == value)
     if isinstance(value, int) and not isinstance(value, bool):
         assert type(got) is int
@@ -58,8 +58,8 @@ def test_values_read_as_typed(typed, value):
                                         ("1]", "no '['"), ("1/0", "over 0"), ("9" * 5000, "5000 digits"),
                                         ('"open', "unclosed quote")])
 def test_values_that_cannot_be_read_say_why(typed, why):
-    with pytest.raises(_BadInput, match=re.escape(why)):
-        _parse_value(typed)
+    with pytest.raises(BadInput, match=re.escape(why)):
+        parse_value(typed)
 
 
 # ------------------------------------------------------------------ the CLI

@@ -64,11 +64,11 @@ def test_references_print_the_target_rules_title():
 def test_every_unlabelled_reference_in_dust_reads_as_a_title():
     """Every [[rule]] without a label in Dust prints its target's title, never its id."""
     import rules_dsl
-    from rules_dsl.cli import _titles
+    from rules_dsl.cli_lookup import rule_titles
     from rules_dsl.index import ensure_index
     from rules_dsl.terminal import Out, prose_lines
     book = rules_dsl.load("dust-tactics")
-    title_of = _titles(ensure_index(), book.id, book)
+    title_of = rule_titles(ensure_index(), book.id, book)
     out = Out(color=False, width=100)
     refs = 0
     for r in book.rules:
