@@ -5,7 +5,7 @@
 
 For each N, a library of N books made by bench_scale.make_library, its browser search
 data made as the site build makes it (`search_index.build_data` over
-`index.book_entries`, a fake page per book), and reported:
+`index_build.book_entries`, a fake page per book), and reported:
 
 * the names file and the filters file (raw and gzip);
 * the shards (total, and per book the median and the largest, raw and gzip);
@@ -38,7 +38,7 @@ sys.path.insert(0, str(REPO / "bench"))
 
 from bench_scale import make_library  # noqa: E402
 
-from rules_dsl import index  # noqa: E402
+from rules_dsl import index_build  # noqa: E402
 from rules_dsl.loader import Library  # noqa: E402
 from rules_dsl.sphinxext import search_index  # noqa: E402
 
@@ -86,7 +86,7 @@ def _sizes(text: str):
 
 
 def measure(books: Path, cache: Path, tmp: Path) -> dict:
-    entries = index.book_entries(Library(str(books), str(cache)))
+    entries = index_build.book_entries(Library(str(books), str(cache)))
     store = tmp / f"parts-{len(entries)}"
     t = time.perf_counter()
     parts = search_index.book_parts(entries, store)

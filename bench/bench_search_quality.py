@@ -65,7 +65,7 @@ def cli_results(queries, limit=LIMIT) -> dict:
 
 def site_results(queries, limit=LIMIT, node=None) -> dict:
     """{query: [book:rule, ...]} from the site's ranking under node, over the site's search files."""
-    from rules_dsl import index
+    from rules_dsl import index_build
     from rules_dsl.loader import DEFAULT
     from rules_dsl.sphinxext import search_index
     node = node or shutil.which("node")
@@ -73,7 +73,7 @@ def site_results(queries, limit=LIMIT, node=None) -> dict:
         raise RuntimeError("node is not installed: the site's ranking runs in JavaScript")
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
-        files = search_index.build_data(index.book_entries(DEFAULT), lambda b, r: f"docs/books/{b}/x.html")
+        files = search_index.build_data(index_build.book_entries(DEFAULT), lambda b, r: f"docs/books/{b}/x.html")
         search_index.write_files(tmp, *files)
         (tmp / "queries.json").write_text(json.dumps([list(queries), limit]), encoding="utf-8")
         (tmp / "run.js").write_text(RUNNER, encoding="utf-8")

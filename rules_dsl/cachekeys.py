@@ -35,9 +35,12 @@ _PKG = os.path.dirname(os.path.abspath(__file__))
 
 PARSE_FILES = frozenset({"grammar.lark", "parser.py", "syntax.py", "recovery.py", "example_parser.py", "prose.py", "nodes.py", "errors.py",
                          "values.py"})
-FRONT_ENDS = frozenset({"cli.py", "cli_common.py", "cli_lookup.py", "cli_inputs.py", "cli_call.py",  # build no
-                        "cli_odds.py", "cli_book_tools.py", "__main__.py", "pytest_plugin.py",        # cached data
-                        "index.py", "textsearch.py"})    # (the search's analysis: index scope only)
+#: the modules that build no cached data (the command line, the pytest plugin, the index)
+FRONT_ENDS = frozenset({"cli.py", "cli_common.py", "cli_lookup.py", "cli_inputs.py", "cli_call.py", "cli_odds.py",
+                        "cli_book_tools.py", "__main__.py", "pytest_plugin.py",
+                        "index.py", "index_build.py", "index_names.py", "textsearch.py"})
+#: of those, the ones the lookup index's contents depend on (its building and the search's analysis)
+INDEX_FILES = ("index.py", "index_build.py", "index_names.py", "textsearch.py")
 
 
 def stamp(path) -> str:
@@ -54,7 +57,7 @@ def _in_scope(rel: str, scope: str) -> bool:
     if scope == "engine":
         return not site and base not in FRONT_ENDS
     if scope == "index":
-        return not site and (base not in FRONT_ENDS or rel in ("index.py", "textsearch.py"))
+        return not site and (base not in FRONT_ENDS or rel in INDEX_FILES)
     if scope == "site":
         return site
     if scope == "all":

@@ -8,7 +8,7 @@ package.  The format is described by a JSON Schema shipped with the package
 What goes in is read from the compiled book (the checked AST and its compiled
 declarations), never from source text, through the functions the other outputs
 already use: `records.rule_record` (a rule's fields, as `rules lookup` has them),
-`index.book_info` (the counts of `rules books`), `records.decl_model` and
+`index_build.book_info` (the counts of `rules books`), `records.decl_model` and
 `records.cell_text` (a declaration as the website shows it: signature, parameters, table
 cells, absent cells), `prose.parse_prose` (the prose markup) and `values.show`.
 
@@ -231,7 +231,7 @@ def book_data(book, library=None, consulted: set | None = None) -> dict:
     """One compiled book -> the export document (plain JSON data).  `consulted`, when
     given, gets the ids of the other books whose titles the document shows (its
     cross-book references): the document must be made again when one of them changes."""
-    from .index import book_info
+    from .index_build import book_info
     from .loader import DEFAULT
     from .model import decls_of
     from .records import decl_model, rule_record

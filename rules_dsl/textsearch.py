@@ -562,7 +562,7 @@ def record_fields(rec: dict) -> list:
 
 
 def analyse_book(records, groups) -> dict:
-    """What search keeps of one book, made once per book (index.book_entry caches it):
+    """What search keeps of one book, made once per book (index_build.book_entry caches it):
     ``{"vocabulary": the entries its own groups add, "stems": {word: stem} of every word
     it holds, "docs": [per rule, in order: {"len", "post": [[term, saturated tf~, places]]}]}``."""
     vocab = book_vocabulary(groups)

@@ -76,7 +76,7 @@ def test_a_hyphenated_query_finds_a_name_written_without_it(demo_books):
 
 
 def test_deletion_keys_link_a_swap_and_a_dropped_letter():
-    from rules_dsl.index import _delete_keys
+    from rules_dsl.index_names import delete_keys as _delete_keys
     assert _delete_keys("armour") & _delete_keys("aromr")
     assert "armr" in _delete_keys("armour")
     assert _delete_keys("dig in") & _delete_keys("du gin")
@@ -112,13 +112,13 @@ def test_an_in_place_edit_inside_a_folder_book_is_seen(demo_books):
 
 
 def test_editing_one_book_recompiles_only_that_book(demo_books, monkeypatch):
-    from rules_dsl import index
+    from rules_dsl import index, index_build
     monkeypatch.setenv("RULES_DSL_JOBS", "1")
     folder_book(demo_books, "folder", "Folder Rule")
     write_book(demo_books, "other", 'rule other-rule "Other Rule" {\n  """Prose."""\n}\n')
     compiled = []
-    real = index.book_entry
-    monkeypatch.setattr(index, "book_entry", lambda lib, bid: compiled.append(bid) or real(lib, bid))
+    real = index_build.book_entry
+    monkeypatch.setattr(index_build, "book_entry", lambda lib, bid: compiled.append(bid) or real(lib, bid))
     index.ensure_index()
     assert sorted(compiled) == ["demo", "folder", "other"]
     compiled.clear()
@@ -135,13 +135,13 @@ def test_editing_one_book_recompiles_only_that_book(demo_books, monkeypatch):
 def test_a_book_is_recompiled_when_a_book_it_refers_to_changes(demo_books, monkeypatch, capsys):
     """Per-book entries record which other books their references were checked
     against: removing the target rule makes the referring book fail again."""
-    from rules_dsl import index
+    from rules_dsl import index, index_build
     monkeypatch.setenv("RULES_DSL_JOBS", "1")
     target = write_book(demo_books, "target", 'rule aim "Aim" {\n  """Prose."""\n}\n')
     write_book(demo_books, "referrer", 'rule r "Referrer" {\n  """See [[target:aim]]."""\n}\n')
     compiled = []
-    real = index.book_entry
-    monkeypatch.setattr(index, "book_entry", lambda lib, bid: compiled.append(bid) or real(lib, bid))
+    real = index_build.book_entry
+    monkeypatch.setattr(index_build, "book_entry", lambda lib, bid: compiled.append(bid) or real(lib, bid))
     idx = index.ensure_index()
     assert "referrer" in {b["id"] for b in idx.books()}
     compiled.clear()

@@ -1,7 +1,7 @@
 """One definition of ranking: the site's search box and `rules lookup` agree.
 
 The browser index is generated (`rules_dsl.sphinxext.search_index.build_data`) from the
-CLI index's own per-book entries (`index.book_entries`), and `static/rules_search.js`
+CLI index's own per-book entries (`index_build.book_entries`), and `static/rules_search.js`
 ports `Index.lookup` and textsearch.py.  These tests hold the two to one definition:
 the same stems for every word (the vendored Snowball Porter against `snowballstemmer`),
 the same terms, weights and places for every rule, and, for every query of the recorded
@@ -68,9 +68,9 @@ process.stdout.write(JSON.stringify(out));
 
 
 def _browser_data(cache_dir=None):
-    from rules_dsl import index
+    from rules_dsl import index_build
     from rules_dsl.loader import DEFAULT
-    return search_index.build_data(index.book_entries(DEFAULT), lambda b, r: f"docs/books/{b}/x.html", cache_dir)
+    return search_index.build_data(index_build.book_entries(DEFAULT), lambda b, r: f"docs/books/{b}/x.html", cache_dir)
 
 
 def run_js(tmp_path: Path, files, queries, limit=5) -> dict:
@@ -88,14 +88,14 @@ def run_js(tmp_path: Path, files, queries, limit=5) -> dict:
 
 
 def test_index_round_trips_and_holds_every_rule():
-    from rules_dsl import index, textsearch
+    from rules_dsl import index_build, textsearch
     from rules_dsl.loader import DEFAULT
     data, shards = _browser_data()
     assert data["v"] == search_index.VERSION
     assert search_index.loads(search_index.dumps(data)) == data
     for shard in shards.values():
         assert search_index.loads_shard(search_index.dumps_shard(shard)) == shard
-    entries = index.book_entries(DEFAULT)
+    entries = index_build.book_entries(DEFAULT)
     n = sum(len(e["records"]) for e in entries.values())
     # a layered book's changed rules are in the data, but not in the idf's N (index.build's statistics)
     assert len(data["rules"]) == n and data["n"] == sum(len(e["records"]) for e in entries.values()
@@ -138,9 +138,9 @@ def test_every_term_of_a_book_passes_its_filter_and_is_bounded():
     """The Bloom filters have no false negatives, and the terms files' bounds are upper
     bounds of each term's weight in each book's rules (else the box would skip a book
     that places a rule); the filters do leave books out (else they would be useless)."""
-    from rules_dsl import index
+    from rules_dsl import index_build
     from rules_dsl.loader import DEFAULT
-    parts = search_index.book_parts(index.book_entries(DEFAULT))
+    parts = search_index.book_parts(index_build.book_entries(DEFAULT))
     _data, shards = search_index.build_files(parts, lambda b, r: "x.html")
     df = {t: c for name, s in shards.items() if name.startswith("terms/") for t, c in s["df"].items()}
     for bi, (bid, part) in enumerate(sorted(parts.items())):
@@ -177,9 +177,9 @@ def test_book_parts_are_cached_per_book(tmp_path):
     """A rebuild reads each book's part from the cache; a changed book is made again, alone."""
     import copy
 
-    from rules_dsl import index
+    from rules_dsl import index_build
     from rules_dsl.loader import DEFAULT
-    entries = index.book_entries(DEFAULT)
+    entries = index_build.book_entries(DEFAULT)
     first = search_index.book_parts(entries, tmp_path)
     store = tmp_path / search_index.CACHE_DIR
     assert len(list(store.glob("*.pickle"))) == len(first)
@@ -203,7 +203,7 @@ def test_a_library_reads_no_index_entry_when_its_parts_are_cached(tmp_path, monk
     """The site's rule search takes each book's part from the cache by the book's inputs:
     an unchanged library reads no book's index entry; an edit makes the edited book's part
     again, and that of every book whose references consulted it, and no other."""
-    from rules_dsl import index
+    from rules_dsl import index_build
     from rules_dsl.loader import Library
     books = tmp_path / "books"
     books.mkdir()
@@ -215,8 +215,8 @@ def test_a_library_reads_no_index_entry_when_its_parts_are_cached(tmp_path, monk
     first = search_index.library_parts(lib)
     assert sorted(first) == ["a", "b", "c"]
     asked = []
-    real = index.book_entries
-    monkeypatch.setattr(index, "book_entries",
+    real = index_build.book_entries
+    monkeypatch.setattr(index_build, "book_entries",
                         lambda library, only=None: asked.append(sorted(only)) or real(library, only))
     assert search_index.library_parts(lib) == first and asked == []       # nothing read
     (books / "b.rules").write_text(book.format(b="b", t="B", r="target", text="Zebracorns."), encoding="utf-8")
@@ -310,10 +310,10 @@ def _all_words(seeds=None) -> list:
     the seed texts; a few outside ASCII."""
     import re
 
-    from rules_dsl import index, textsearch
+    from rules_dsl import index_build, textsearch
     from rules_dsl.loader import DEFAULT
     words = set()
-    for e in index.book_entries(DEFAULT).values():
+    for e in index_build.book_entries(DEFAULT).values():
         for rec in e["records"]:
             for items in textsearch.record_fields(rec):
                 for item in items:
@@ -349,7 +349,7 @@ def test_the_stemmer_is_the_same_in_both_runtimes(tmp_path):
 def test_the_browser_analyses_every_rule_as_the_index_does(tmp_path):
     """For every rule, the terms rules_search.js makes from the shard (with the vocabulary's
     concepts), their counts per field, places and the fields' lengths are textsearch's."""
-    from rules_dsl import index, textsearch
+    from rules_dsl import index_build, textsearch
     from rules_dsl.loader import DEFAULT
     files = _browser_data()
     search_index.write_files(tmp_path, *files)
@@ -368,7 +368,7 @@ process.stdout.write(JSON.stringify(e.rules.map(r => e.document(r.i))));
     assert proc.returncode == 0, proc.stderr
     js_docs = json.loads(proc.stdout)
     py_docs = []
-    for bid, e in sorted(index.book_entries(DEFAULT).items()):
+    for bid, e in sorted(index_build.book_entries(DEFAULT).items()):
         vocab = textsearch.book_vocabulary(DEFAULT.load(bid).vocabulary)
         py_docs += [textsearch.analyse(textsearch.record_fields(rec), vocab) for rec in e["records"]]
     assert len(js_docs) == len(py_docs)
@@ -404,9 +404,9 @@ def test_a_books_cached_part_is_keyed_by_its_values_not_its_objects():
     import copy
     import pickle
 
-    from rules_dsl import index
+    from rules_dsl import index_build
     from rules_dsl.loader import DEFAULT
-    e = index.book_entry(DEFAULT, "skirmish-tutorial")
+    e = index_build.book_entry(DEFAULT, "skirmish-tutorial")
     apart = {"info": pickle.loads(pickle.dumps(e["info"])), "records": pickle.loads(pickle.dumps(e["records"])),
              "search": pickle.loads(pickle.dumps(e["search"]))}
     key = search_index._part_key("skirmish-tutorial", e)

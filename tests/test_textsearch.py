@@ -136,7 +136,7 @@ def test_a_bad_vocabulary_line_is_a_clear_error(line, message):
 def test_changing_the_shared_vocabulary_rebuilds_what_depends_on_it(demo_books, tmp_path, monkeypatch):
     """The stop words and the vocabulary are in the keys of every book's index entry (so
     of the site's search parts) and in the lookup index's freshness check."""
-    from rules_dsl import index
+    from rules_dsl import index, index_build
     from rules_dsl.loader import Library
     vocab = tmp_path / "vocabulary.txt"
     vocab.write_text(open(ts.VOCABULARY_FILE, encoding="utf-8").read(), encoding="utf-8")
@@ -145,11 +145,11 @@ def test_changing_the_shared_vocabulary_rebuilds_what_depends_on_it(demo_books, 
     ts.shared_vocabulary.cache_clear()
     try:
         lib = Library(demo_books, demo_books.parent / "cache")
-        key, fp = index.book_keys(lib)[1]["demo"], index.source_fingerprint()
+        key, fp = index_build.book_keys(lib)[1]["demo"], index.source_fingerprint()
         vocab.write_text(vocab.read_text(encoding="utf-8") + "frobnicate, zorch\n", encoding="utf-8")
         ts.shared_groups.cache_clear()
         ts.shared_vocabulary.cache_clear()
-        assert index.book_keys(lib)[1]["demo"] != key
+        assert index_build.book_keys(lib)[1]["demo"] != key
         assert index.source_fingerprint() != fp
     finally:
         ts.shared_groups.cache_clear()
@@ -175,7 +175,7 @@ def test_rules_lookup_names_the_words_no_rule_mentions():
 def test_the_sites_search_parts_are_made_again_when_the_vocabulary_changes(demo_books, tmp_path, monkeypatch):
     """The site's build keys each book's search part by its inputs: the search data is one
     of them, so a vocabulary edit remakes every book's part (and none is read otherwise)."""
-    from rules_dsl import index
+    from rules_dsl import index_build
     from rules_dsl.loader import Library
     from rules_dsl.sphinxext import search_index
     vocab = tmp_path / "vocabulary.txt"
@@ -188,8 +188,8 @@ def test_the_sites_search_parts_are_made_again_when_the_vocabulary_changes(demo_
     try:
         first = search_index.library_parts(lib)
         asked = []
-        real = index.book_entries
-        monkeypatch.setattr(index, "book_entries", lambda library, only=None: asked.append(sorted(only)) or real(library, only))
+        real = index_build.book_entries
+        monkeypatch.setattr(index_build, "book_entries", lambda library, only=None: asked.append(sorted(only)) or real(library, only))
         assert search_index.library_parts(lib) == first and asked == []
         vocab.write_text("shoot, fire, pew pew\n", encoding="utf-8")
         for f in (ts.shared_groups, ts.shared_vocabulary):

@@ -2,7 +2,7 @@
 
 The site's search box (`static/rules_search.js`, ranking; `static/rules_search_ui.js`,
 the box) answers as `rules lookup` does, from static files alone.  Its data is made
-here from the *same* per-book entries as the CLI's index (`index.book_entries`: the
+here from the *same* per-book entries as the CLI's index (`index_build.book_entries`: the
 records of `records.rule_record` and the search analysis of `textsearch.analyse_book`,
 made from the compiled books, never from source text), so the two rank the same names
 and the same terms; rules_search.js ports textsearch.py and reads its constants, stop
@@ -63,7 +63,7 @@ test_search_ui.py check it).
 Incremental: each book's part (the costly bits: its shard, counts, bounds and filter)
 is cached in ``<cache>/search-books/``.  The site's build keys it by the book's inputs
 (`library_parts`: its files, those of the books its references consulted, and the search
-data files, through `index.book_keys`), so it reads no book's index entry unless that
+data files, through `index_build.book_keys`), so it reads no book's index entry unless that
 book's part must be made; `book_parts` keys it by the index entry's values, for callers
 that hold the entries.  A rebuild with no change, or one changed book, redoes no other
 book; every file is written only when its bytes change, and shards of books that are
@@ -231,8 +231,8 @@ def library_parts(library) -> dict:
     (about a second at a hundred books)."""
     from pathlib import Path
 
-    from .. import cachekeys, index, paths
-    ids, keys, dep_keys = index.book_keys(library)
+    from .. import cachekeys, index_build, paths
+    ids, keys, dep_keys = index_build.book_keys(library)
     folder = os.path.realpath(library.books_dir)
     store = Path(library.cache_dir) / CACHE_DIR
     code = cachekeys.code_fingerprint("site", salt=str(VERSION))
@@ -248,7 +248,7 @@ def library_parts(library) -> dict:
         elif kept["part"] is not None:
             parts[bid] = kept["part"]
     if todo:
-        entries = index.book_entries(library, only=todo)
+        entries = index_build.book_entries(library, only=todo)
         for bid in todo:
             entry = entries[bid]
             ok = entry.get("error") is None and entry.get("info") is not None
@@ -268,7 +268,7 @@ def build_files(parts: dict, url_of) -> tuple:
     rule's page (relative to the site root, without the anchor) or None to leave it out."""
     books, pages, sections, rules, shards, filters, vocab = [], {}, {}, [], {}, [], []
     df, per_book = {}, {}
-    # a layered book's records (its changed rules: index._own_records) are scored against
+    # a layered book's records (its changed rules: index_build's `book_entry`) are scored against
     # the books' statistics, as the CLI's index does: not counted in `n`, and in a term's
     # count only for a term no book holds
     n_books, df_layers = 0, {}
@@ -320,7 +320,7 @@ def _vocab_row(entry) -> list:
 
 
 def build_data(entries: dict, url_of, cache_dir=None) -> tuple:
-    """`build_files` straight from `index.book_entries`' entries."""
+    """`build_files` straight from `index_build.book_entries`' entries."""
     return build_files(book_parts(entries, cache_dir), url_of)
 
 
