@@ -50,6 +50,12 @@ so a book can never change how another book's rules rank.
 
 Every word is optional: a rule that holds more of them, rarer ones, in its title and
 aliases, and near each other, ranks higher.
+
+Over 500 lines because it is the one definition that static/rules_search.js ports line
+for line and tests/test_search_js.py holds the two to: terms, the vocabulary, a rule's
+document and a query's score are one ranking, read together; split, the definition the
+browser must match would live in several files (index_build.py and index.py already
+keep the SQLite side of it apart).
 """
 from __future__ import annotations
 
