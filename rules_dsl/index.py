@@ -30,7 +30,6 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
-import zlib
 
 from . import cachekeys, paths
 from .index_names import FUZZY_CANDIDATES, delete_keys, norm_name, score_name, trigram_query, unhyphenated
@@ -40,8 +39,12 @@ SCHEMA = 7
 
 def index_path() -> str:
     """Where the lookup index of the current books folder lives (in the cache folder): the CLI
-    deletes it to answer again from a fresh one when SQLite finds it damaged."""
-    key = zlib.crc32(os.path.realpath(paths.books_dir()).encode())
+    deletes it to answer again from a fresh one when SQLite finds it damaged.  Named by the
+    folder's FNV-1a hash (32 bits, a few microseconds, no zlib to load); two folders that
+    share a name only rebuild each other's index, since its fingerprint holds the path whole."""
+    key = 0x811C9DC5
+    for byte in os.path.realpath(paths.books_dir()).encode():
+        key = ((key ^ byte) * 0x01000193) & 0xFFFFFFFF
     return os.path.join(paths.cache_dir(), f"index-{key:08x}.sqlite")
 
 
@@ -126,6 +129,9 @@ class Index:
 
     def title(self, book: str, rule: str):
         """The title of `rule` of `book` (an inherited rule's from its base), or None."""
+        row = self.con.execute("SELECT title FROM rules WHERE book=? AND rule=?", (book, rule)).fetchone()
+        if row is not None:         # the book's own record: one query (a lookup asks this for every [[ref]])
+            return row[0]
         rowid = self._holder(book, rule)
         if rowid is None:
             return None

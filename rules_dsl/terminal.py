@@ -119,7 +119,13 @@ def wrap_segments(segments, width: int, out: Out, indent: str = "", subsequent: 
     columns unless it holds one word that is (a name or a command is kept whole, so it
     can be copied; `break_long` breaks such words instead)."""
     subsequent = indent if subsequent is None else subsequent
-    words, cur = [], []          # a word: [(text, styles)], styles may change inside a word
+    plain = not out.color        # uncoloured, a word is its segments' text (what `style` returns)
+    if plain:                    # so the words are those of the segments' text run together
+        words = [[(w, ())] for w in "".join(t for t, _ in segments).split()]
+        segments = ()
+    else:
+        words = []
+    cur = []                     # a word: [(text, styles)], styles may change inside a word
     for text, styles in segments:
         if not text:
             continue
@@ -136,13 +142,13 @@ def wrap_segments(segments, width: int, out: Out, indent: str = "", subsequent: 
             cur = []
     if cur:
         words.append(cur)
-    lines, line, length = [], [], 0
+    lines, line, length = [], [], 0      # line: the rendered words of the line being filled
     prefix = indent
     for word in words:
-        wlen = sum(len(t) for t, _ in word)
+        wlen = len(word[0][0]) if len(word) == 1 else sum(len(t) for t, _ in word)
         avail = width - len(prefix)
         if line and length + 1 + wlen > avail:
-            lines.append(prefix + " ".join(_render_word(w, out) for w in line))
+            lines.append(prefix + " ".join(line))
             line, length, prefix = [], 0, subsequent
             avail = width - len(prefix)
         if break_long and not line and wlen > avail > 0:   # a word longer than a whole line
@@ -153,10 +159,10 @@ def wrap_segments(segments, width: int, out: Out, indent: str = "", subsequent: 
                 prefix = subsequent
                 avail = width - len(prefix)
             word, wlen = _regroup(flat), len(flat)
-        line.append(word)
+        line.append(word[0][0] if plain and len(word) == 1 else _render_word(word, out))
         length += wlen + (1 if length else 0)
     if line:
-        lines.append(prefix + " ".join(_render_word(w, out) for w in line))
+        lines.append(prefix + " ".join(line))
     return lines
 
 

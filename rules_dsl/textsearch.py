@@ -63,7 +63,6 @@ import functools
 import math
 import os
 import re
-import unicodedata
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 DATA_DIR = os.path.join(_HERE, "searchdata")
@@ -97,6 +96,7 @@ def fold(text: str) -> str:
     """Lower case; outside ASCII, decomposed (NFKD) with the marks dropped."""
     s = text.lower()
     if not s.isascii():
+        import unicodedata      # here: a query in plain ASCII (most) never needs its tables
         s = "".join(c for c in unicodedata.normalize("NFKD", s) if not unicodedata.category(c).startswith("M"))
     return _APOSTROPHE.sub("", s)
 
