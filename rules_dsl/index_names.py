@@ -13,12 +13,12 @@ def norm_name(s: str) -> str:
     return re.sub(r"[^a-z0-9]+", " ", s.lower()).strip()
 
 
-_INNER_HYPHEN = re.compile(r"(?<=[A-Za-z0-9])-(?=[A-Za-z0-9])")
+_INNER_HYPHEN = r"(?<=[A-Za-z0-9])-(?=[A-Za-z0-9])"     # compiled by `re`'s cache, when a text has "-"
 
 
 def unhyphenated(text: str) -> str:
     """`text` with its words' inner hyphens dropped ("Re-roll" -> "Reroll")."""
-    return _INNER_HYPHEN.sub("", text)
+    return re.sub(_INNER_HYPHEN, "", text) if "-" in text else text
 
 
 def trigram_query(q: str) -> str:

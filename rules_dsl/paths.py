@@ -16,8 +16,9 @@ def books_dir() -> str:
 #: a book id: what a `book` header names (grammar.lark's ID), and so a book's file or folder name;
 #: a layered book's (layers.py) adds `+NAME` for each layer on it (grammar.lark's LAYERED,
 #: `xenotactics+errata`): its layer's file name, still a name, never a path.  A chain deeper
-#: than layers.MAX_DEPTH is a name too: it is refused at its layer's header, located.
-BOOK_ID = re.compile(r"[a-z][a-z0-9]*(?:-[a-z0-9]+)*(?:\+[a-z][a-z0-9]*(?:-[a-z0-9]+)*){0,32}")
+#: than layers.MAX_DEPTH is a name too: it is refused at its layer's header, located.  The
+#: pattern's text, compiled by `re`'s cache on first use (a `rules lookup` without --book never needs it).
+BOOK_ID = r"[a-z][a-z0-9]*(?:-[a-z0-9]+)*(?:\+[a-z][a-z0-9]*(?:-[a-z0-9]+)*){0,32}"
 
 
 def check_book_id(book_id, known=None) -> str:
@@ -29,7 +30,7 @@ def check_book_id(book_id, known=None) -> str:
     before it joins an id to the books folder.  An empty id, `.`, `..`, anything with
     a separator, and anything a `book` header could not say, is refused; `known` (the
     books there are, a list or a function giving it) feeds the did-you-mean."""
-    if isinstance(book_id, str) and BOOK_ID.fullmatch(book_id):
+    if isinstance(book_id, str) and re.fullmatch(BOOK_ID, book_id):
         return book_id
     from .errors import BadBookId
     if not isinstance(book_id, str):

@@ -307,7 +307,8 @@ def to_markup(doc: Doc) -> str:
 DEFINITION_CHARS = 320
 
 #: a sentence ends at . ! or ? followed by a space and a capital, a digit or a quote ...
-_SENTENCE_END = re.compile(r"([.!?])\s+(?=[A-Z0-9\"“(])")
+#: (a pattern's text, compiled by `re`'s cache on first use: `rules lookup` never needs it)
+_SENTENCE_END = r"([.!?])\s+(?=[A-Z0-9\"“(])"
 #: ... unless the full stop ends an abbreviation ("e.g. A", "vs. Cover", "Fig. 3") or an initial
 _ABBREVIATIONS = {"e.g", "i.e", "etc", "vs", "cf", "fig", "no", "approx", "p", "pp"}
 
@@ -317,7 +318,7 @@ def first_sentence(text: str, limit: int = DEFINITION_CHARS, min_words: int = 8)
     A sentence of fewer than `min_words` words is a lead-in ("Receiving tokens.", a price
     "D x 6 gc."): the next sentences are added until the text says something."""
     s = text
-    for m in _SENTENCE_END.finditer(text):
+    for m in re.finditer(_SENTENCE_END, text):
         word = text[:m.start(1)].rsplit(" ", 1)[-1]
         if m.group(1) == "." and (word.lower() in _ABBREVIATIONS or (len(word) == 1 and word.isupper())):
             continue
