@@ -107,6 +107,10 @@ def test_a_lookup_imports_only_what_it_needs():
 
     extra = loaded(lookup) - loaded(floor)
     for heavy in ("rules_dsl.loader", "rules_dsl.compiler", "rules_dsl.errors", "lark", "hashlib", "typing", "shutil",
-                  "dataclasses", "textwrap", "pickle"):
+                  "dataclasses", "textwrap", "pickle", "rules_dsl.index_build", "rules_dsl.cli_odds", "rules_dsl.cli_inputs",
+                  "zlib", "unicodedata", "locale"):
         assert heavy not in extra, f"a lookup imports {heavy}"
     assert {"rules_dsl.index", "rules_dsl.textsearch", "rules_dsl.terminal"} <= extra
+    # a plain lookup is read without argparse (`lookup_args`): it never imports it at all
+    alone = loaded(lookup.replace("import argparse, sqlite3, json, re, ", "import "))
+    assert "argparse" not in alone and "gettext" not in alone
