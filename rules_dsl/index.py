@@ -34,7 +34,7 @@ import sqlite3
 from . import cachekeys, paths
 from .index_names import FUZZY_CANDIDATES, delete_keys, norm_name, score_name, trigram_query, unhyphenated
 
-SCHEMA = 7
+SCHEMA = 8
 
 
 def index_path() -> str:

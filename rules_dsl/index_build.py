@@ -263,10 +263,13 @@ def _fill(con: sqlite3.Connection, entries: dict, fingerprint: str):
                     ((list(e[0])[0], scope, i, " ".join(e[0]), e[1] or "", " ".join(e[2])) for i, (scope, e) in enumerate(vocab)))
     con.execute("INSERT INTO meta VALUES ('rules', ?)", (str(n_rules),))
     con.executescript("""
-        CREATE INDEX rules_ref ON rules(book, rule);
-        CREATE INDEX names_term ON names(term, book);     -- a search of one book (and its base) reads its own names
+        CREATE INDEX rules_ref ON rules(book, rule, title);   -- covering: a [[ref]]'s title without its row
+        -- a search of one book (and its base) reads its own names; covering: no row of the table is read
+        CREATE INDEX names_term ON names(term, book, rowid_, penalty);
         CREATE INDEX ft_vocab_first ON ft_vocab(first);
-        CREATE INDEX ft_post_term ON ft_post(term, doc);
+        -- covering (doc, sat): a query reads a term's postings from the index alone, never the rows
+        -- (whose places spread them over many pages: a cold lookup read a page a posting)
+        CREATE INDEX ft_post_term ON ft_post(term, doc, sat);
         CREATE VIRTUAL TABLE tri USING fts5(norm, content = 'terms', content_rowid = 'id', tokenize = 'trigram');
         INSERT INTO tri(rowid, norm) SELECT id, norm FROM terms;
     """)
