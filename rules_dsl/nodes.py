@@ -129,7 +129,7 @@ class Returned(Expr):
     """An inlined mechanic's result, converted to its declared type as the call would.
 
     Never written in a book nor built by the parser: the odds engine's inlining pass
-    (`odds.aggregates`) makes it when it replaces a call by the callee's statements, and
+    (`odds.aggregate_plan`) makes it when it replaces a call by the callee's statements, and
     compiles it (`AggregateCompiler.visit_Returned`); a compiler-only node, like Jinja2's
     `InternalName`.  The checks, the resolver and the other back ends never meet one."""
     expr: Expr
