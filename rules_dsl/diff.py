@@ -736,7 +736,7 @@ def _columns(t: n.Table) -> list:
 
 def _rows(t: n.Table) -> dict:
     """{key tuple (as the language writes them): ({column: value text}, span)}."""
-    from .layers import cell_text
+    from .layer_decls import cell_text
     out = {}
     if t.grid:
         cols = [cell_text(c.value) for c in t.header[1:]]
