@@ -84,6 +84,6 @@ def kinds_of(book, name) -> list:
 
 
 def output(args):
-    from .terminal import Out
+    from .terminal_prose import Out
     return Out(color=getattr(args, "color", None))
 

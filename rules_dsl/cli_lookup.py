@@ -81,7 +81,7 @@ def rule_titles(idx, home: str, book=None):
 
 
 def print_rule(r, out=None, title_of=None):
-    from .terminal import Out, prose_lines, wrap_segments
+    from .terminal_prose import Out, prose_lines, wrap_segments
     out = out or Out(color=False)
     out_line(f"{out.style(r['book'] + ':' + r['rule'], 'dim')}  {out.style(r['title'], 'bold')}")
     if r.get("section"):

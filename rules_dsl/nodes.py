@@ -3,6 +3,11 @@
 The parser builds these from lark's tree; the checks read them; the outputs
 (resolvers, docs, index) consume them.  Nothing here knows about lark, so the
 AST can be pickled into the compile cache and handed to Sphinx unchanged.
+
+Over 500 lines because it is the whole node set of the language, one small frozen
+dataclass per node and nothing else: split, the node set would be scattered over
+several modules, and a reader (or the author of a visitor, which needs a method per
+node) could no longer see every node in one place.
 """
 from __future__ import annotations
 
@@ -129,7 +134,7 @@ class Returned(Expr):
     """An inlined mechanic's result, converted to its declared type as the call would.
 
     Never written in a book nor built by the parser: the odds engine's inlining pass
-    (`odds.aggregates`) makes it when it replaces a call by the callee's statements, and
+    (`odds.aggregate_plan`) makes it when it replaces a call by the callee's statements, and
     compiles it (`AggregateCompiler.visit_Returned`); a compiler-only node, like Jinja2's
     `InternalName`.  The checks, the resolver and the other back ends never meet one."""
     expr: Expr

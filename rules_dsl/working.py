@@ -156,9 +156,9 @@ def _step(st, depth: int, out: list, names: Names, seen: set, scope: Optional[di
 
 def _children(st, depth: int, out: list, names: Names, seen: set, scope: dict):
     """A step's children, with each run of calls of one mechanic (once per item, once per
-    die: explain.repeated_calls) said once: what the calls share, a line per call with
+    die: explain_steps.repeated_calls) said once: what the calls share, a line per call with
     what differs and its answer, then the working of the first call only."""
-    from .explain import repeated_calls
+    from .explain_steps import repeated_calls
     for c in repeated_calls(st.children):
         if isinstance(c, list):
             _calls(c, depth, out, names, seen)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given, strategies as st
 
 from rules_dsl.sphinxext import previews
-from rules_dsl.sphinxext.site import object_changes
+from rules_dsl.sphinxext.outdated import object_changes
 
 
 def _objects(**texts):

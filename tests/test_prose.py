@@ -113,7 +113,7 @@ def site_structure(text, first_only=False):
 
 
 def terminal_structure(text):
-    from rules_dsl.terminal import Out, prose_lines
+    from rules_dsl.terminal_prose import Out, prose_lines
     out = Out(color=True, width=10**6)
     items = []
     for line in prose_lines(text, out, title_of=lambda book, rule: rule, width=10**6):

@@ -89,7 +89,7 @@ def test_referenced_by_turns_checked_references_around_in_a_fixed_order():
 
 
 def test_meta_descriptions_and_caption_headings():
-    from rules_dsl.sphinxext import site
+    from rules_dsl.sphinxext import page_head
 
     from types import SimpleNamespace
     Site = lambda: SimpleNamespace(books_rel="docs/books", models={"b": {"title": "Book", "prose": ["An intro for players. More."],
@@ -98,15 +98,15 @@ def test_meta_descriptions_and_caption_headings():
                         "rules": {"r": {"title": "Aimed Shot"}, "q": {"title": "Snap Shot"}}}},
         plans={"b": {"pages": {"s": {"section": "s", "part": 1, "parts": 1, "items": None},
                                "s/part-2": {"section": "s", "part": 2, "parts": 2, "items": [("rule", "q")]}}}})
-    assert site.page_description(Site(), "docs/index", "docs/index") == site.HOME_DESCRIPTION
-    assert site.page_description(Site(), "docs/books/b/index", "docs/index").startswith("Book: quick reference and rules")
-    assert site.page_description(Site(), "docs/books/b/s", "docs/index") == \
+    assert page_head.page_description(Site(), "docs/index", "docs/index") == page_head.HOME_DESCRIPTION
+    assert page_head.page_description(Site(), "docs/books/b/index", "docs/index").startswith("Book: quick reference and rules")
+    assert page_head.page_description(Site(), "docs/books/b/s", "docs/index") == \
         "Shooting, from the rules of Book: Aimed Shot, Cover."
-    assert site.page_description(Site(), "docs/books/b/s/part-2", "docs/index") == \
+    assert page_head.page_description(Site(), "docs/books/b/s/part-2", "docs/index") == \
         "Shooting (part 2 of 2), from the rules of Book: Snap Shot."
-    assert len(site.page_description(Site(), "x", "docs/index", None, "T" * 500)) <= site.DESCRIPTION_CHARS
+    assert len(page_head.page_description(Site(), "x", "docs/index", None, "T" * 500)) <= page_head.DESCRIPTION_CHARS
     html = '<p class="caption" role="heading"><span class="caption-text">Books</span></p>'
-    assert 'role="heading" aria-level="2"' in site._caption_level(html)
+    assert 'role="heading" aria-level="2"' in page_head.caption_level(html)
 
 
 def rule(rid, title, keywords=(), aliases=(), definition=""):

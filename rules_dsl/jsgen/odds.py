@@ -4,7 +4,7 @@ The browser's engine (`odds.js`, shipped as `odds.mjs`) is `rules_dsl.odds` port
 for function; what that engine works out *before* it runs -- each mechanic's plan
 (`odds.plan.plan_of`: statements in evaluation order, the rolls made inside the statement
 that first reads them, what later statements read, the pools whose order is read) and each
-statement's aggregate fast path (`odds.aggregates.PoolPlan`) -- is static, so it is computed
+statement's aggregate fast path (`odds.aggregate_plan.PoolPlan`) -- is static, so it is computed
 here in Python, once, and written out: the plan's shape as data, its expressions compiled by
 the back end's own `ExprGen` from the same checked (and, for the fast path, inlined) nodes.
 Nothing is read from source text; names are strings (`emit.js_str`), locals the fields of the
@@ -13,7 +13,7 @@ engine's environment object (`env["name"]`, a prototype-free object).
 Two visitors extend `ExprGen`, as the Python engine's compilers extend `ExprCompiler`:
 `RunsGen` (a dice-free comprehension evaluates its body once per run of identical items,
 `plan.RunsCompiler`) and `AggregateGen` (`Returned`, an inlined mechanic's result converted
-to its declared type, `aggregates.AggregateCompiler`)."""
+to its declared type, `aggregate_plan.AggregateCompiler`)."""
 from __future__ import annotations
 
 from .. import nodes as n
@@ -39,7 +39,7 @@ class RunsGen(ExprGen):
 
 
 class AggregateGen(ExprGen):
-    """The aggregate fast path's expressions (`odds.aggregates.AggregateCompiler`)."""
+    """The aggregate fast path's expressions (`odds.aggregate_plan.AggregateCompiler`)."""
 
     def visit_Returned(self, e, scope):
         return f"O.returnedAs($m[{self.g.mechanics[e.mechanic]}], {self.compile(e.expr, scope)})"

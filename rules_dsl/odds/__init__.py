@@ -122,7 +122,9 @@ The package, one module per part
 * `budget`     -- `Budget` and `Meter`: what a computation may spend, the estimates, the refusal;
 * `page_inputs` -- `page_odds`: the inputs a mechanic's web page shows odds for (was `sphinxext.page_odds`);
 * `aggregates` -- the fast path for statements that read pools through aggregates
-  (formerly `rules_dsl.odds_pools`, still importable under that name).
+  (formerly `rules_dsl.odds_pools`, still importable under that name): the law from a plan;
+* `aggregate_plan` -- its analysis: whether a statement reads its pools only through
+  aggregates, and its `PoolPlan`.
 """
 from __future__ import annotations
 

@@ -11,7 +11,7 @@ import dataclasses
 import weakref
 
 from ..compiler import LetStep, MechanicFn, RequireStep
-from . import aggregates
+from . import aggregate_plan
 from .. import compiler as _compiler
 from .. import nodes as n
 from ..resolve import resolve, resolve_callee
@@ -364,7 +364,7 @@ class _Plan:
                 continue
             keep = tuple(body[j].name for j in rs if body[j].name in after)
             stmt = body[i].value if isinstance(body[i], n.Let) else body[i].cond
-            self.fast.append(None if keep or calls_dice(stmt, mech.book) else aggregates.analyse(
+            self.fast.append(None if keep or calls_dice(stmt, mech.book) else aggregate_plan.analyse(
                 mech, scope_at[i] - {body[j].name for j in rs}, [(body[j], steps[j].fn) for j in rs], stmt))
             self.steps.append(GroupStep(keep, steps[i],
                                         _group([(body[j].name, steps[j].fn) for j in rs], steps[i].fn, keep)))
@@ -375,7 +375,7 @@ class _Plan:
         self.live.append(frozenset(final_reads))
         self.fast_result = None
         if result_rolls and not calls_dice(mech.node.result, mech.book):
-            self.fast_result = aggregates.analyse(
+            self.fast_result = aggregate_plan.analyse(
                 mech, scope_at[len(body)] - {body[j].name for j in result_rolls},
                 [(body[j], steps[j].fn) for j in result_rolls], mech.node.result)
         if result_rolls:
@@ -432,7 +432,7 @@ def plan_of(mech: MechanicFn) -> "_Plan":
     """The engine's plan of a mechanic (cached): its statements in evaluation order as
     `units` ((indexes of the rolls made first, index of the statement) into the body),
     `result_rolls`, what each later part reads (`live`), which statements roll (`random`),
-    the aggregate fast path of each (`fast`, `fast_result`: `aggregates.PoolPlan` or None)
+    the aggregate fast path of each (`fast`, `fast_result`: `aggregate_plan.PoolPlan` or None)
     and the rolls whose order the mechanic reads (`ordered`: (mechanic, roll) pairs).
     The JavaScript engine (`rules_dsl.jsgen.odds`) is generated from it."""
     plan = _PLANS.get(mech)

@@ -143,7 +143,7 @@ def _cap_navigation(app, pagename, templatename, context, doctree):
 
 def setup(app):
     from . import (compat, directives, domain, finish, firstpaint, frontdoor, furo_nav, gcpause, jsmodules, keys, navigation,
-                   opendata, previews, search_index, site, smallbuild, tocparents)
+                   opendata, outdated, page_head, previews, search_index, site, smallbuild, tocparents)
     app.add_config_value("rules_books_dir", "docs/books", "env", types=[str])
     app.add_config_value("rules_fail_on_error", True, "", types=[bool])
     app.add_config_value("rules_nav_maxdepth", 4, "html", types=[int])
@@ -202,9 +202,9 @@ def setup(app):
     app.connect("env-before-read-docs", finish.before_read)
     app.connect("env-updated", finish.note_contents, priority=900)
     app.connect("env-updated", smallbuild.after_read, priority=100)
-    app.connect("env-get-outdated", site.env_get_outdated)
-    app.connect("env-get-updated", site.env_get_updated)
-    app.connect("env-get-updated", previews.write, priority=600)     # after site's: it takes its changes
+    app.connect("env-get-outdated", outdated.env_get_outdated)
+    app.connect("env-get-updated", outdated.env_get_updated)
+    app.connect("env-get-updated", previews.write, priority=600)     # after outdated's: it takes its changes
     app.connect("env-updated", site.report_problems)
     app.connect("env-updated", site.note_read)
     app.connect("doctree-read", domain.collect_refs)
@@ -216,7 +216,7 @@ def setup(app):
     app.connect("html-page-context", _cap_navigation, priority=400)
     app.connect("html-page-context", furo_nav.page_context, priority=400)
     app.connect("html-page-context", site.one_page_index)
-    app.connect("html-page-context", site.page_head, priority=900)      # after the theme's own
+    app.connect("html-page-context", page_head.page_head, priority=900)      # after the theme's own
     app.connect("html-page-context", firstpaint.page_context)
     app.connect("html-page-context", frontdoor.page_context)
     app.add_css_file("rules_dsl.css")

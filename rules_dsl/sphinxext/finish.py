@@ -62,7 +62,7 @@ def _skip_unless_changed(app, builder, wrap, name: str, key_of, outputs, run=Non
 def _page_context(app) -> tuple:
     """What every page written here shows besides its content: the navigation (its
     sidebar), the configuration and this extension's code."""
-    from .site import navigation_state
+    from .outdated import navigation_state
     return (navigation_state(app.env), *compat.build_info_hashes(app), render_key())
 
 

@@ -19,13 +19,13 @@ page links to hundreds of rules of many books: at a hundred books, editing one r
 first paragraph wrote two to six of them again (about 250 KB and 0.15 to 0.3 s each),
 for a tooltip.  Now it writes the rule's page and its book's previews file; the pages
 that link to it are written again only when its title or its page changes
-(`site.env_get_updated`).  The pages are smaller too: previews were about a fifth of
+(`outdated.env_get_updated`).  The pages are smaller too: previews were about a fifth of
 a glossary page's bytes (30 of 132 KB).
 
 **When the files are written.**  At ``env-get-updated``, before Sphinx saves the
 environment: the files of the books whose objects' previews changed since the
-environment the build started from (`site.object_changes`, worked out once a build by
-`site.env_get_updated`), and of any book
+environment the build started from (`outdated.object_changes`, worked out once a build by
+`outdated.env_get_updated`), and of any book
 whose file is missing.  A build that stops before the environment is saved leaves the
 old environment, so the next build finds the same changes and writes them then.  Files
 of books that are gone are deleted.  Each file is written only if its bytes change.
@@ -68,7 +68,7 @@ def loads(text: str) -> dict:
 
 def changed_books(changes: dict | None) -> set | None:
     """Books with an object added, removed, or whose anchor or preview changed, from
-    `site.object_changes` ({(objtype, fullname): (before, after)}, entries (docname,
+    `outdated.object_changes` ({(objtype, fullname): (before, after)}, entries (docname,
     anchor, title, preview)); None when nothing was compared (all books)."""
     if changes is None:
         return None
@@ -91,7 +91,7 @@ def previews_of(objects: dict, books=None) -> dict:
 
 
 def write_files(folder: Path, objects: dict, changes: dict | None) -> list:
-    """Write the previews files that `changes` (`site.object_changes`; None: all) may
+    """Write the previews files that `changes` (`outdated.object_changes`; None: all) may
     have changed, and those missing; delete those of books that are gone; the names of
     the files written or deleted."""
     from ..paths import write_text_if_changed
@@ -117,6 +117,6 @@ def write(app, env):
     if app.builder.format != "html":
         return []
     objects = env.domains["rules"].data.get("objects", {})
-    # the changes site.env_get_updated worked out (it runs first); None: write every book's
+    # the changes outdated.env_get_updated worked out (it runs first); None: write every book's
     write_files(Path(app.outdir) / "_static" / FOLDER, objects, buildstate.of(app).get("object_changes"))
     return []

@@ -17,6 +17,9 @@ cached model of every unchanged book), and then:
   re-reads exactly the pages whose content changed.  (A file per unit, seven or
   so per page, cost Sphinx a path object and a `stat` each on every build: about
   0.7 s at a hundred books.)
+
+Split in issue 32: which pages a build writes again beyond those Sphinx reads again is
+outdated.py; every page's meta description and caption headings, page_head.py.
 """
 from __future__ import annotations
 
@@ -27,7 +30,7 @@ from pathlib import Path
 from sphinx.util import logging
 
 from ..paths import read_json_dict, update_json_dict, write_json_dict, write_pickle, write_text_if_changed
-from . import backlinks, buildstate, compat, crossbook, keys, models, pagesplit
+from . import backlinks, compat, crossbook, keys, models, pagesplit
 
 logger = logging.getLogger(__name__)
 
@@ -423,65 +426,6 @@ def builder_inited(app):
                 time.perf_counter() - t0)
 
 
-def navigation_state(env) -> tuple:
-    """What every page's sidebar is made of: the pages, their titles and the toctrees
-    that place them.  When it changes, every page must be written again."""
-    titles = tuple(sorted((doc, t.astext()) for doc, t in env.titles.items()))
-    tocs = tuple(sorted((doc, tuple(kids)) for doc, kids in env.toctree_includes.items()))
-    return titles, tocs
-
-
-def env_get_outdated(app, env, added, changed, removed):
-    # remember what every cross-reference target looked like before this build's reading,
-    # and the navigation every page shows
-    if removed and app.builder.format == "html" and hasattr(app.builder, "get_outfilename"):
-        for doc in removed:     # Sphinx leaves a removed page's HTML behind: the published site would keep it
-            try:
-                os.unlink(app.builder.get_outfilename(doc))
-            except OSError:
-                pass
-    dom = env.domains["rules"]
-    state = buildstate.of(app)
-    state["objects_before"] = dict(dom.data.get("objects", {}))
-    state["object_changes"] = None          # worked out at env-get-updated
-    state["nav_before"] = navigation_state(env) if not (added or removed) else None
-    return []
-
-
-def object_changes(before: dict, after: dict) -> dict:
-    """{(objtype, fullname): (entry before, entry after)} for the domain's objects added
-    (None before), removed (None after) or changed between two snapshots."""
-    return {key: (before.get(key), after.get(key)) for key in before.keys() | after.keys()
-            if before.get(key) != after.get(key)}
-
-
-def env_get_updated(app, env):
-    """Pages whose links show a rule whose title, page or anchor changed are written again;
-    every page, when the navigation changed (a page added, removed or retitled, or
-    moved in a toctree): Sphinx itself writes only the pages it read again, so the
-    others would keep a sidebar without the new section."""
-    state = buildstate.of(app)
-    before = state.get("objects_before")
-    if before is None:
-        return []
-    dom = env.domains["rules"]
-    # worked out once a build: the previews files (previews.write) take them too
-    changes = state["object_changes"] = object_changes(before, dom.data.get("objects", {}))
-    nav_before = state.get("nav_before")
-    if nav_before is None or nav_before != navigation_state(env):
-        return sorted(env.found_docs)
-    # what a link shows and where it goes (page, anchor, title); not the preview's text,
-    # which the page loads from its book's previews file (previews.py)
-    changed = {key[1] for key, (b, a) in changes.items() if b is None or a is None or b[:3] != a[:3]}
-    if not changed:
-        return []
-    out = set()
-    for docname, targets in dom.data.get("refs", {}).items():
-        if changed.intersection(targets):
-            out.add(docname)
-    return sorted(out & env.found_docs)
-
-
 def note_read(app, env):
     if _SITE is not None:
         _SITE.note_read(env)
@@ -534,71 +478,3 @@ def _redirect(target: str) -> str:
     return (f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>Redirecting…</title>'
             f'<meta http-equiv="refresh" content="0; url={t}"><link rel="canonical" href="{t}"></head>'
             f'<body><p><a href="{t}">Continue to the rulebook reference</a></p></body></html>\n')
-
-
-# ------------------------------------------------------------------ page head and accessibility
-HOME_DESCRIPTION = ("Tabletop wargame rulebooks restated as checked code: find any rule and read its text, "
-                    "with its mechanics, exact dice odds and worked examples, on a phone at the table.")
-DESCRIPTION_CHARS = 160
-
-
-def _short(text: str, most: int = DESCRIPTION_CHARS) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= most else text[:most - 1].rsplit(" ", 1)[0] + "…"
-
-
-def page_description(site, pagename: str, root_doc: str, doctree=None, title: str = "") -> str:
-    """A page's meta description: the home page says what the site is; a book's page
-    names the book and opens its introduction; a section page names the section, its
-    book and its first rules; any other page, its first paragraph."""
-    if pagename == root_doc:
-        return HOME_DESCRIPTION
-    if site is not None and pagename.startswith(site.books_rel + "/"):
-        parts = pagename[len(site.books_rel) + 1:].split("/")
-        if parts[0] == "_glossary":
-            return _short(f"{title} — keywords of every rulebook, each with the rules that carry it.")
-        if parts[0] == "_cross-index":
-            return _short(f"{title} — terms that several rulebooks share, with each book's rules for them.")
-        m = site.models.get(parts[0])
-        path = "/".join(parts[1:])
-        if m is not None and path == "index":
-            from ..prose import parse_prose, plain_text
-            front = m.get("front") or {}
-            intro = (plain_text(parse_prose(front["about"])) if front.get("about_given") else
-                     next((s for s in (plain_text(parse_prose(t), first_only=True) for t in m["prose"]) if s), ""))
-            return _short(f"{m['title']}: quick reference and rules, section by section. {intro}")
-        page = site.plans[parts[0]]["pages"].get(path) if m is not None else None
-        if page is not None:
-            sec = m["sections"][page["section"]]
-            items = sec["items"] if page["items"] is None else page["items"]
-            rules = [m["rules"][v]["title"] for k, v in items if k == "rule"]
-            subs = [m["sections"][v]["title"] for k, v in items if k == "section"]
-            name = sec["title"] + (f" (part {page['part']} of {page['parts']})" if page["parts"] > 1 else "")
-            return _short(f"{name}, from the rules of {m['title']}: " + ", ".join(rules + subs) + ".")
-    if doctree is not None:
-        from docutils import nodes
-        for p in doctree.findall(nodes.paragraph):
-            text = p.astext().strip()
-            if len(text) > 40:
-                return _short(text)
-    return _short(f"{title} · Rulebooks as code") if title else HOME_DESCRIPTION
-
-
-def _caption_level(html: str) -> str:
-    """Sphinx writes a toctree's caption as `<p class="caption" role="heading">` with no
-    `aria-level`, which ARIA requires of a heading (Lighthouse and axe flag it)."""
-    return html.replace('<p class="caption" role="heading">', '<p class="caption" role="heading" aria-level="2">')
-
-
-def page_head(app, pagename, templatename, context, doctree):
-    """html-page-context (after the theme's): a meta description on every page, and
-    every toctree caption (in the page and in the theme's sidebar) a level-2 heading."""
-    from html import escape
-    from html import unescape
-    title = unescape(str(context.get("title") or ""))
-    desc = page_description(_SITE, pagename, app.config.root_doc, doctree, title)
-    tag = f'<meta name="description" content="{escape(desc, quote=True)}">\n'
-    context["metatags"] = (context.get("metatags") or "") + tag
-    for key in ("body", "furo_navigation_tree", "toctree_html"):
-        if isinstance(context.get(key), str):
-            context[key] = _caption_level(context[key])

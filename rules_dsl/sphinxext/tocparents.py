@@ -3,7 +3,7 @@
 Sphinx adds to the pages it writes every page whose toctree lists one of them
 (`Builder.write`: ``env.files_to_rebuild``), because a toctree shows its pages' titles
 and sections.  But many pages written after an edit were not read again at all: they
-are written because a link on them shows the edited rule's title (site.env_get_updated),
+are written because a link on them shows the edited rule's title (outdated.env_get_updated),
 and their table of contents is the one their parent already shows; and a page read
 again after a prose edit keeps its table of contents.  At a hundred books an edit to
 one rule wrote its book's front page, the glossary's and the cross index's front pages
@@ -14,7 +14,7 @@ back afterwards) only the parents of pages whose table of contents (title and se
 tree, as Sphinx keeps it in ``env.tocs``) changed when they were read again, or that are
 new (when no page was read, none).  When everything is written, or the tables of
 contents were not compared this build, Sphinx does as it does.  A change of titles or toctrees anywhere makes
-site.env_get_updated write every page anyway (every sidebar shows them).
+outdated.env_get_updated write every page anyway (every sidebar shows them).
 """
 from __future__ import annotations
 
