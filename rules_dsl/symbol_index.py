@@ -26,9 +26,9 @@ of what could be.
 """
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass
-from typing import Optional
+import functools
+from dataclasses import dataclass, field
+from typing import Callable, Optional
 
 from . import nodes as n
 from .model import walk
@@ -39,20 +39,29 @@ from .resolve import Resolved
 GLOBAL_KINDS = ("const", "mechanic", "table", "enum", "die")
 #: declarations whose lines hold locals (and whose lines an editor's place is "in")
 SCOPES = (n.Mechanic, n.Check, n.Table, n.Priced)
+_WORD_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")
 
 
 @dataclass(frozen=True)
 class Definition:
-    """One declared name."""
+    """One declared name.  `name_span`, where its name is written, is found in the
+    source text on first use (an index is built on every edit; few spans are asked for)."""
     kind: str            # const mechanic table enum die check priced | member | local | rule section
     name: str
     node: object         # the declaration (a member's enum or die; a local's Param, Let, Roll, Binding, Comprehension)
     span: n.Span         # the whole declaration
-    name_span: n.Span    # where its name is written
     rule: str = ""       # the id of the rule it sits in ("" at section level; a rule's or section's own id)
     owner: str = ""      # a member's enum or die; a local's declaration
     role: str = ""       # a local's: parameter | let | roll | binding | comprehension
     sections: tuple = ()   # the titles of the sections around it
+    search_from: Optional[n.Span] = field(default=None, compare=False, repr=False)  # where the name is looked for
+    source: Optional[Callable] = field(default=None, compare=False, repr=False)     # path -> the file's lines
+
+    @functools.cached_property
+    def name_span(self) -> n.Span:
+        start = self.search_from or self.span
+        lines = self.source(start.file) if self.source is not None else []
+        return name_span("", start.file, start, self.name, lines)
 
 
 def name_span(text: str, path: str, span: n.Span, name: str, lines: Optional[list] = None) -> n.Span:
@@ -60,13 +69,24 @@ def name_span(text: str, path: str, span: n.Span, name: str, lines: Optional[lis
     span's start, `len(name)` wide, if it is not found)."""
     lines = text.split("\n") if lines is None else lines
     line, col = span.line, max(span.column, 1)
-    pat = re.compile(r"(?<![A-Za-z0-9_-])" + re.escape(name) + r"(?![A-Za-z0-9_-])")
-    for i in range(line - 1, min(len(lines), line + 20)):
-        start = col - 1 if i == line - 1 else 0
-        m = pat.search(lines[i], start)
-        if m:
-            return n.Span(path, i + 1, m.start() + 1, i + 1, m.end() + 1)
+    if name:
+        for i in range(line - 1, min(len(lines), line + 20)):
+            at = _whole_word(lines[i], name, col - 1 if i == line - 1 else 0)
+            if at >= 0:
+                return n.Span(path, i + 1, at + 1, i + 1, at + len(name) + 1)
     return n.Span(path, span.line, span.column, span.line, span.column + len(name))
+
+
+def _whole_word(text: str, name: str, start: int) -> int:
+    """The first index at or after `start` where `name` is written as a whole word (not
+    touching a letter, digit, `_` or `-`), or -1."""
+    at = text.find(name, start)
+    while at >= 0:
+        end = at + len(name)
+        if (at == 0 or text[at - 1] not in _WORD_CHARS) and (end == len(text) or text[end] not in _WORD_CHARS):
+            return at
+        at = text.find(name, at + 1)
+    return -1
 
 
 def contains(span: n.Span, line: int, col: int) -> bool:
@@ -110,7 +130,7 @@ class SymbolIndex:
         self.rules: dict = {}         # rule or section id -> Definition (the first of that id)
         self.members: dict = {}       # (member, owner) -> Definition
         self.scopes: list = []        # the declarations that hold locals, in book order
-        self._locals: dict = {}       # id(declaration) -> {name: Definition}
+        self._locals: dict = {}       # id(declaration) -> {name: Definition}, as asked for
         self._refs: dict = {}         # (kind, name) -> [Span] (a local's: of every declaration)
         self._names: dict = {}        # path -> [(Name node, Resolved)]
         placed = list(walk(ast.items)) if ast is not None and getattr(ast, "items", None) is not None else []
@@ -125,16 +145,13 @@ class SymbolIndex:
             lines = self._lines[path] = self._texts.get(path, "").split("\n")
         return lines
 
-    def _at_name(self, span, name) -> n.Span:
-        return name_span("", span.file, span, name, self._text_lines(span.file))
-
     def _collect_rules(self, placed):
         for p in placed:
             node = p.node
             if isinstance(node, (n.Rule, n.Section)) and node.id not in self.rules:
                 kind = "rule" if isinstance(node, n.Rule) else "section"
-                self.rules[node.id] = Definition(kind, node.id, node, node.span, self._at_name(node.span, node.id),
-                                                 node.id, sections=p.section_titles)
+                self.rules[node.id] = Definition(kind, node.id, node, node.span, node.id, sections=p.section_titles,
+                                                 source=self._text_lines)
 
     def _collect_globals(self, placed):
         syms = self.syms
@@ -143,26 +160,28 @@ class SymbolIndex:
                             ("const", syms.consts), ("die", syms.dice), ("check", syms.checks),
                             ("priced", syms.priced)):
             for name, node in table.items():
-                self.globals[(kind, name)] = Definition(
-                    kind, name, node, node.span, self._at_name(node.span, name), syms.owner.get(name) or "",
-                    sections=sections.get(id(node), ()))
+                self.globals[(kind, name)] = Definition(kind, name, node, node.span, syms.owner.get(name) or "",
+                                                        sections=sections.get(id(node), ()), source=self._text_lines)
         for member, owners in syms.members.items():
             for o in owners:
                 node = syms.enums.get(o) or syms.dice.get(o)
                 if node is None:
                     continue
                 after = n.Span(node.span.file, node.span.line, node.span.column + 1)
-                self.members[(member, o)] = Definition("member", member, node, node.span, self._at_name(after, member),
-                                                       syms.owner.get(o) or "", owner=o)
-        for p in placed:
-            d = p.node
-            if isinstance(d, SCOPES):
-                self.scopes.append(d)
-                found = self._locals[id(d)] = {}
-                for name, role, node in _locals(d):
-                    if name not in found:
-                        found[name] = Definition("local", name, node, node.span, self._at_name(node.span, name),
-                                                 syms.owner.get(d.name) or "", owner=d.name, role=role)
+                self.members[(member, o)] = Definition("member", member, node, node.span, syms.owner.get(o) or "",
+                                                       owner=o, search_from=after, source=self._text_lines)
+        self.scopes = [p.node for p in placed if isinstance(p.node, SCOPES)]
+
+    def _locals_of(self, d) -> dict:
+        """{name: Definition} of a declaration's locals, made on first use."""
+        found = self._locals.get(id(d))
+        if found is None:
+            found = self._locals[id(d)] = {}
+            for name, role, node in _locals(d):
+                if name not in found:
+                    found[name] = Definition("local", name, node, node.span, self.syms.owner.get(d.name) or "",
+                                             owner=d.name, role=role, source=self._text_lines)
+        return found
 
     def _collect_references(self, placed):
         for node, r in self.syms.resolved.items():
@@ -212,11 +231,11 @@ class SymbolIndex:
     def local(self, path, line: int, name: str) -> Optional[Definition]:
         """The local `name` of the declaration around `line` of `path`, or None."""
         d = self.scope_at(path, line)
-        return self._locals.get(id(d), {}).get(name) if d is not None else None
+        return self._locals_of(d).get(name) if d is not None else None
 
     def locals_of(self, decl) -> list:
         """The `Definition`s of a declaration's locals, in the order of `_locals`."""
-        return list(self._locals.get(id(decl), {}).values())
+        return list(self._locals_of(decl).values()) if isinstance(decl, SCOPES) else []
 
     def definition(self, res: Resolved, path=None, line: int = 0) -> Optional[Definition]:
         """Where the name `res` (as resolved at `line` of `path`) is declared, or None
