@@ -131,12 +131,10 @@ class SymbolIndex:
         self.members: dict = {}       # (member, owner) -> Definition
         self.scopes: list = []        # the declarations that hold locals, in book order
         self._locals: dict = {}       # id(declaration) -> {name: Definition}, as asked for
-        self._refs: dict = {}         # (kind, name) -> [Span] (a local's: of every declaration)
-        self._names: dict = {}        # path -> [(Name node, Resolved)]
+        self._tables = []             # the book's tables (their cells may name members)
         placed = list(walk(ast.items)) if ast is not None and getattr(ast, "items", None) is not None else []
         self._collect_rules(placed)
         self._collect_globals(placed)
-        self._collect_references(placed)
 
     # ------------------------------------------------------------ building
     def _text_lines(self, path) -> list:
@@ -171,6 +169,7 @@ class SymbolIndex:
                 self.members[(member, o)] = Definition("member", member, node, node.span, syms.owner.get(o) or "",
                                                        owner=o, search_from=after, source=self._text_lines)
         self.scopes = [p.node for p in placed if isinstance(p.node, SCOPES)]
+        self._tables = [p.node for p in placed if isinstance(p.node, n.Table)]
 
     def _locals_of(self, d) -> dict:
         """{name: Definition} of a declaration's locals, made on first use."""
@@ -183,18 +182,22 @@ class SymbolIndex:
                                              owner=d.name, role=role, source=self._text_lines)
         return found
 
-    def _collect_references(self, placed):
+    @functools.cached_property
+    def _uses(self):
+        """({(kind, name): [Span]} (a local's: of every declaration), {path: [(Name node, Resolved)]}),
+        made on the first question about uses (a book analysed only for its diagnostics needs none)."""
+        refs, names = {}, {}
         for node, r in self.syms.resolved.items():
-            self._names.setdefault(node.span.file, []).append((node, r))
-            self._refs.setdefault((r.kind, r.name), []).append(node.span)
-        for p in placed:                 # a table's cells that name a member (the resolver reads no cells)
-            if isinstance(p.node, n.Table):
-                for row in (p.node.header,) + p.node.rows:
-                    for c in row:
-                        if isinstance(c.value, n.Name):
-                            s = c.span
-                            self._refs.setdefault(("member", c.value.name), []).append(
-                                n.Span(s.file, s.line, s.column, s.line, s.column + len(c.value.name)))
+            names.setdefault(node.span.file, []).append((node, r))
+            refs.setdefault((r.kind, r.name), []).append(node.span)
+        for t in self._tables:           # a table's cells that name a member (the resolver reads no cells)
+            for row in (t.header,) + t.rows:
+                for c in row:
+                    if isinstance(c.value, n.Name):
+                        s = c.span
+                        refs.setdefault(("member", c.value.name), []).append(
+                            n.Span(s.file, s.line, s.column, s.line, s.column + len(c.value.name)))
+        return refs, names
 
     # ------------------------------------------------------------ queries
     def scope_at(self, path, line: int):
@@ -208,7 +211,7 @@ class SymbolIndex:
         """(Name node, Resolved) of the resolved name written at (line, col), the innermost
         (the latest starting) when names nest; None when no resolved name is there."""
         best = None
-        for node, res in self._names.get(path, ()):
+        for node, res in self._uses[1].get(path, ()):
             if contains(node.span, line, col):
                 if best is None or (node.span.line, node.span.column) > (best[0].span.line, best[0].span.column):
                     best = (node, res)
@@ -256,9 +259,9 @@ class SymbolIndex:
             d = self.scope_at(path, line)
             if d is None:
                 return []
-            return [s for s in self._refs.get(("local", res.name), ())
+            return [s for s in self._uses[0].get(("local", res.name), ())
                     if s.file == path and contains(d.span, s.line, s.column)]
-        return list(self._refs.get((res.kind, res.name), ()))
+        return list(self._uses[0].get((res.kind, res.name), ()))
 
     def of_kind(self, kind: str) -> list:
         """The `Definition`s of one kind of global declaration, in declaration order."""

@@ -122,7 +122,8 @@ def test_the_references_of_every_global_name_are_its_resolved_uses(book):
         assert sorted(got, key=str) == sorted(uses.get((kind, name), []), key=str), (book.id, kind, name)
         assert all(_reads(texts, s, name) for s in got), (book.id, kind, name)
     for (kind, name), d in index.globals.items():
-        assert d.name == name and _reads(texts, d.name_span, name) or not texts.get(d.span.file), (book.id, d)
+        assert d.kind == kind and d.name == name
+        assert _reads(texts, d.name_span, name) or not texts.get(d.span.file), (book.id, d)
         assert d.rule == (syms.owner.get(name) or "")
 
 
