@@ -130,6 +130,7 @@ class SymbolIndex:
         self.rules: dict = {}         # rule or section id -> Definition (the first of that id)
         self.members: dict = {}       # (member, owner) -> Definition
         self.scopes: list = []        # the declarations that hold locals, in book order
+        self._scope_ids: dict = {}    # id -> each of `scopes`
         self._locals: dict = {}       # id(declaration) -> {name: Definition}, as asked for
         self._tables = []             # the book's tables (their cells may name members)
         placed = list(walk(ast.items)) if ast is not None and getattr(ast, "items", None) is not None else []
@@ -169,17 +170,23 @@ class SymbolIndex:
                 self.members[(member, o)] = Definition("member", member, node, node.span, syms.owner.get(o) or "",
                                                        owner=o, search_from=after, source=self._text_lines)
         self.scopes = [p.node for p in placed if isinstance(p.node, SCOPES)]
+        self._scope_ids = {id(d): d for d in self.scopes}
         self._tables = [p.node for p in placed if isinstance(p.node, n.Table)]
 
     def _locals_of(self, d) -> dict:
-        """{name: Definition} of a declaration's locals, made on first use."""
+        """{name: Definition} of a declaration's locals, made on first use (kept for the
+        book's own declarations only: a node made since, say a rewritten twin, is not kept
+        by its id, which a later node may reuse)."""
         found = self._locals.get(id(d))
-        if found is None:
-            found = self._locals[id(d)] = {}
-            for name, role, node in _locals(d):
-                if name not in found:
-                    found[name] = Definition("local", name, node, node.span, self.syms.owner.get(d.name) or "",
-                                             owner=d.name, role=role, source=self._text_lines)
+        if found is not None and self._scope_ids.get(id(d)) is d:
+            return found
+        found = {}
+        for name, role, node in _locals(d):
+            if name not in found:
+                found[name] = Definition("local", name, node, node.span, self.syms.owner.get(d.name) or "",
+                                         owner=d.name, role=role, source=self._text_lines)
+        if self._scope_ids.get(id(d)) is d:
+            self._locals[id(d)] = found
         return found
 
     @functools.cached_property

@@ -248,3 +248,21 @@ def test_a_name_is_found_where_the_old_pattern_found_it(text, name, line, col):
             want = n.Span("f", i + 1, m.start() + 1, i + 1, m.end() + 1)
             break
     assert name_span(text, "f", span, name) == want
+
+
+def test_the_locals_of_a_declaration_made_since_are_its_own(tmp_path):
+    """A twin of a mechanic (a node made after the index, as explain's odds by branch
+    make) gets its own locals, never a cached answer for another node."""
+    import dataclasses
+
+    from rules_dsl.loader import Library
+    src = ('book t {\n  title "T"\n  dice d6\n}\nrule r "R" {\n  """Prose."""\n'
+           "  mechanic m(a: 1..6) -> int {\n    let b = a + 1\n    return b\n  }\n}\n")
+    book = Library(tmp_path / "none", tmp_path / "cache").loads(src, "t.rules")
+    index = book.compiled.symbol_index
+    node = book.compiled.mechanics["m"].node
+    assert [(d.name, d.role) for d in index.locals_of(node)] == [("a", "parameter"), ("b", "let")]
+    for _ in range(3):
+        twin = dataclasses.replace(node, params=node.params[:0], body=())
+        assert index.locals_of(twin) == []
+    assert [d.name for d in index.locals_of(node)] == ["a", "b"]
