@@ -11,7 +11,8 @@ The features are pure functions over that state, one module each, the way pygls'
 examples keep one handler per method: `ws_places` (what is at a place),
 `ws_navigation` (definition, references), `ws_hover`, `ws_completion` and
 `ws_outline` (outline, folding).  The methods below only route to them, so
-`lsp.py`, `watch`-style callers and the tests have one object to hold.
+`lsp.py` and the tests have one object to hold.  Positions are 1-based lines and
+columns, as in `nodes.Span` and `Diagnostic`; answers are `ws_state.Loc`s.
 
 Nothing here raises on a broken document: a file that does not parse keeps the
 outline and names of its last version that did (and reports its syntax errors).
@@ -37,6 +38,7 @@ def _parse_loc(location: str):
     if not m:
         return None
     return m.group(1), int(m.group(2)), int(m.group(3) or 1)
+
 
 class Workspace:
     """Open documents over the books on disk.  `books_dir` is the preferred books
