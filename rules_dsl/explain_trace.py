@@ -72,15 +72,15 @@ class Where:
     """Rule ids, titles, notes and display locations of one book's declarations."""
 
     def __init__(self, compiled):
-        from .model import rules_of
         self.compiled = compiled
-        self.rules = {p.node.id: p.node for p in rules_of(compiled.ast)}
+        self.index = compiled.symbol_index      # the book's rules and declarations (symbol_index.py)
+        self.rules = {rid: d.node for rid, d in self.index.rules.items() if d.kind == "rule"}
         self.decls = set(compiled.mechanics) | set(compiled.tables) | set(compiled.checks)
         self.base = _books_folder(compiled)
         self._notes, self._by_name = {}, None
 
     def rule_of(self, decl: str):
-        rid = self.compiled.syms.owner.get(decl) or ""
+        rid = self.index.rule_of(decl)
         r = self.rules.get(rid)
         return rid, (r.title if r is not None else "")
 

@@ -232,7 +232,11 @@ class Library:
             return {p.node.id for p in walk(ast.items) if isinstance(p.node, (n.Rule, n.Section))}
         return ids
 
-    def _compile(self, ast, texts, early=(), consulted=None):
+    def compile_ast(self, ast, texts, early=(), consulted=None):
+        """Check and compile an assembled `BookAST` (with its files' `texts`) against this
+        library's other books; `early` are the tree builder's diagnostics.  Raises
+        `RulebookError` with every diagnostic, sorted by place.  (The editor's workspace
+        compiles its open documents' texts through here.)"""
         from .book import Book
         from .checks import check_book
         from .compiler import CompiledBook
@@ -260,7 +264,7 @@ class Library:
         """Parse, check and compile a book afresh (no in-memory reuse).  A set
         `consulted` receives the ids of the other books its cross-references
         were checked against (``*`` for the list of books)."""
-        return self._compile(*self.parse_book(book_id, use_cache, partial=True), consulted=consulted)
+        return self.compile_ast(*self.parse_book(book_id, use_cache, partial=True), consulted=consulted)
 
     # ------------------------------------------------------------ loading
     def load(self, book_id: str, use_cache: bool = True):
@@ -334,10 +338,10 @@ class Library:
             except RulebookError as e:
                 raise layers.layered_error(lf, e) from None
             ast, diags = layers.apply_layer(base, lf, book_id, text)
-            return self._compile(ast, {**texts, name: text}, list(early) + diags)
+            return self.compile_ast(ast, {**texts, name: text}, list(early) + diags)
         sf = parse_text(text, name)
         book_id = sf.header.id if sf.header is not None else "unnamed"
-        return self._compile(assemble(book_id, [sf]), {name: text})
+        return self.compile_ast(assemble(book_id, [sf]), {name: text})
 
 
 def _first_word(text: str) -> str:

@@ -1,8 +1,8 @@
 """`rules lsp`: a Language Server Protocol server for `.rules` files, over stdio.
 
-Built on pygls; every answer comes from `workspace.Workspace`, which runs the
-ordinary pipeline (parser, checks, compiler, worked examples) on the open
-documents' texts.  Served: diagnostics as you type (every file of the edited
+Built on pygls; every answer comes from `workspace.Workspace` (its features in
+`ws_*.py`, names through the book's `symbol_index`), which runs the ordinary
+pipeline (parser, checks, compiler, worked examples) on the open documents' texts.  Served: diagnostics as you type (every file of the edited
 book; findings of the book's checks too, with the severity `rules check` gives
 them, until an edit fixes them), quick fixes (a did-you-mean name, a missing table
 row, a missing brace), hover, go to definition, find references, completion,

@@ -3,7 +3,8 @@ a book compares the names its rules define (`name_key`, `defined_names`).
 
 It sits below the checks and the compiler, which both read it: the checks fill a
 `Symbols`, the compiler and every back end read one.  (`rules_dsl.checks` still
-exports these names.)
+exports these names.)  Where each name is declared and used, with spans, for the
+editor and explain, is `symbol_index.SymbolIndex`, built over a `Symbols`.
 """
 from __future__ import annotations
 

@@ -710,7 +710,7 @@ def _grammar_patterns(node):
 def test_textmate_grammar_compiles_and_knows_every_keyword():
     import re
 
-    from rules_dsl.workspace import KEYWORDS
+    from rules_dsl.ws_completion import KEYWORDS
 
     grammar = json.loads((REPO / "editors" / "vscode" / "syntaxes" / "rules.tmLanguage.json").read_text(encoding="utf-8"))
     assert grammar["scopeName"] == "source.rules"

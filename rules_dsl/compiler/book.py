@@ -112,6 +112,12 @@ class CompiledBook:
         """The names the book defines (rule titles and aliases, not keywords; see checks.defined_names) -> rule id."""
         return defined_names(self.ast)
 
+    @functools.cached_property
+    def symbol_index(self):
+        """The book's `SymbolIndex` (every name's definition and references), built once on first use."""
+        from ..symbol_index import SymbolIndex
+        return SymbolIndex(self.ast, self.syms, self.texts)
+
     def defined(self, name) -> bool:
         """The `defined` built-in: does a rule of this book have that title or alias?"""
         if not isinstance(name, str):
