@@ -34,7 +34,8 @@ MAX_AGE_DAYS = 30
 _PKG = os.path.dirname(os.path.abspath(__file__))
 
 PARSE_FILES = frozenset({"grammar.lark", "parser.py", "syntax.py", "recovery.py", "example_parser.py", "prose.py", "nodes.py", "errors.py",
-                         "values.py"})
+                         "values.py", "tree_builder.py", "tree_tokens.py", "tree_book.py", "tree_header.py",
+                         "tree_declarations.py", "tree_expressions.py", "tree_layers.py"})
 FRONT_ENDS = frozenset({"cli.py", "__main__.py", "pytest_plugin.py", "index.py",   # build no cached data
                         "textsearch.py"})    # (the search's analysis: index scope only)
 
