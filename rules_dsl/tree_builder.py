@@ -41,11 +41,15 @@ class TreeBuilder(BookRules, HeaderRules, LayerRules, DeclarationRules, Expressi
 
     def visit(self, tree):
         """The node (or part) built by the method named after `tree`'s rule."""
-        return getattr(self, tree.data, self.__default__)(tree)
+        try:
+            method = getattr(self, tree.data)
+        except AttributeError:
+            return self.__default__(tree)
+        return method(tree)
 
     def optional(self, tree):
         """`visit` for an optional part (`[called]`, `["=" expr]`): None when it is absent."""
-        return None if tree is None else getattr(self, tree.data, self.__default__)(tree)
+        return None if tree is None else self.visit(tree)
 
     def __default__(self, tree):
         raise AssertionError(f"the tree builder has no method for the grammar rule {tree.data!r}")
