@@ -34,12 +34,14 @@ MAX_AGE_DAYS = 30
 _PKG = os.path.dirname(os.path.abspath(__file__))
 
 PARSE_FILES = frozenset({"grammar.lark", "parser.py", "syntax.py", "recovery.py", "example_parser.py", "prose.py", "nodes.py", "errors.py",
-                         "values.py"})
+                         "values.py", "tree_builder.py", "tree_tokens.py", "tree_book.py", "tree_header.py",
+                         "tree_declarations.py", "tree_expressions.py", "tree_layers.py",
+                         "textsearch.py"})     # a book's `vocabulary` is checked against the search's words
 #: the modules that build no cached data (the command line, the pytest plugin, the index)
 FRONT_ENDS = frozenset({"cli.py", "cli_common.py", "cli_lookup.py", "cli_inputs.py", "cli_call.py", "cli_odds.py",
                         "cli_book_tools.py", "__main__.py", "pytest_plugin.py",
-                        "index.py", "index_build.py", "index_names.py", "textsearch.py"})
-#: of those, the ones the lookup index's contents depend on (its building and the search's analysis)
+                        "index.py", "index_build.py", "index_names.py"})
+#: the modules the lookup index's contents depend on (its building and the search's analysis)
 INDEX_FILES = ("index.py", "index_build.py", "index_names.py", "textsearch.py")
 
 

@@ -33,7 +33,8 @@ _ABOUT = re.compile(r"^about\s+(-?[0-9]{1,15})(?:\.([0-9]{1,15}))?\s*(%?)$")
 
 
 def parse_example(builder, body_tok) -> tuple:
-    """Cases of one `example \"\"\"...\"\"\"` block; diagnostics go to `builder.errors`."""
+    """Cases of one `example \"\"\"...\"\"\"` block; diagnostics go to `builder.errors`.
+    `builder` is the file's `tree_builder.TreeBuilder`: its `visit` builds each expression."""
     raw = str(body_tok)[3:-3]
     lines = raw.split("\n")
     line0, col0 = body_tok.line, body_tok.column + 3   # where the text after the quotes starts
@@ -99,7 +100,7 @@ def _parse_expr(builder, parts, where, hint=""):
         builder.error(n.Span(builder.path, *deep), f"nested more than {MAX_NESTING} levels deep",
                       "split the example into several '>>>' lines")
         return None
-    return builder.expr(tree.children[0])
+    return builder.visit(tree)
 
 
 def _case(builder, parts, want, where, start):

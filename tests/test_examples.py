@@ -350,12 +350,12 @@ def _case_for(book, text):
     """An Example whose one case is `>>> VALUE` expecting the same VALUE, parsed by the book grammar."""
     from rules_dsl import nodes as n
     from rules_dsl.example_parser import parse_example
-    from rules_dsl.parser import _Builder
+    from rules_dsl.tree_builder import TreeBuilder
 
     class Tok(str):
         line, column = 1, 1
     body = f'"""\n>>> {text}\n{text}\n"""'
-    b = _Builder("<prop>", body)
+    b = TreeBuilder("<prop>", body)
     cases = parse_example(b, Tok(body))
     assert not b.errors, b.errors
     return n.Example(n.Span("<prop>", 1, 1), "", body, 2, cases)

@@ -19,7 +19,6 @@ REASON = re.compile(r"(?:^|[.!?]\s+|\n\s*\n\s*)Over 500 lines because\b")
 # their splits land.  THE INTEGRATOR REMOVES THIS SET (and its use below) once they have;
 # a name left in it after its module is split or explained makes the last test fail.
 PENDING = {
-    "rules_dsl/parser.py",
 }
 
 
