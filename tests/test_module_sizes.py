@@ -15,13 +15,6 @@ PACKAGE = "rules_dsl"
 MAX_LINES = 500
 REASON = re.compile(r"(?:^|[.!?]\s+|\n\s*\n\s*)Over 500 lines because\b")
 
-# Modules other engineers are splitting in parallel branches (issue 32): exempt here until
-# their splits land.  THE INTEGRATOR REMOVES THIS SET (and its use below) once they have;
-# a name left in it after its module is split or explained makes the last test fail.
-PENDING = {
-}
-
-
 def line_count(text: str) -> int:
     return len(text.splitlines())
 
@@ -58,15 +51,8 @@ def test_the_check_can_fail():
 
 
 def test_no_module_over_500_lines_without_a_reason_at_its_top():
-    found = [(name, lines) for name, lines in unexplained(_modules()) if name not in PENDING]
+    found = [(name, lines) for name, lines in unexplained(_modules())]
     assert not found, (f"{len(found)} module(s) over {MAX_LINES} lines whose docstring does not say why "
                        "(a sentence starting \"Over 500 lines because\"); split them by job, or say why:\n"
                        + "\n".join(f"  {name}: {lines} lines" for name, lines in found))
 
-
-def test_pending_names_only_modules_still_waiting():
-    """PENDING is temporary: a name in it must be a module that exists and still needs it."""
-    modules = _modules()
-    stale = sorted(name for name in PENDING
-                   if name not in modules or line_count(modules[name]) <= MAX_LINES or has_reason(modules[name]))
-    assert not stale, f"remove from PENDING (split or explained now): {stale}"
