@@ -64,7 +64,8 @@ STAGES: dict[str, tuple[str, list[str]]] = {
         "Analysis of a parsed book: name resolution, the symbol table, the call graph and the checks,\n"
         "one pass per concern.",
         ["resolve", "symbols", "callgraph", "reach", "intervals", "checks", "checks_calls", "checks_design",
-         "checks_display", "checks_examples", "checks_front", "checks_names", "checks_ranges", "checks_types"]),
+         "checks_display", "checks_examples", "checks_front", "checks_names", "checks_ranges", "checks_types",
+         "range_analysis", "range_calls", "symbol_index"]),
     # compiler/ is a package of its own already
     # the back ends: odds/ and jsgen/ are packages of their own already
     "evaluation": (
