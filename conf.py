@@ -42,9 +42,9 @@ nitpick_ignore = [
     # internal classes that appear in public signatures
     ("py:class", "rules_dsl.compiler.CompiledBook"),
     ("py:class", "CompiledBook"),
-    ("py:class", "rules_dsl.model.BookAST"),
+    ("py:class", "rules_dsl.language.model.BookAST"),
     ("py:class", "BookAST"),
-    ("py:class", "rules_dsl.nodes.Rule"),
+    ("py:class", "rules_dsl.language.nodes.Rule"),
     ("py:class", "n.Rule"),
     ("py:class", "rules_dsl.compiler.MechanicFn"),
     ("py:class", "rules_dsl.compiler.TableFn"),

@@ -131,10 +131,10 @@ def compile_times(env):
     code = r"""
 import json, time
 t0 = time.perf_counter()
-from rules_dsl.parser import lark_parser
+from rules_dsl.language.parser import lark_parser
 lark_parser()
 t1 = time.perf_counter()
-from rules_dsl.loader import book_ids, compile_book
+from rules_dsl.library.loader import book_ids, compile_book
 from rules_dsl.errors import RulebookError
 per = {}
 for b in book_ids():

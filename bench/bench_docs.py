@@ -56,8 +56,8 @@ def pick_edits(books: Path):
     """A rule with prose, and a dice mechanic, from the copied books."""
     import os
     os.environ["RULES_DSL_BOOKS"] = str(books)
-    from rules_dsl import nodes as n
-    from rules_dsl.loader import book_ids, load
+    from rules_dsl.language import nodes as n
+    from rules_dsl.library.loader import book_ids, load
     prose = mech = None
     for bid in book_ids():
         try:

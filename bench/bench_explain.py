@@ -6,7 +6,7 @@ arguments the example gives it) is timed as a plain call in two fresh processes:
 
 Both load every book and run every worked example plainly first (the same heap).
 
-* without: `rules_dsl.explain` never imported (as in `rules call`);
+* without: `rules_dsl.evaluation.explain` never imported (as in `rules call`);
 * with: timed once (the in-process baseline), then every worked example of
   every book explained, so the module is imported and the traced twins of the
   mechanics are compiled and kept on the books; then the same plain call again.
@@ -32,7 +32,7 @@ PAIRS = int(os.environ.get("BENCH_PAIRS", "3"))
 
 FIND = r"""
 import pickle, sys, rules_dsl
-from rules_dsl.loader import book_ids
+from rules_dsl.library.loader import book_ids
 best = None
 for bid in book_ids():
     book = rules_dsl.load(bid)
@@ -49,7 +49,7 @@ with open(sys.argv[1], "wb") as f:
 
 TIME = r"""
 import json, pickle, sys, time, timeit, rules_dsl
-from rules_dsl.loader import book_ids
+from rules_dsl.library.loader import book_ids
 with open(sys.argv[1], "rb") as f:
     size, bid, name, args = pickle.load(f)
 with_explain = sys.argv[2] == "with"
@@ -67,12 +67,12 @@ def best():
 
 
 out = {"before_us": best()}     # in this process, before the explain module is imported
-assert "rules_dsl.explain" not in sys.modules
+assert "rules_dsl.evaluation.explain" not in sys.modules
 if with_explain:
     for b in books:
         for rule_id, ex in b.example_cases():
             b.explain_example(rule_id, ex)
-out.update({"plain_us": best(), "explain_loaded": "rules_dsl.explain" in sys.modules})
+out.update({"plain_us": best(), "explain_loaded": "rules_dsl.evaluation.explain" in sys.modules})
 if with_explain:
     book.explain(name, **args)
     k = max(1, N // 10)

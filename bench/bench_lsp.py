@@ -31,7 +31,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))      # this checkout's code, as the server runs it
 
-from rules_dsl.lsp_framing import FrameReader  # noqa: E402
+from rules_dsl.faces.lsp_framing import FrameReader  # noqa: E402
 STORM = int(os.environ.get("BENCH_STORM", "400"))
 STORM_EVERY = float(os.environ.get("BENCH_STORM_EVERY", "0.01"))
 

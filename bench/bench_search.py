@@ -38,8 +38,8 @@ sys.path.insert(0, str(REPO / "bench"))
 
 from bench_scale import make_library  # noqa: E402
 
-from rules_dsl import index_build  # noqa: E402
-from rules_dsl.loader import Library  # noqa: E402
+from rules_dsl.faces import index_build  # noqa: E402
+from rules_dsl.library.loader import Library  # noqa: E402
 from rules_dsl.sphinxext import search_index  # noqa: E402
 
 QUERIES = ["supression", "Suppression", "under fire token", "victory points", "quality roll", "stimulants",

@@ -58,15 +58,15 @@ def questions() -> list:
 
 def cli_results(queries, limit=LIMIT) -> dict:
     """{query: [book:rule, ...]} from `rules lookup`'s ranking (the index of the current books)."""
-    from rules_dsl import index
+    from rules_dsl.faces import index
     idx = index.ensure_index()
     return {q: [f"{r['book']}:{r['rule']}" for r in idx.lookup(q, limit=limit)] for q in queries}
 
 
 def site_results(queries, limit=LIMIT, node=None) -> dict:
     """{query: [book:rule, ...]} from the site's ranking under node, over the site's search files."""
-    from rules_dsl import index_build
-    from rules_dsl.loader import DEFAULT
+    from rules_dsl.faces import index_build
+    from rules_dsl.library.loader import DEFAULT
     from rules_dsl.sphinxext import search_index
     node = node or shutil.which("node")
     if node is None:

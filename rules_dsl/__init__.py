@@ -17,7 +17,7 @@ __all__ = ["Library", "load", "load_all", "book_ids", "RulesError", "RulebookErr
 
 def __getattr__(name):
     if name in ("Library", "load", "load_all", "book_ids"):
-        from . import loader
+        from .library import loader
         return getattr(loader, name)
     if name in ("RulesError", "RulebookError", "InputError", "EvaluationError", "NotFound"):
         from . import errors

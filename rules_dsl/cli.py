@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import sys
 
-from .cli_common import die, require_books, short
+from .faces.cli_common import die, require_books, short
 
 
 #: `--limit` above this is read as this: more results than any library's rules is "all of them"
@@ -280,13 +280,13 @@ def main(argv=None):
 def command_function(name: str):
     """The function of subcommand `name`, from the module of its job (only that one is imported)."""
     if name in ("books", "lookup", "show"):
-        from . import cli_lookup as module
+        from .faces import cli_lookup as module
     elif name in ("call", "explain"):
-        from . import cli_call as module
+        from .faces import cli_call as module
     elif name in ("odds", "cost"):
-        from . import cli_odds as module
+        from .faces import cli_odds as module
     else:
-        from . import cli_book_tools as module
+        from .faces import cli_book_tools as module
     return getattr(module, "cmd_" + name)
 
 
@@ -302,7 +302,7 @@ def _run(args):
         if type(e).__module__ != "sqlite3" or "sqlite3" not in sys.modules:
             raise
         import os
-        from .index import index_path
+        from .faces.index import index_path
         try:
             os.unlink(index_path())
         except OSError:

@@ -168,7 +168,7 @@ class InputError(RulesError, ValueError):
                 said = f"got nothing; allowed: {allowed}"
             super().__init__(f"{mechanic}: parameter '{param}' {said.strip()}")
             return
-        from .values import literal
+        from .language.values import literal
         try:
             shown = literal(value)
         except Exception:       # a Python caller's own object: what it says it is

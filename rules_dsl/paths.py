@@ -123,4 +123,4 @@ def write_text_if_changed(path, text: str) -> bool:
 
 
 def grammar_path() -> str:
-    return os.path.join(_PKG, "grammar.lark")
+    return os.path.join(_PKG, "language", "grammar.lark")

@@ -19,7 +19,7 @@ def pytest_collect_file(file_path: Path, parent):
     if file_path.suffix != ".rules":
         return None
     from .errors import BadBookId
-    from .loader import DEFAULT
+    from .library.loader import DEFAULT
     try:
         book_id = DEFAULT.book_id_of(file_path, strict=True)
     except BadBookId as e:     # a file where a book would be, named as no book can be: say so
@@ -36,7 +36,7 @@ class RulesFile(pytest.File):
 
     def collect(self):
         from .errors import RulesError
-        from .loader import DEFAULT
+        from .library.loader import DEFAULT
 
         if self.error is not None:
             yield CompileItem.from_parent(self, name=f"{self.path.name}[book id]", error=self.error)

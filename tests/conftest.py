@@ -94,7 +94,7 @@ def mutated_book(tmp_path: Path, book_id: str, old: str, new: str, filename: str
     compiled from source in its own Library: how the audits prove that a misprint in a
     printed value becomes a finding.  Returns (compiled book, the edited file's path,
     the original text of that file)."""
-    from rules_dsl.loader import Library
+    from rules_dsl.library.loader import Library
     src = REPO / "rulebooks"
     if filename:
         shutil.copytree(src / book_id, tmp_path / book_id, ignore=shutil.ignore_patterns("*.py", "__pycache__"))

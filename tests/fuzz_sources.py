@@ -216,7 +216,7 @@ def _odds_and_explain(compiled, stats: dict) -> str:
     import time
 
     from rules_dsl.errors import RulesError
-    from rules_dsl.explain import explain_call
+    from rules_dsl.evaluation.explain import explain_call
     from rules_dsl.odds import TooLarge, distribution
     from rules_dsl.odds.budget import Budget
     budget = Budget(seconds=ODDS_SECONDS, steps=ODDS_STEPS)
@@ -266,7 +266,7 @@ SLACK = 1.5
 def _values(mech, p) -> list:
     """Values across a parameter's declared range: low, middle and high of a range;
     0, 1 and large for an open number; both booleans; the first and last member."""
-    from rules_dsl import nodes as n
+    from rules_dsl.language import nodes as n
     t = p.type
     if isinstance(t, n.UnionType):
         t = t.options[0]
@@ -302,12 +302,12 @@ def outcome(src: str, seconds: float = 5.0, odds: bool = False, stats: dict | No
     """(kind, detail) for one source; see the module doc.  With `odds`, `stats` (a dict)
     counts the odds calls made, those with a large input (100 or more), those refused
     as too large, and the slowest call's seconds of CPU time."""
-    from rules_dsl.checks import check_book
+    from rules_dsl.analysis.checks import check_book
     from rules_dsl.compiler import CompiledBook
     from rules_dsl.errors import RulebookError, RulesError
-    from rules_dsl.examples import ExampleRunner
-    from rules_dsl.model import assemble
-    from rules_dsl.parser import parse_text
+    from rules_dsl.evaluation.examples import ExampleRunner
+    from rules_dsl.language.model import assemble
+    from rules_dsl.language.parser import parse_text
 
     path = "/fuzz/f.rules"
     old = signal.signal(signal.SIGALRM, _alarm)

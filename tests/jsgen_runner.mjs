@@ -27,7 +27,7 @@ async function run(job) {
     const { cases } = await load(job.dir, `${job.id}.examples.mjs`);
     out.examples = cases.map((c) => outcome(R, () => B.evaluate(c)));
   }
-  if (job.words) {   // names in words (runtime Words, the twin of rules_dsl/display.py and wording.py)
+  if (job.words) {   // names in words (runtime Words, the twin of rules_dsl/language/display.py and wording.py)
     const { cases } = await load(job.dir, `${job.id}.examples.mjs`);
     out.words = { values: [], answers: [], signatures: [] };
     cases.forEach((c, i) => {

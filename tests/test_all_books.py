@@ -15,9 +15,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 import rules_dsl
-from rules_dsl import nodes as n
+from rules_dsl.language import nodes as n
 from rules_dsl.errors import InputError, RulesError
-from rules_dsl.values import ABSENT
+from rules_dsl.language.values import ABSENT
 
 BOOKS = rules_dsl.book_ids()
 EXPECTED = {"null-strike", "xenotactics", "dust-tactics", "void", "warhammer-40k", "skirmish-tutorial"}

@@ -1,4 +1,4 @@
-"""The terminal's bar charts (rules_dsl/barchart.py) and `rules odds` drawing them."""
+"""The terminal's bar charts (rules_dsl/faces/barchart.py) and `rules odds` drawing them."""
 from __future__ import annotations
 
 import os
@@ -8,8 +8,8 @@ from fractions import Fraction
 
 from hypothesis import given, strategies as st
 
-from rules_dsl import barchart
-from rules_dsl.values import percent_text
+from rules_dsl.faces import barchart
+from rules_dsl.language.values import percent_text
 
 from conftest import REPO
 
@@ -62,7 +62,7 @@ def test_the_chart_has_the_rows_of_the_table(rows, exact):
     """`rules odds` draws the rows its table shows: a numeric tail under 0.1% folded into one
     row (odds_text.fold), every row with --exact."""
     import re
-    from rules_dsl import odds_text
+    from rules_dsl.faces import odds_text
     from rules_dsl.odds import Distribution
     outcomes = [(int(label), p) for label, p in rows if p]
     dist = Distribution(None, {}, outcomes, sum((v * p for v, p in outcomes), Fraction(0)), Fraction(0))

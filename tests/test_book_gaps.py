@@ -13,7 +13,7 @@ from __future__ import annotations
 import pytest
 
 import rules_dsl
-from rules_dsl.checks import name_key
+from rules_dsl.analysis.checks import name_key
 
 from conftest import write_book
 
@@ -92,7 +92,7 @@ def test_terrifying_uses_the_source_s_words():
 
 
 def test_a_lookup_of_an_undefined_weapon_still_finds_the_rule_but_not_as_its_name():
-    from rules_dsl.index import ensure_index
+    from rules_dsl.faces.index import ensure_index
     hits = ensure_index().lookup("Sniper Rifle", book="void", limit=3)
     assert hits and hits[0]["rule"] == "marksman"
     assert "Sniper Rifle" not in hits[0]["aliases"] and "Sniper Rifle" in hits[0]["keywords"]

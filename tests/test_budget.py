@@ -167,7 +167,7 @@ def test_a_chain_that_hardly_ever_stops_is_refused_by_its_terms(big):
 
 
 def test_odds_by_branch_shares_one_budget(big):
-    from rules_dsl.explain import odds_by_branch
+    from rules_dsl.evaluation.explain import odds_by_branch
     start = time.monotonic()
     with pytest.raises(TooLarge):
         odds_by_branch(big.mechanics["graded"], _budget=Budget(seconds=1))

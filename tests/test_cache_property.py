@@ -54,7 +54,7 @@ def _environment(**values):
 @contextlib.contextmanager
 def _fresh_default():
     """The default library replaced by a new one for the block: nothing compiled in memory."""
-    from rules_dsl import loader
+    from rules_dsl.library import loader
     kept = loader.DEFAULT
     loader.DEFAULT = loader.Library()
     try:
@@ -95,7 +95,7 @@ def _steps(seq):
 # ------------------------------------------------------------------ the compiled-book cache
 def _book_state(library, bid: str):
     """Everything a load gives of a book, comparable across libraries."""
-    from rules_dsl import export
+    from rules_dsl.faces import export
     from rules_dsl.errors import RulebookError
     try:
         book = library.load(bid)
@@ -110,7 +110,7 @@ def _book_state(library, bid: str):
 @example(seq=rb.EVERY_KIND)
 @example(seq=rb.DANGLING)
 def test_a_load_after_edits_equals_a_load_from_an_empty_cache(seq):
-    from rules_dsl.loader import Library
+    from rules_dsl.library.loader import Library
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
         books = tmp / "books"
@@ -149,7 +149,7 @@ WORDS = sorted(set(rb.WORDS) | {"Cover", "sniper marksman", "alpha:cover"})
 
 def _lookup_index(_folder) -> tuple:
     """(the answers to a lookup of every word, the whole content of the SQLite file)."""
-    from rules_dsl import index
+    from rules_dsl.faces import index
     idx = index.ensure_index()
     answers = [(w, [(r["book"], r["rule"], r["score"]) for r in idx.lookup(w, limit=10)]) for w in WORDS]
     con = sqlite3.connect(f"file:{index.index_path()}?mode=ro", uri=True)

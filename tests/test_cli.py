@@ -119,7 +119,7 @@ def test_lookup_does_not_import_the_compiler_when_index_is_fresh(demo_books):
     run(demo_books, "lookup", "Dice")  # build the index
     code = ("import sys, rules_dsl.cli as c\n"
             "try:\n    c.main(['lookup', 'Dice'])\nexcept SystemExit:\n    pass\n"
-            "bad = [m for m in ('lark', 'rules_dsl.compiler', 'rules_dsl.parser') if m in sys.modules]\n"
+            "bad = [m for m in ('lark', 'rules_dsl.compiler', 'rules_dsl.language.parser') if m in sys.modules]\n"
             "print('IMPORTED', bad)")
     env = dict(os.environ, RULES_DSL_BOOKS=str(demo_books), RULES_DSL_CACHE=str(demo_books.parent / "cache"))
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=60)

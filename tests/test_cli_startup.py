@@ -106,12 +106,12 @@ def test_a_lookup_imports_only_what_it_needs():
         return set(json.loads(done.stdout.splitlines()[-1]))
 
     extra = loaded(lookup) - loaded(floor)
-    for heavy in ("rules_dsl.loader", "rules_dsl.compiler", "rules_dsl.errors", "lark", "hashlib", "typing", "shutil",
-                  "dataclasses", "textwrap", "pickle", "rules_dsl.index_build", "rules_dsl.cli_odds", "rules_dsl.cli_inputs",
+    for heavy in ("rules_dsl.library.loader", "rules_dsl.compiler", "rules_dsl.errors", "lark", "hashlib", "typing", "shutil",
+                  "dataclasses", "textwrap", "pickle", "rules_dsl.faces.index_build", "rules_dsl.faces.cli_odds", "rules_dsl.faces.cli_inputs",
                   "zlib", "unicodedata", "locale"):
         assert heavy not in extra, f"a lookup imports {heavy}"
-    assert {"rules_dsl.index", "rules_dsl.textsearch", "rules_dsl.terminal_prose"} <= extra
-    assert "rules_dsl.terminal" not in extra, "a lookup imports the rule drawing it does not use"
+    assert {"rules_dsl.faces.index", "rules_dsl.faces.textsearch", "rules_dsl.faces.terminal_prose"} <= extra
+    assert "rules_dsl.faces.terminal" not in extra, "a lookup imports the rule drawing it does not use"
     # a plain lookup is read without argparse (`lookup_args`): it never imports it at all
     alone = loaded(lookup.replace("import argparse, sqlite3, json, re, ", "import "))
     assert "argparse" not in alone and "gettext" not in alone

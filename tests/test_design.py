@@ -19,7 +19,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 import rules_dsl
-from rules_dsl import design, odds_text
+from rules_dsl.evaluation import design
+from rules_dsl.faces import odds_text
 from rules_dsl.cli import main
 from rules_dsl.odds import distribution
 

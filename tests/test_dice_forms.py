@@ -19,13 +19,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 import rules_dsl
-from rules_dsl import nodes as n
-from rules_dsl.dice import EXPLODE_CAP, explode_law, explode_more
+from rules_dsl.language import nodes as n
+from rules_dsl.language.dice import EXPLODE_CAP, explode_law, explode_more
 from rules_dsl.errors import EvaluationError, RulebookError
 from rules_dsl.odds import distribution
-from rules_dsl.parser import parse_text
-from rules_dsl.render import dice_text
-from rules_dsl.wording import dice_phrase
+from rules_dsl.language.parser import parse_text
+from rules_dsl.language.render import dice_text
+from rules_dsl.language.wording import dice_phrase
 
 SETTINGS = settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 
@@ -474,7 +474,7 @@ def test_the_working_shows_rerolls_and_extra_dice(book):
     rng = _PathRng([3, 0, 3, 1])        # 4, 1; the 4 adds 4; that adds 2
     value, _ = book.mechanics["burst"].run(2, 4, rng=rng)
     assert value == [4, 1, 4, 2]
-    from rules_dsl.dice import GivenRoller
+    from rules_dsl.language.dice import GivenRoller
     r = GivenRoller(rng=_PathRng([3, 0, 3, 1]))
     r.explode("attack", book.compiled.dice["d4"], 2, frozenset({4}), 4)
     assert r.working["attack"] == "rolled 4, 1; 1 die showing 4 added 4; 1 die showing 4 added 2"

@@ -13,11 +13,11 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import rules_dsl
-from rules_dsl import nodes as n, wording
-from rules_dsl.working import example_cases
-from rules_dsl.display import Names, fold, words
+from rules_dsl.language import nodes as n, wording
+from rules_dsl.evaluation.working import example_cases
+from rules_dsl.language.display import Names, fold, words
 from rules_dsl.errors import RulebookError
-from rules_dsl.parser import parse_text
+from rules_dsl.language.parser import parse_text
 
 from conftest import REPO, write_book
 

@@ -340,9 +340,9 @@ def test_cli_and_api_pages(tiny):
     for sub in ("books", "lookup", "show", "call", "check", "odds", "explain", "js"):
         assert f"usage: rules {sub}" in cli
     api = page(tiny, "docs/api")
-    assert 'id="rules_dsl.load"' in api and 'id="rules_dsl.book.Book"' in api
+    assert 'id="rules_dsl.load"' in api and 'id="rules_dsl.library.book.Book"' in api
     assert 'id="rules_dsl.InputError"' in api
-    assert 'id="rules_dsl.book.Book.explain"' in api and 'id="rules_dsl.explain.Explanation"' in api
+    assert 'id="rules_dsl.library.book.Book.explain"' in api and 'id="rules_dsl.evaluation.explain.Explanation"' in api
     assert '"children"' in html.unescape(cli) and "show working" in cli
 
 
@@ -402,7 +402,7 @@ def test_open_data_files_are_published_and_valid(tiny):
 
     import jsonschema
 
-    from rules_dsl import export
+    from rules_dsl.faces import export
     data = tiny / "data"
     schema = json.loads((data / "book.schema.json").read_text(encoding="utf-8"))
     assert schema == json.loads(export.schema_path().read_text(encoding="utf-8"))
@@ -694,7 +694,7 @@ def test_a_small_rebuild_runs_serially_and_puts_the_parallel_setting_back():
 @pytest.fixture(scope="module")
 def real_site(tmp_path_factory):
     """The whole site from rulebooks/, with the documented command (-W -n): (output folder, book ids)."""
-    from rules_dsl.loader import book_ids
+    from rules_dsl.library.loader import book_ids
     import os
     real_books = Path(os.environ.get("RULES_DSL_BOOKS") or REPO / "rulebooks")
     ids = book_ids()
@@ -702,7 +702,7 @@ def real_site(tmp_path_factory):
         pytest.skip("no books in rulebooks/")
     tmp_path = tmp_path_factory.mktemp("real")
     project = make_project(tmp_path / "project")
-    from rules_dsl.loader import cache_dir
+    from rules_dsl.library.loader import cache_dir
     out = tmp_path / "out"
     # rules_nav_check: furo's own pass is run on every page too, and must give the same sidebar
     proc = build(project, out, real_books, Path(cache_dir()), "-D", "rules_nav_check=1", timeout=900)

@@ -12,7 +12,8 @@ from fractions import Fraction
 import pytest
 
 import rules_dsl
-from rules_dsl import example_odds, nodes as n
+from rules_dsl.evaluation import example_odds
+from rules_dsl.language import nodes as n
 from rules_dsl.errors import RulebookError
 
 from conftest import write_book

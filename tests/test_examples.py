@@ -19,8 +19,8 @@ from hypothesis import given, settings, strategies as st
 
 import rules_dsl
 from rules_dsl.errors import RulebookError
-from rules_dsl.examples import same
-from rules_dsl.values import ABSENT, Record, Sym, literal
+from rules_dsl.evaluation.examples import same
+from rules_dsl.language.values import ABSENT, Record, Sym, literal
 
 from conftest import REPO, write_book
 
@@ -332,7 +332,7 @@ def test_same_is_reflexive_and_literal_reads_back(demo_books_for_property, v):
 
 
 def _norm(v):
-    from rules_dsl.values import number
+    from rules_dsl.language.values import number
     if isinstance(v, list):
         return [_norm(x) for x in v]
     return number(v) if isinstance(v, Fraction) else v
@@ -348,9 +348,9 @@ def demo_books_for_property(tmp_path_factory):
 
 def _case_for(book, text):
     """An Example whose one case is `>>> VALUE` expecting the same VALUE, parsed by the book grammar."""
-    from rules_dsl import nodes as n
-    from rules_dsl.example_parser import parse_example
-    from rules_dsl.tree_builder import TreeBuilder
+    from rules_dsl.language import nodes as n
+    from rules_dsl.language.example_parser import parse_example
+    from rules_dsl.language.tree_builder import TreeBuilder
 
     class Tok(str):
         line, column = 1, 1

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 import rules_dsl
-from rules_dsl.examples import same
+from rules_dsl.evaluation.examples import same
 
 BOOKS = ["null-strike", "xenotactics", "dust-tactics", "void", "warhammer-40k", "skirmish-tutorial"]
 
@@ -27,7 +27,7 @@ def books():
 
 def _rule_lines(book) -> dict:
     """rule id -> (file relative to the books folder, first line, last line)."""
-    base = os.path.realpath(str(rules_dsl.loader.books_dir()))
+    base = os.path.realpath(str(rules_dsl.library.loader.books_dir()))
     out = {}
     for r in book.rules:
         f = os.path.relpath(os.path.realpath(r.span.file), base)
@@ -61,7 +61,7 @@ def test_every_example_explains_to_the_same_result_with_steps_in_their_rules(boo
                 assert ex.error is not None, f"{result.location}: the call fails ({result.got}), the explanation does not"
             else:
                 assert ex.error is None, f"{result.location}: {ex.error}"
-                from rules_dsl.values import literal
+                from rules_dsl.language.values import literal
                 got = result.got.split(" (about ")[0] if case.approx is not None else result.got
                 assert literal(ex.result) == got, f"{result.location}: {literal(ex.result)} != {got}"
                 assert same(ex.root.value, ex.result)
@@ -229,7 +229,7 @@ def test_json_schema_keys(books):
 
 def test_plain_calls_do_not_import_or_compile_the_tracer():
     code = ("import sys, rules_dsl; b = rules_dsl.load('null-strike'); b.mechanics['morale_check'](4, die=3); "
-            "b.run_examples(); print('rules_dsl.explain' in sys.modules, '_explain' in b.compiled.__dict__)")
+            "b.run_examples(); print('rules_dsl.evaluation.explain' in sys.modules, '_explain' in b.compiled.__dict__)")
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
                        cwd=str(Path(__file__).resolve().parents[1]))
     assert p.stdout.split() == ["False", "False"], p.stderr
@@ -281,7 +281,7 @@ def test_cli_explain_errors_are_one_line(args, words):
 def test_odds_by_branch_is_exact_and_adds_up(books):
     from fractions import Fraction
 
-    from rules_dsl.explain import branch_chain, odds_by_branch
+    from rules_dsl.evaluation.explain import branch_chain, odds_by_branch
     book = books["dust-tactics"]
     arms, rows, plain = odds_by_branch(book.mechanics["initiative_winner"])
     assert [label for label, _ in arms] == ["if army_a > army_b", "else if army_b > army_a",

@@ -23,8 +23,9 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from rules_dsl import export, nodes as n
-from rules_dsl.loader import Library, book_ids
+from rules_dsl.faces import export
+from rules_dsl.language import nodes as n
+from rules_dsl.library.loader import Library, book_ids
 
 REPO = Path(__file__).resolve().parent.parent
 SCHEMA = json.loads(export.schema_path().read_text(encoding="utf-8"))
@@ -137,8 +138,8 @@ def test_rules_in_book_order_and_declarations_complete(exported):
 
 
 def test_absent_cells_are_marked_where_the_source_says_absent(exported):
-    from rules_dsl.model import decls_of
-    from rules_dsl.values import ABSENT
+    from rules_dsl.language.model import decls_of
+    from rules_dsl.language.values import ABSENT
     lib, marked = Library(), 0
     for bid in book_ids():
         book = lib.load(bid)
@@ -320,7 +321,7 @@ def test_the_example_on_the_open_data_page_is_what_the_export_gives(tmp_path):
 def test_export_needs_no_sphinx(demo_books):
     """`rules export` builds on the plain records (records.py) the site uses too, without
     importing Sphinx: a wheel installed without the docs extra exports too."""
-    code = ("import sys, rules_dsl\nfrom rules_dsl import export\n"
+    code = ("import sys, rules_dsl\nfrom rules_dsl.faces import export\n"
             "export.book_data(rules_dsl.load('demo'))\n"
             "print(sorted(m for m in sys.modules if m.split('.')[0] in ('sphinx', 'docutils')))")
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,

@@ -37,7 +37,7 @@ BODY = '''section basics "Basics" {
 
 
 def compile_front(demo_books, front: str):
-    from rules_dsl.loader import Library
+    from rules_dsl.library.loader import Library
     write_book(demo_books, "t", BODY, header=HEADER % front)
     return Library(demo_books, cache=demo_books.parent / "cache").compile_book("t", use_cache=False)
 
@@ -128,7 +128,7 @@ def test_a_name_listed_twice_is_a_warning(demo_books):
      "Dust dice: six faces, two each of army symbol, target and shield"),      # the faces' own words
 ])
 def test_dice_in_a_players_words(demo_books, header, said):
-    from rules_dsl.loader import Library
+    from rules_dsl.library.loader import Library
     from rules_dsl.sphinxext.front import dice_words
     write_book(demo_books, "d", 'rule r "R" { """x""" }\n', header=f'book d {{\n  title "D"\n  {header}\n}}\n')
     book = Library(demo_books, cache=demo_books.parent / "cache").load("d")

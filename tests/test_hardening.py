@@ -329,7 +329,7 @@ def test_a_truncated_index_is_rebuilt(real_cache, tmp_path, keep):
         p = _cli("lookup", q, "--limit", "50", "--json", env=env)
         assert p.returncode == 0 and "Traceback" not in p.stderr and "internal error" not in p.stderr, p.stderr
     p = _cli("books", "--json", env=env)
-    assert p.returncode == 0 and p.stdout.count('"id"') == len(rules_dsl.loader.book_ids()), p.stderr
+    assert p.returncode == 0 and p.stdout.count('"id"') == len(rules_dsl.library.loader.book_ids()), p.stderr
 
 
 def test_garbage_in_every_cache_file_is_rebuilt(real_cache, tmp_path):
@@ -371,7 +371,7 @@ def test_four_cold_processes_at_once(tmp_path):
 def test_an_edit_that_keeps_size_and_mtime_is_not_served_stale(demo_books):
     path = write_book(demo_books, "t", 'rule r "R" {\n    """Alpha."""\n    mechanic f() -> int = 1\n}\n')
     assert rules_dsl.load("t").f() == 1
-    from rules_dsl.index import ensure_index
+    from rules_dsl.faces.index import ensure_index
     assert ensure_index().lookup("alpha")[0]["rule"] == "r"
     st = path.stat()
     text = path.read_text().replace("= 1", "= 2").replace("Alpha", "Gamma")

@@ -152,12 +152,12 @@ def circles(modules: dict[str, Module] | None = None) -> list[list[str]]:
 def test_the_reader_sees_every_module_and_its_imports():
     """The two tests below mean something only if the reader finds the package's imports."""
     modules = _modules()
-    assert "rules_dsl.nodes" in modules and "rules_dsl.odds" in modules and "rules_dsl.compiler.expressions" in modules
+    assert "rules_dsl.language.nodes" in modules and "rules_dsl.odds" in modules and "rules_dsl.compiler.expressions" in modules
     graph = import_graph(modules)
-    assert "rules_dsl.nodes" in graph["rules_dsl.parser"]
+    assert "rules_dsl.language.nodes" in graph["rules_dsl.language.parser"]
     assert "rules_dsl.compiler.expressions" in graph["rules_dsl.compiler.mechanics"]
     # a function-level import counts: the package's lazy __getattr__ takes the loader
-    assert "rules_dsl.loader" in graph["rules_dsl"]
+    assert "rules_dsl.library.loader" in graph["rules_dsl"]
 
 
 def test_the_reader_finds_private_uses_and_circles_where_they_are():

@@ -18,7 +18,7 @@ BASELINE = Path(__file__).with_name("lookup_baseline.json")
 def real_books(tmp_path, monkeypatch):
     monkeypatch.setenv("RULES_DSL_BOOKS", str(REPO / "rulebooks"))
     monkeypatch.setenv("RULES_DSL_CACHE", str(tmp_path / "cache"))
-    from rules_dsl import index
+    from rules_dsl.faces import index
     return index.ensure_index()
 
 
@@ -71,12 +71,12 @@ def test_hyphenated_words_are_found_with_or_without_the_hyphen(real_books, query
 
 def test_a_hyphenated_query_finds_a_name_written_without_it(demo_books):
     write_book(demo_books, "t", 'rule r "Overwatch" { aliases "Reaction fire" }\n')
-    from rules_dsl import index
+    from rules_dsl.faces import index
     assert index.ensure_index().lookup("over-watch", limit=1)[0]["rule"] == "r"
 
 
 def test_deletion_keys_link_a_swap_and_a_dropped_letter():
-    from rules_dsl.index_names import delete_keys as _delete_keys
+    from rules_dsl.faces.index_names import delete_keys as _delete_keys
     assert _delete_keys("armour") & _delete_keys("aromr")
     assert "armr" in _delete_keys("armour")
     assert _delete_keys("dig in") & _delete_keys("du gin")
@@ -95,7 +95,7 @@ def folder_book(books: Path, book_id: str, title: str) -> Path:
 def test_an_in_place_edit_inside_a_folder_book_is_seen(demo_books):
     """The freshness check stats each file of a folder book: editing a file in
     place (which leaves the folder's mtime alone) still rebuilds the index."""
-    from rules_dsl import index
+    from rules_dsl.faces import index
     rules = folder_book(demo_books, "folder", "Old Title")
     idx = index.ensure_index()
     assert idx.lookup("Old Title")[0]["rule"] == "first-rule"
@@ -112,7 +112,7 @@ def test_an_in_place_edit_inside_a_folder_book_is_seen(demo_books):
 
 
 def test_editing_one_book_recompiles_only_that_book(demo_books, monkeypatch):
-    from rules_dsl import index, index_build
+    from rules_dsl.faces import index, index_build
     monkeypatch.setenv("RULES_DSL_JOBS", "1")
     folder_book(demo_books, "folder", "Folder Rule")
     write_book(demo_books, "other", 'rule other-rule "Other Rule" {\n  """Prose."""\n}\n')
@@ -135,7 +135,7 @@ def test_editing_one_book_recompiles_only_that_book(demo_books, monkeypatch):
 def test_a_book_is_recompiled_when_a_book_it_refers_to_changes(demo_books, monkeypatch, capsys):
     """Per-book entries record which other books their references were checked
     against: removing the target rule makes the referring book fail again."""
-    from rules_dsl import index, index_build
+    from rules_dsl.faces import index, index_build
     monkeypatch.setenv("RULES_DSL_JOBS", "1")
     target = write_book(demo_books, "target", 'rule aim "Aim" {\n  """Prose."""\n}\n')
     write_book(demo_books, "referrer", 'rule r "Referrer" {\n  """See [[target:aim]]."""\n}\n')
@@ -153,7 +153,7 @@ def test_a_book_is_recompiled_when_a_book_it_refers_to_changes(demo_books, monke
 
 
 def test_parallel_build_gives_the_same_index(demo_books, monkeypatch, tmp_path):
-    from rules_dsl import index
+    from rules_dsl.faces import index
     folder_book(demo_books, "folder", "Folder Rule")
     write_book(demo_books, "other", 'rule other-rule "Other Rule" {\n  """Prose."""\n}\n')
     monkeypatch.setenv("RULES_DSL_JOBS", "2")
@@ -185,7 +185,7 @@ def test_a_kept_compiled_book_is_compiled_again_when_a_book_it_refers_to_changes
     share one compile of an edited book); a kept book must not outlive the books its
     references were checked against (a long-lived process: the language server, --watch)."""
     from rules_dsl.errors import RulebookError
-    from rules_dsl.loader import Library
+    from rules_dsl.library.loader import Library
     books = tmp_path / "books"
     books.mkdir()
     (books / "a.rules").write_text('book a {\n    title "A"\n}\nsection s "S" {\n    rule r "R" {\n'
@@ -217,7 +217,7 @@ def _layered_library(folder: Path, copies: int) -> Path:
 
 
 def _index_of(folder: Path, monkeypatch, cache: Path):
-    from rules_dsl import index
+    from rules_dsl.faces import index
     monkeypatch.setenv("RULES_DSL_BOOKS", str(folder))
     monkeypatch.setenv("RULES_DSL_CACHE", str(cache))
     return index.ensure_index()

@@ -16,7 +16,7 @@ from fractions import Fraction
 import pytest
 
 import rules_dsl
-from rules_dsl.cli_inputs import BadInput, parse_value
+from rules_dsl.faces.cli_inputs import BadInput, parse_value
 from rules_dsl.errors import InputError, NotFound
 
 PYTHON_REPRS = re.compile(r"Fraction\(|\bNone\b|\bTrue\b|\bFalse\b|Rational\(|\[\'|'\]|Sym\(|range\(")

@@ -27,14 +27,15 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 import rules_dsl
-from rules_dsl import jsgen, nodes as n
+from rules_dsl import jsgen
+from rules_dsl.language import nodes as n
 from rules_dsl.compiler import Ctx, compile_expr
-from rules_dsl.dice import GivenRoller
+from rules_dsl.language.dice import GivenRoller
 from rules_dsl.errors import RulesError
-from rules_dsl.example_odds import form_name
-from rules_dsl.examples import guarded
+from rules_dsl.evaluation.example_odds import form_name
+from rules_dsl.evaluation.examples import guarded
 from rules_dsl.jsgen.canonical import canonical, canonical_error, encode
-from rules_dsl.values import ABSENT
+from rules_dsl.language.values import ABSENT
 
 from conftest import REPO, write_book
 
@@ -106,8 +107,8 @@ def test_names_in_words_agree_under_node(book_id, libraries, out_dir):
     parameters' labels and accepted values in words (signature), every worked example's value
     in words, and its answer as the mechanic says it (wording.answer), are the same in the
     runtime's `Words` as in display.py and wording.py; a member typed in words reads back."""
-    from rules_dsl import wording
-    from rules_dsl.display import capitalised
+    from rules_dsl.language import wording
+    from rules_dsl.language.display import capitalised
     book, books_dir = built(book_id, libraries, out_dir)
     names = book.display
     cases = [c for _, ex in book.example_cases() for c in ex.cases]
@@ -335,8 +336,8 @@ def test_hostile_names_are_data_not_code(libraries, out_dir):
     assert p.returncode == 0, p.stderr
     got = json.loads(p.stdout)
     said = got.pop("said")     # names in words from hostile words: data, the same as Python's
-    from rules_dsl import wording
-    from rules_dsl.values import Sym
+    from rules_dsl.language import wording
+    from rules_dsl.language.values import Sym
     names = book.display
     mech = book.mechanics["__proto__"]
     assert said == [wording.title(names, "__proto__"), names.param("__proto__", "constructor"),
@@ -375,7 +376,7 @@ def test_rolls_are_given_by_name_or_rolled_from_a_seed_as_python_rolls(libraries
 def test_every_construct_of_the_python_back_end_has_a_javascript_twin(out_dir, libraries):
     """Each expression node the Python compiler visits, ExprGen visits; each built-in is in the
     runtime or refused by name (so a new construct cannot slip through as something else)."""
-    from rules_dsl.builtins import BUILTINS
+    from rules_dsl.language.builtins import BUILTINS
     from rules_dsl.compiler.expressions import ExprCompiler
     from rules_dsl.jsgen.expressions import UNSUPPORTED_BUILTINS, ExprGen
 

@@ -7,10 +7,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 import rules_dsl
-from rules_dsl import nodes as n
+from rules_dsl.language import nodes as n
 from rules_dsl.errors import RulebookError
-from rules_dsl.parser import parse_text
-from rules_dsl.render import expr_text
+from rules_dsl.language.parser import parse_text
+from rules_dsl.language.render import expr_text
 
 from conftest import write_book
 
@@ -162,14 +162,14 @@ def test_cross_book_reference_resolves(demo_books):
 
 
 def test_rounds_mode_is_a_field_of_the_call_not_a_name(demo_books):
-    from rules_dsl import nodes as n
+    from rules_dsl.language import nodes as n
     write_book(demo_books, "t", 'rule r "R" { mechanic f(a: 1..9) -> int = round(a / 2, up) + round(a / 2, down) }\n')
     book = rules_dsl.load("t")
     calls = [x for x in n.iter_nodes(book.compiled.ast.items) if isinstance(x, n.Call)]
     assert [(len(c.args), c.mode) for c in calls] == [(1, "up"), (1, "down")]
     assert not [x for x in book.compiled.syms.resolved if x.name in ("up", "down")]   # never resolved as names
     assert book.mechanics["f"](a=3) == 2 + 1
-    from rules_dsl.render import expr_text
+    from rules_dsl.language.render import expr_text
     assert expr_text(calls[0]) == "round(a / 2, up)"
 
 
@@ -359,8 +359,8 @@ def test_syntax_errors_teach(demo_books, body, hint):
 @pytest.mark.parametrize("book_id", rules_dsl.book_ids())
 def test_every_name_of_the_real_books_resolves_once(book_id):
     """The resolution map covers every name occurrence, and agrees with what the compiled book holds."""
-    from rules_dsl import nodes as n
-    from rules_dsl.resolve import KINDS
+    from rules_dsl.language import nodes as n
+    from rules_dsl.analysis.resolve import KINDS
     book = rules_dsl.load(book_id)
     resolved = book.compiled.syms.resolved
     assert resolved and all(r.kind in KINDS[:-2] for r in resolved.values())

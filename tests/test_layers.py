@@ -1,4 +1,4 @@
-"""Layers (errata, editions, house rules: rules_dsl/layers.py) and `rules diff` (diff.py).
+"""Layers (errata, editions, house rules: rules_dsl/library/layers.py) and `rules diff` (diff.py).
 
 * every kind of change applies to a real book, and a layered book is a book;
 * a change that names something missing is a located error with a did-you-mean;
@@ -26,7 +26,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 import rules_dsl
 from conftest import REPO
 from rules_dsl.errors import RulebookError
-from rules_dsl.loader import Library
+from rules_dsl.library.loader import Library
 
 TUTORIAL = REPO / "rulebooks" / "skirmish-tutorial.rules"
 
@@ -271,7 +271,7 @@ def test_layers_on_layers_apply_lowest_first(books):
 
 
 def test_a_chain_of_layers_deeper_than_the_limit_is_refused(books):
-    from rules_dsl.layers import MAX_DEPTH
+    from rules_dsl.library.layers import MAX_DEPTH
     base = "skirmish-tutorial"
     for i in range(MAX_DEPTH + 1):
         (books / f"{base}+l{i}.rules").write_text(f"layer l{i} on {base} {{}}\n")
@@ -293,7 +293,7 @@ def test_a_layer_keeps_its_books_dice_and_units(books):
 
 
 def test_a_layer_that_is_too_big_is_refused_before_it_is_parsed(books):
-    from rules_dsl.parser import MAX_FILE_BYTES
+    from rules_dsl.language.parser import MAX_FILE_BYTES
     layer(books, "big", "# " + "x" * MAX_FILE_BYTES + "\n")
     (d,) = errors(books, "skirmish-tutorial+big")
     assert "a file may hold at most" in d.message
@@ -354,7 +354,7 @@ def test_a_layered_book_answers_every_command_with_its_own_mechanics(books, tmp_
 
 # ------------------------------------------------------------------ the editor and pytest
 def test_the_editor_shows_a_broken_example_at_the_change_that_breaks_it(books):
-    from rules_dsl.workspace import Workspace
+    from rules_dsl.faces.workspace import Workspace
     path = layer(books, "w", "replace mechanic needed_score(base: 2..6, modifier: -3..3 = 0) -> 2..6 "
                              "= clamp(base - modifier, 2, 5)\n")
     ws = Workspace(books, books.parent / "cache")
@@ -378,7 +378,7 @@ def test_pytest_collects_every_example_of_a_layered_book_from_its_layer_file(boo
 
 # ------------------------------------------------------------------ rules diff
 def diff(a, b, budget=None):
-    from rules_dsl.diff import DEFAULT_BUDGET, diff_books
+    from rules_dsl.faces.diff import DEFAULT_BUDGET, diff_books
     return diff_books(a, b, budget or DEFAULT_BUDGET)
 
 
@@ -414,7 +414,7 @@ def test_the_diffs_odds_run_on_one_shared_budget_and_say_when_its_time_ran_out(b
     still follows its schema."""
     import jsonschema
 
-    from rules_dsl import diff as diff_mod
+    from rules_dsl.faces import diff as diff_mod
     from rules_dsl.odds import engine
     shutil.copy(REPO / "rulebooks" / "skirmish-tutorial+house.rules", books)
     a, b = load(books, "skirmish-tutorial"), load(books, "skirmish-tutorial+house")
@@ -436,7 +436,7 @@ def test_the_diffs_odds_run_on_one_shared_budget_and_say_when_its_time_ran_out(b
     hits = next(m for m in short["mechanics"] if m["name"] == "hits")
     assert hits["compared"]["method"] == "sampled" and hits["compared"]["inputs"] == 0
     assert "time limit (1e-09 s, --time-limit) ran out" in hits["compared"]["note"] and not hits["odds"]
-    schema = json.loads((REPO / "rules_dsl" / "schema" / "diff.schema.json").read_text())
+    schema = json.loads((REPO / "rules_dsl" / "faces" / "schema" / "diff.schema.json").read_text())
     jsonschema.validate(json.loads(json.dumps(short)), schema)
     with pytest.raises(ValueError):
         diff_mod.diff_books(a, b, time_limit=0)
@@ -461,7 +461,7 @@ def test_the_diff_compares_every_input_when_it_can_and_says_when_it_samples(book
 
 def test_the_diff_follows_its_schema(books):
     import jsonschema
-    schema = json.loads((REPO / "rules_dsl" / "schema" / "diff.schema.json").read_text())
+    schema = json.loads((REPO / "rules_dsl" / "faces" / "schema" / "diff.schema.json").read_text())
     jsonschema.Draft202012Validator.check_schema(schema)
     for a, b in (("xenotactics", "xenotactics+errata"), ("null-strike", "null-strike+house"),
                  ("skirmish-tutorial", "skirmish-tutorial+house"), ("null-strike+house", "null-strike")):

@@ -1,4 +1,4 @@
-"""The `Library` object and the one cache policy (`rules_dsl.cachekeys`)."""
+"""The `Library` object and the one cache policy (`rules_dsl.library.cachekeys`)."""
 from __future__ import annotations
 
 import os
@@ -7,7 +7,7 @@ import time
 import pytest
 
 import rules_dsl
-from rules_dsl import cachekeys
+from rules_dsl.library import cachekeys
 
 from conftest import write_book
 
@@ -61,7 +61,7 @@ def test_keys_change_with_content_and_code():
 
 
 def test_a_code_change_rebuilds_the_index(demo_books, monkeypatch):
-    from rules_dsl import index
+    from rules_dsl.faces import index
     before = index.source_fingerprint()
     import json
     assert json.loads(before)[-1] == cachekeys.code_stamps("index")     # the code's stamps, compared whole

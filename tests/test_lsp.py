@@ -234,8 +234,8 @@ def test_diagnostics_as_you_type_several_per_file_with_hints(client, books):
     assert "wounding" in ref["message"]   # the did-you-mean names the real rule
     # the same messages as `rules check` gives for the same text
     from rules_dsl.errors import RulebookError
-    from rules_dsl.loader import Library
-    from rules_dsl.workspace import Workspace
+    from rules_dsl.library.loader import Library
+    from rules_dsl.faces.workspace import Workspace
     ws = Workspace(books, books.parent / "cache-check")
     ws.open(path, bad)
     st = ws.analyse(path)
@@ -710,7 +710,7 @@ def _grammar_patterns(node):
 def test_textmate_grammar_compiles_and_knows_every_keyword():
     import re
 
-    from rules_dsl.ws_completion import KEYWORDS
+    from rules_dsl.faces.ws_completion import KEYWORDS
 
     grammar = json.loads((REPO / "editors" / "vscode" / "syntaxes" / "rules.tmLanguage.json").read_text(encoding="utf-8"))
     assert grammar["scopeName"] == "source.rules"
@@ -724,7 +724,7 @@ def test_textmate_grammar_compiles_and_knows_every_keyword():
     for kw in KEYWORDS:
         assert any(w.fullmatch(kw) for w in words), kw
     # and the grammar's keywords are the parser's: each one is a keyword of grammar.lark
-    lark_text = (REPO / "rules_dsl" / "grammar.lark").read_text(encoding="utf-8")
+    lark_text = (REPO / "rules_dsl" / "language" / "grammar.lark").read_text(encoding="utf-8")
     for kw in KEYWORDS:
         assert f'"{kw}"' in lark_text or kw in ("int", "bool", "text", "number"), kw
     ref = re.compile(grammar["repository"]["reference"]["match"])
@@ -754,7 +754,7 @@ def test_positions_are_utf16_units_as_lsp_counts(client, books):
 def test_every_prefix_of_a_book_is_answered_without_an_exception(tmp_path):
     """The half-typed book at many points of its typing: analysis and every feature
     answer (in process, so any exception fails here instead of being logged)."""
-    from rules_dsl.workspace import Workspace
+    from rules_dsl.faces.workspace import Workspace
 
     folder = tmp_path / "books"
     folder.mkdir()

@@ -1,4 +1,4 @@
-"""`rules_dsl/lsp_compat.py` against the pygls that is installed (1.3 or 2): every API it
+"""`rules_dsl/faces/lsp_compat.py` against the pygls that is installed (1.3 or 2): every API it
 stands on is there, and each of its functions does its job in process.  A pygls release
 that moves one of them fails here, by name, before an editor meets it.
 
@@ -15,9 +15,9 @@ from hypothesis import strategies as st
 
 pytest.importorskip("pygls")
 
-from rules_dsl import lsp_compat as compat  # noqa: E402
-from rules_dsl.lsp_framing import MAX_HEADER_LINE, FrameError, FrameReader, FrameWriter  # noqa: E402
-from rules_dsl.lsp_transport import params_problem  # noqa: E402
+from rules_dsl.faces import lsp_compat as compat  # noqa: E402
+from rules_dsl.faces.lsp_framing import MAX_HEADER_LINE, FrameError, FrameReader, FrameWriter  # noqa: E402
+from rules_dsl.faces.lsp_transport import params_problem  # noqa: E402
 
 
 class Capture:
@@ -69,12 +69,12 @@ def test_the_pygls_api_that_lsp_compat_uses_is_there():
                        "protocol.connection_made": p, "LanguageServer.show_message_log": ls,
                        "LanguageServer.publish_diagnostics": ls, "LanguageServer.loop": ls})
     missing = [name for name, owner in wanted.items() if not hasattr(owner, name.split(".")[1])]
-    assert not missing, f"pygls {_version()} no longer has {missing}: update rules_dsl/lsp_compat.py"
+    assert not missing, f"pygls {_version()} no longer has {missing}: update rules_dsl/faces/lsp_compat.py"
     assert hasattr(pygls.protocol, "default_converter") and hasattr(pygls.uris, "from_fs_path")
     assert isinstance(p.fm.features, dict) and "initialize" in p.fm.builtin_features
     from pygls.workspace import Workspace
     for attr in ("get_text_document", "text_documents", "position_codec"):
-        assert hasattr(Workspace, attr), f"pygls {_version()}: Workspace.{attr} is gone (used by rules_dsl/lsp.py)"
+        assert hasattr(Workspace, attr), f"pygls {_version()}: Workspace.{attr} is gone (used by rules_dsl/faces/lsp.py)"
 
 
 def _version() -> str:
@@ -84,7 +84,7 @@ def _version() -> str:
 
 def _initialized():
     """A rules-dsl server, initialized in process, whose output is captured."""
-    from rules_dsl.lsp import create_server
+    from rules_dsl.faces.lsp import create_server
 
     ls = create_server()
     out = Capture()

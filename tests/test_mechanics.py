@@ -9,7 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 import rules_dsl
-from rules_dsl.builtins import BUILTINS
+from rules_dsl.language.builtins import BUILTINS
 from rules_dsl.errors import EvaluationError, InputError, NotFound, RulebookError
 
 from conftest import write_book
@@ -257,7 +257,7 @@ def test_where_guards_later_bindings(demo_books):
 def test_rows_remember_where_they_are_printed_without_changing_equality(demo):
     import pickle
     from rules_dsl.compiler import Ctx, origin
-    from rules_dsl.values import Record
+    from rules_dsl.language.values import Record
     t = demo.tables["chart"]
     rows = t.rows()
     first = rows[0]

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 import rules_dsl
-from rules_dsl.checks import name_key
+from rules_dsl.analysis.checks import name_key
 from rules_dsl.errors import RulebookError
-from rules_dsl.parser import parse_text
+from rules_dsl.language.parser import parse_text
 
 from conftest import mutated_book, write_book
 

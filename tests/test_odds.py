@@ -21,7 +21,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 import rules_dsl
 from rules_dsl.compiler import Ctx
-from rules_dsl.dice import GivenRoller
+from rules_dsl.language.dice import GivenRoller
 from rules_dsl.errors import EvaluationError, InputError, NotFound, RulesError
 from rules_dsl.odds import NoDice, OrMore, distribution, page_odds
 
@@ -705,7 +705,7 @@ def test_real_full_attack_is_binomial(books):
 def test_real_dice_mechanics_have_odds(books):
     """Every dice mechanic of the six real books gets page odds: at least one real
     distribution (the page's first inputs), each exact, summing to exactly 1."""
-    from rules_dsl import loader
+    from rules_dsl.library import loader
     real = HERE.parent / "rulebooks"
     seen = {}
     with pytest.MonkeyPatch.context() as mp:
@@ -727,7 +727,7 @@ def test_real_dice_mechanics_have_odds(books):
     assert len(seen) >= 80, len(seen)          # 84 dice mechanics today, 275 distributions
     assert sum(seen.values()) >= 250, sum(seen.values())
 
-# ------------------------------------------- the stand-in protocol (rules_dsl.symbolic)
+# ------------------------------------------- the stand-in protocol (rules_dsl.language.symbolic)
 STANDIN_BOOK = """book standins {
   title "Every builtin on stand-ins"
   dice d6
@@ -776,11 +776,12 @@ _NOT_DICE_ARGS = {"rows", "field", "defined"}
 
 
 def test_every_builtin_on_stand_ins(tmp_path, monkeypatch):
-    """Each builtin gets an exact-odds stand-in (`rules_dsl.symbolic.Symbolic`) as an
+    """Each builtin gets an exact-odds stand-in (`rules_dsl.language.symbolic.Symbolic`) as an
     argument, and the distribution equals brute-force enumeration of the rolls.
     A new builtin must get a mechanic here (the test fails until it does)."""
-    from rules_dsl import builtins, loader
-    from rules_dsl.symbolic import Symbolic
+    from rules_dsl.language import builtins
+    from rules_dsl.library import loader
+    from rules_dsl.language.symbolic import Symbolic
     got_standin = set()
 
     def watch(name, fn):

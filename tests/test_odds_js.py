@@ -23,7 +23,8 @@ from pathlib import Path
 import pytest
 
 import rules_dsl
-from rules_dsl import jsgen, nodes as n
+from rules_dsl import jsgen
+from rules_dsl.language import nodes as n
 from rules_dsl.errors import RulesError
 from rules_dsl.jsgen.canonical import canonical, encode
 from rules_dsl.odds import Budget, OrMore, distribution, page_odds
@@ -138,7 +139,7 @@ def cases_of(book, rng):
         for _ in range(RANDOM_N):
             inputs = random_inputs(rng, mech)
             enc = {k: (["absent"] if v is None else encode(v)) for k, v in inputs.items()}
-            py_inputs = {k: (rules_dsl.values.ABSENT if v is None else v) for k, v in inputs.items()}
+            py_inputs = {k: (rules_dsl.language.values.ABSENT if v is None else v) for k, v in inputs.items()}
             out.append(({"mechanic": name, "inputs": enc, "budget": BUDGET}, python_odds(mech, py_inputs, budget=BUDGET)))
         one = next((r for r in mech.rolls if r.dice.kind == "one" and not book.dice[r.dice.die].custom), None)
         if one is not None and shown:
@@ -216,12 +217,12 @@ STATIC = REPO / "rules_dsl" / "sphinxext" / "static"
 
 def _page_rows(mech, inputs):
     """The rows of the page's odds block for these inputs, as its form reads them (data-odds)."""
-    from rules_dsl.records import fold_odds
+    from rules_dsl.faces.records import fold_odds
     from rules_dsl.sphinxext.data import compute_odds_one
     from rules_dsl.sphinxext.render_decls import form_odds
     rows, err, _skipped = compute_odds_one(mech)
     assert err is None, err
-    block = next(b for b in rows if all(b["inputs_shown"].get(k) == rules_dsl.values.show(v) for k, v in inputs.items()))
+    block = next(b for b in rows if all(b["inputs_shown"].get(k) == rules_dsl.language.values.show(v) for k, v in inputs.items()))
     return json.loads(form_odds({"odds": [fold_odds(block)]}))[0]
 
 
@@ -250,7 +251,7 @@ def test_percents_are_written_as_python_writes_them(libraries, out_dir):
     """values.percent_text in JavaScript: the nearest double to the fraction, times 100, two decimals
     rounded half to even -- ties included (12.125% is "12.12%", 0.375% is "0.38%"), huge numerators
     and denominators, the edges (<0.01%, >99.99%, 0%, 100%)."""
-    from rules_dsl.values import percent_text
+    from rules_dsl.language.values import percent_text
     rng = random.Random(27)
     fracs = [Fraction(j, 800) for j in range(0, 801)]                       # every x.xx5 tie there is
     fracs += [Fraction(rng.randint(0, 10 ** k), 10 ** k) for k in (3, 5, 9) for _ in range(60)]

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import pytest
 
-from rules_dsl import tree_book, tree_declarations, tree_expressions, tree_header, tree_layers
-from rules_dsl.syntax import lark_parser
-from rules_dsl.tree_builder import TreeBuilder
+from rules_dsl.language import tree_book, tree_declarations, tree_expressions, tree_header, tree_layers
+from rules_dsl.language.syntax import lark_parser
+from rules_dsl.language.tree_builder import TreeBuilder
 
 RULE_MIXINS = (tree_book.BookRules, tree_header.HeaderRules, tree_declarations.DeclarationRules,
                tree_expressions.ExpressionRules, tree_layers.LayerRules)
@@ -75,7 +75,7 @@ def test_a_tree_no_method_names_fails_loudly():
 
 
 def test_each_start_symbol_builds_its_node():
-    from rules_dsl import nodes as n
+    from rules_dsl.language import nodes as n
 
     b = TreeBuilder("x.rules", "")
     assert isinstance(b.visit(lark_parser().parse('rule r "R" { }\n', start="start")), n.SourceFile)

@@ -13,7 +13,7 @@ import urllib.request
 
 import pytest
 
-from rules_dsl.preview import preview_argv
+from rules_dsl.faces.preview import preview_argv
 from rules_dsl.sphinxext.testing import make_project
 
 from conftest import REPO

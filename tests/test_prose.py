@@ -1,4 +1,4 @@
-"""One prose pipeline: `rules_dsl.prose` parses the markup once and the site, the
+"""One prose pipeline: `rules_dsl.language.prose` parses the markup once and the site, the
 terminal and the hover previews render the same tree, so they agree on structure."""
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import re
 import pytest
 from hypothesis import example, given, settings, strategies as st
 
-from rules_dsl.prose import (BulletList, Doc, Emphasis, Paragraph, Ref, Strong, Text, parse_inline, parse_prose,
+from rules_dsl.language.prose import (BulletList, Doc, Emphasis, Paragraph, Ref, Strong, Text, parse_inline, parse_prose,
                              parse_ref, plain_text, to_markup)
 
 TRICKY = [
@@ -113,7 +113,7 @@ def site_structure(text, first_only=False):
 
 
 def terminal_structure(text):
-    from rules_dsl.terminal_prose import Out, prose_lines
+    from rules_dsl.faces.terminal_prose import Out, prose_lines
     out = Out(color=True, width=10**6)
     items = []
     for line in prose_lines(text, out, title_of=lambda book, rule: rule, width=10**6):

@@ -17,9 +17,9 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings, strategies as st
 
 import rules_dsl
-from rules_dsl.checks_ranges import RangePass
+from rules_dsl.analysis.checks_ranges import RangePass
 from rules_dsl.errors import EvaluationError, InputError, RulebookError
-from rules_dsl.intervals import fin
+from rules_dsl.analysis.intervals import fin
 
 from conftest import write_book
 
@@ -205,8 +205,8 @@ def test_the_real_books_are_clean_of_these_errors():
 def test_every_inferred_range_of_the_real_books_holds_for_their_examples():
     """Soundness on the real books: each worked example's mechanic call lies in the range
     inferred for that mechanic (called with the example's arguments, ranges narrowed)."""
-    from rules_dsl import nodes as n
-    from rules_dsl.examples import ExampleRunner
+    from rules_dsl.language import nodes as n
+    from rules_dsl.evaluation.examples import ExampleRunner
     checked = 0
     for b in rules_dsl.Library().book_ids():
         book = rules_dsl.load(b)
@@ -236,10 +236,10 @@ def _value(book, case):
     import random
 
     from rules_dsl.compiler import Ctx, compile_expr
-    from rules_dsl.dice import GivenRoller
+    from rules_dsl.language.dice import GivenRoller
     return compile_expr(book.compiled, case.expr, frozenset())({}, Ctx(GivenRoller(rng=random.Random(0))))
 
 
 def test_infinite_ends_print_as_words():
-    from rules_dsl.intervals import INF, Num, interval_text
+    from rules_dsl.analysis.intervals import INF, Num, interval_text
     assert interval_text(Num(0, INF)) == "0 or more" and not fin(INF)

@@ -17,9 +17,9 @@ import re
 import pytest
 
 import rules_dsl
-from rules_dsl import nodes as n
-from rules_dsl.model import walk
-from rules_dsl.prose import REF_RE, parse_ref
+from rules_dsl.language import nodes as n
+from rules_dsl.language.model import walk
+from rules_dsl.language.prose import REF_RE, parse_ref
 
 BOOKS = rules_dsl.Library().book_ids()
 
@@ -91,7 +91,7 @@ def test_the_detector_sees_the_issue_s_cases():
 
 
 def test_the_issue_s_sentences_now_read_well():
-    from rules_dsl.prose import parse_prose, plain_text
+    from rules_dsl.language.prose import parse_prose, plain_text
     cases = {("dust-tactics", "suppression"): "not even to strike back in close combat.",
              ("dust-tactics", "command-ammo-drop"): "pick a unit with limited ammo weapons in line of sight",
              ("dust-tactics", "weapon-volley"): "A volley weapon is a limited ammo weapon"}

@@ -15,7 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 import rules_dsl
-from rules_dsl import rollpaths
+from rules_dsl.language import rollpaths
 from rules_dsl.cli import main
 from rules_dsl.errors import EvaluationError, NotFound, RulebookError
 
@@ -127,7 +127,7 @@ def test_a_roll_given_that_no_roll_takes_is_an_error_when_it_runs(demo_books):
     assert res.passed, res.report       # the morale test failed: `shot` was never called
     with pytest.raises(EvaluationError, match=r"attack\(\) was given the roll 'shot.hit'"):
         from rules_dsl.compiler import Ctx, compile_expr
-        from rules_dsl.dice import GivenRoller
+        from rules_dsl.language.dice import GivenRoller
         case = book.rules[0].examples[0].cases[0]
         compile_expr(book.compiled, case.expr, frozenset())({}, Ctx(GivenRoller(rng=random.Random(0))))
     with pytest.raises(NotFound, match="unknown roll 'shot.hit'"):

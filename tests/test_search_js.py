@@ -68,8 +68,8 @@ process.stdout.write(JSON.stringify(out));
 
 
 def _browser_data(cache_dir=None):
-    from rules_dsl import index_build
-    from rules_dsl.loader import DEFAULT
+    from rules_dsl.faces import index_build
+    from rules_dsl.library.loader import DEFAULT
     return search_index.build_data(index_build.book_entries(DEFAULT), lambda b, r: f"docs/books/{b}/x.html", cache_dir)
 
 
@@ -88,8 +88,8 @@ def run_js(tmp_path: Path, files, queries, limit=5) -> dict:
 
 
 def test_index_round_trips_and_holds_every_rule():
-    from rules_dsl import index_build, textsearch
-    from rules_dsl.loader import DEFAULT
+    from rules_dsl.faces import index_build, textsearch
+    from rules_dsl.library.loader import DEFAULT
     data, shards = _browser_data()
     assert data["v"] == search_index.VERSION
     assert search_index.loads(search_index.dumps(data)) == data
@@ -138,8 +138,8 @@ def test_every_term_of_a_book_passes_its_filter_and_is_bounded():
     """The Bloom filters have no false negatives, and the terms files' bounds are upper
     bounds of each term's weight in each book's rules (else the box would skip a book
     that places a rule); the filters do leave books out (else they would be useless)."""
-    from rules_dsl import index_build
-    from rules_dsl.loader import DEFAULT
+    from rules_dsl.faces import index_build
+    from rules_dsl.library.loader import DEFAULT
     parts = search_index.book_parts(index_build.book_entries(DEFAULT))
     _data, shards = search_index.build_files(parts, lambda b, r: "x.html")
     df = {t: c for name, s in shards.items() if name.startswith("terms/") for t, c in s["df"].items()}
@@ -177,8 +177,8 @@ def test_book_parts_are_cached_per_book(tmp_path):
     """A rebuild reads each book's part from the cache; a changed book is made again, alone."""
     import copy
 
-    from rules_dsl import index_build
-    from rules_dsl.loader import DEFAULT
+    from rules_dsl.faces import index_build
+    from rules_dsl.library.loader import DEFAULT
     entries = index_build.book_entries(DEFAULT)
     first = search_index.book_parts(entries, tmp_path)
     store = tmp_path / search_index.CACHE_DIR
@@ -203,8 +203,8 @@ def test_a_library_reads_no_index_entry_when_its_parts_are_cached(tmp_path, monk
     """The site's rule search takes each book's part from the cache by the book's inputs:
     an unchanged library reads no book's index entry; an edit makes the edited book's part
     again, and that of every book whose references consulted it, and no other."""
-    from rules_dsl import index_build
-    from rules_dsl.loader import Library
+    from rules_dsl.faces import index_build
+    from rules_dsl.library.loader import Library
     books = tmp_path / "books"
     books.mkdir()
     book = 'book {b} {{\n    title "{t}"\n}}\nsection s "S" {{\n    rule {r} "{t} Rule" {{\n        """{text}"""\n    }}\n}}\n'
@@ -247,7 +247,7 @@ def test_files_are_written_only_when_they_change(tmp_path):
 def test_browser_ranking_agrees_with_rules_lookup(tmp_path):
     """The recorded set: for every query the box's final list (the names plus the shards
     `missing` fetched) has the same top three as `rules lookup`, with the same scores."""
-    from rules_dsl import index
+    from rules_dsl.faces import index
     assert len(AGREEMENT) >= 100
     js = run_js(tmp_path, _browser_data(), AGREEMENT, limit=3)["lazy"]
     idx = index.ensure_index()
@@ -310,8 +310,8 @@ def _all_words(seeds=None) -> list:
     the seed texts; a few outside ASCII."""
     import re
 
-    from rules_dsl import index_build, textsearch
-    from rules_dsl.loader import DEFAULT
+    from rules_dsl.faces import index_build, textsearch
+    from rules_dsl.library.loader import DEFAULT
     words = set()
     for e in index_build.book_entries(DEFAULT).values():
         for rec in e["records"]:
@@ -332,7 +332,7 @@ def test_the_stemmer_is_the_same_in_both_runtimes(tmp_path):
     and of the seed texts (when they are there) as the `snowballstemmer` package does."""
     from conftest import SEEDS
 
-    from rules_dsl import textsearch
+    from rules_dsl.faces import textsearch
     words = _all_words(SEEDS if SEEDS.is_dir() else None)
     assert len(words) > 3000
     (tmp_path / "words.json").write_text(json.dumps(words), encoding="utf-8")
@@ -349,8 +349,8 @@ def test_the_stemmer_is_the_same_in_both_runtimes(tmp_path):
 def test_the_browser_analyses_every_rule_as_the_index_does(tmp_path):
     """For every rule, the terms rules_search.js makes from the shard (with the vocabulary's
     concepts), their counts per field, places and the fields' lengths are textsearch's."""
-    from rules_dsl import index_build, textsearch
-    from rules_dsl.loader import DEFAULT
+    from rules_dsl.faces import index_build, textsearch
+    from rules_dsl.library.loader import DEFAULT
     files = _browser_data()
     search_index.write_files(tmp_path, *files)
     script = r"""
@@ -404,8 +404,8 @@ def test_a_books_cached_part_is_keyed_by_its_values_not_its_objects():
     import copy
     import pickle
 
-    from rules_dsl import index_build
-    from rules_dsl.loader import DEFAULT
+    from rules_dsl.faces import index_build
+    from rules_dsl.library.loader import DEFAULT
     e = index_build.book_entry(DEFAULT, "skirmish-tutorial")
     apart = {"info": pickle.loads(pickle.dumps(e["info"])), "records": pickle.loads(pickle.dumps(e["records"])),
              "search": pickle.loads(pickle.dumps(e["search"]))}

@@ -26,7 +26,7 @@ QUESTIONS = {q["q"]: q for q in bench_search_quality.questions()}
 
 
 def test_the_question_set_is_well_formed():
-    from rules_dsl import index
+    from rules_dsl.faces import index
     assert len(QUESTIONS) >= 40
     idx = index.ensure_index()
     known = {(r[0], r[1]) for r in idx.con.execute("SELECT book, rule FROM rules")}

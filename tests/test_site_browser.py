@@ -203,7 +203,7 @@ class Browser:
 def site(tmp_path_factory):
     """The site built from rulebooks/ (a broken book must not hide browser problems:
     test_docs.py checks that the build itself succeeds)."""
-    from rules_dsl.loader import cache_dir
+    from rules_dsl.library.loader import cache_dir
     tmp = tmp_path_factory.mktemp("browser-site")
     project = make_project(tmp / "project")
     books = Path(os.environ.get("RULES_DSL_BOOKS") or REPO / "rulebooks")
@@ -231,7 +231,7 @@ def url(out: Path, rel: str) -> str:
 def test_home_page(site, browser):
     """The home page picks a game: a card per book, linking its page, with what it is, its
     dice and where to start; the developer material is a link away."""
-    from rules_dsl.loader import book_ids
+    from rules_dsl.library.loader import book_ids
     browser.console_errors.clear()
     browser.goto(url(site, "index.html"), ready="location.pathname.endsWith('/docs/index.html')")
     browser.wait_for("document.readyState === 'complete'")
@@ -311,7 +311,7 @@ def test_follow_a_cross_reference_with_preview(site, browser):
 
 
 def test_search_finds_suppression(site, browser):
-    from rules_dsl.loader import book_ids, load
+    from rules_dsl.library.loader import book_ids, load
     expected = []
     for bid in book_ids():
         try:
@@ -804,8 +804,8 @@ def _range_case(book, dice=False, seed=None):
     """(mechanic, {param: value}, Python's shown result, the first range param, the rolls made as
     typed in a form) of a mechanic of `book` (with rolls of its own if `dice`, rolled from `seed`;
     else dice-free) whose parameters are all whole-number ranges, or None."""
-    from rules_dsl import nodes as n
-    from rules_dsl.values import show
+    from rules_dsl.language import nodes as n
+    from rules_dsl.language.values import show
     for name, m in book.mechanics.items():
         ps = list(m.params)
         if ((not m.rolls) if dice else m.has_dice) or not ps or not all(isinstance(p.type, n.RangeType) for p in ps):
@@ -822,7 +822,7 @@ def _range_case(book, dice=False, seed=None):
 
 def _answer(book, name, inputs, seed=None):
     """What a form says for these inputs (rolled from `seed`): the mechanic's answer in words."""
-    from rules_dsl import wording
+    from rules_dsl.language import wording
     mech = book.mechanics[name]
     value = mech.run(seed=seed, **inputs)[0] if seed is not None else mech(**inputs)
     return wording.answer(book.display, name, value, inputs)
@@ -853,7 +853,7 @@ def test_mechanic_forms_on_a_phone_match_the_python_back_end(site, http_site, ph
     import gzip
     import html
     import urllib.request
-    from rules_dsl.loader import book_ids, load
+    from rules_dsl.library.loader import book_ids, load
     books = [b for b in book_ids() if (site / "_static" / "js" / f"{b}.mjs").is_file()]
     assert len(books) >= 3, f"JavaScript modules for only {books}"
     pages = sorted((site / "docs" / "books").rglob("*.html"))
@@ -983,7 +983,7 @@ def _rules_odds(ref, *assignments, vs=None) -> list:
     """`rules odds REF ... --json` run as a player would: [(result in words, "p/q")]."""
     import subprocess
     import sys
-    from rules_dsl.loader import load
+    from rules_dsl.library.loader import load
     args = [sys.executable, "-m", "rules_dsl", "odds", ref, *assignments, "--json"] + (["--vs", *vs] if vs else [])
     p = subprocess.run(args, capture_output=True, text=True, timeout=300, env={**os.environ, "PYTHONPATH": str(REPO)})
     assert p.returncode == 0, p.stderr
@@ -1001,7 +1001,7 @@ def _rules_odds(ref, *assignments, vs=None) -> list:
 
 
 def _member(book, name):
-    from rules_dsl.values import Sym
+    from rules_dsl.language.values import Sym
     for members in book.enums.values():
         if name in members:
             return members[name]
@@ -1076,7 +1076,7 @@ def test_a_dice_form_works_out_odds_the_page_does_not_hold_and_draws_them(site, 
 
 def _python_refusal(bid, name, **inputs) -> str:
     """What Python's engine says refusing these inputs on the page's budget (page_odds)."""
-    from rules_dsl.loader import load
+    from rules_dsl.library.loader import load
     from rules_dsl.odds import TooLarge, distribution
     from rules_dsl.odds.budget import Budget
     from rules_dsl.odds.page_inputs import PAGE_BUDGET, SITE_STEPS
@@ -1086,7 +1086,7 @@ def _python_refusal(bid, name, **inputs) -> str:
 
 
 def _pct(frac: str) -> str:
-    from rules_dsl.values import percent_text
+    from rules_dsl.language.values import percent_text
     n, d = frac.split("/")
     return percent_text(Fraction(int(n), int(d)))
 
@@ -1253,7 +1253,7 @@ def test_forms_odds_and_working_of_every_mechanic_are_in_words(site, http_site, 
 
 
 def load_book(bid):
-    from rules_dsl.loader import load
+    from rules_dsl.library.loader import load
     return load(bid)
 
 

@@ -195,8 +195,8 @@ def test_page_odds_show_the_inputs_that_roll_and_no_table_that_says_nothing(demo
 def test_tall_odds_blocks_fold_their_unlikely_tail():
     from fractions import Fraction
 
-    from rules_dsl.records import ODDS_BLOCK_ROWS, fold_odds
-    from rules_dsl.values import percent_text
+    from rules_dsl.faces.records import ODDS_BLOCK_ROWS, fold_odds
+    from rules_dsl.language.values import percent_text
     probs = [Fraction(1, 2 ** (i + 1)) for i in range(29)] + [Fraction(1, 2 ** 29)]
     at_least = [sum(probs[i:]) for i in range(len(probs))]
     outs = [(str(i), p.numerator, p.denominator, percent_text(p), percent_text(a))
@@ -211,8 +211,8 @@ def test_tall_odds_blocks_fold_their_unlikely_tail():
 
 
 def test_an_enum_member_says_how_the_source_prints_it():
-    from rules_dsl import nodes as n
-    from rules_dsl.parser import parse_text
+    from rules_dsl.language import nodes as n
+    from rules_dsl.language.parser import parse_text
     src = 'book b {\n title "B"\n}\nsection s "S" {\n rule r "R" {\n  enum e { yes "A", no "\u2013", maybe }\n }\n}\n'
     sf = parse_text(src, "b.rules")
     enum = next(x for x in n.iter_nodes(sf) if isinstance(x, n.Enum))

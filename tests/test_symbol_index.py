@@ -1,4 +1,4 @@
-"""The symbol index (rules_dsl/symbol_index.py): every name's definition and references.
+"""The symbol index (rules_dsl/analysis/symbol_index.py): every name's definition and references.
 
 * over every book of the library: each name the resolver resolved has the
   definition the editor's old walks found (the declaration of that kind and name;
@@ -18,10 +18,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 import rules_dsl
-from rules_dsl import nodes as n
-from rules_dsl.model import decls_of
-from rules_dsl.resolve import Resolved
-from rules_dsl.symbol_index import GLOBAL_KINDS, SCOPES, SymbolIndex
+from rules_dsl.language import nodes as n
+from rules_dsl.language.model import decls_of
+from rules_dsl.analysis.resolve import Resolved
+from rules_dsl.analysis.symbol_index import GLOBAL_KINDS, SCOPES, SymbolIndex
 
 BOOKS = rules_dsl.book_ids()
 
@@ -138,9 +138,9 @@ def test_rules_and_sections_are_indexed_by_id_with_their_sections(book):
 
 
 def test_the_editor_answers_definition_and_references_from_the_index(tmp_path):
-    from rules_dsl.loader import Library
-    from rules_dsl.workspace import Workspace
-    from rules_dsl.ws_state import span_loc
+    from rules_dsl.library.loader import Library
+    from rules_dsl.faces.workspace import Workspace
+    from rules_dsl.faces.ws_state import span_loc
 
     lib = Library(None, tmp_path / "cache")
     book_id = "void"
@@ -190,7 +190,7 @@ def mechanics(draw):
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(mechanics())
 def test_each_local_leads_to_its_declaration_and_to_every_use(tmp_path, generated):
-    from rules_dsl.loader import Library
+    from rules_dsl.library.loader import Library
     src, uses, params = generated
     book = Library(tmp_path / "none", tmp_path / "cache").loads(src, "gen.rules")
     index = book.compiled.symbol_index
@@ -212,7 +212,7 @@ def test_each_local_leads_to_its_declaration_and_to_every_use(tmp_path, generate
 
 
 def test_an_index_of_nothing_answers_nothing():
-    from rules_dsl.symbols import Symbols
+    from rules_dsl.analysis.symbols import Symbols
     index = SymbolIndex(None, Symbols(), {})
     assert index.name_at("x.rules", 1, 1) is None
     assert index.definition(Resolved("mechanic", "m")) is None
@@ -222,7 +222,7 @@ def test_an_index_of_nothing_answers_nothing():
 
 
 def test_names_are_found_as_whole_words_only():
-    from rules_dsl.symbol_index import name_span
+    from rules_dsl.analysis.symbol_index import name_span
     text = "mechanic hits_total(hits: 1..6) -> int = hits"
     s = name_span(text, "f", n.Span("f", 1, 1), "hits")
     assert (s.line, s.column, s.end_column) == (1, 21, 25)
@@ -237,7 +237,7 @@ def test_a_name_is_found_where_the_old_pattern_found_it(text, name, line, col):
     """name_span searches with str.find (a pattern compiled per name cost the editor most of
     an index's build); it finds what the old whole-word regular expression found."""
     import re
-    from rules_dsl.symbol_index import name_span
+    from rules_dsl.analysis.symbol_index import name_span
     span = n.Span("f", line, col)
     lines = text.split("\n")
     pat = re.compile(r"(?<![A-Za-z0-9_-])" + re.escape(name) + r"(?![A-Za-z0-9_-])")
@@ -255,7 +255,7 @@ def test_the_locals_of_a_declaration_made_since_are_its_own(tmp_path):
     make) gets its own locals, never a cached answer for another node."""
     import dataclasses
 
-    from rules_dsl.loader import Library
+    from rules_dsl.library.loader import Library
     src = ('book t {\n  title "T"\n  dice d6\n}\nrule r "R" {\n  """Prose."""\n'
            "  mechanic m(a: 1..6) -> int {\n    let b = a + 1\n    return b\n  }\n}\n")
     book = Library(tmp_path / "none", tmp_path / "cache").loads(src, "t.rules")

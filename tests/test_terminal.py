@@ -64,9 +64,9 @@ def test_references_print_the_target_rules_title():
 def test_every_unlabelled_reference_in_dust_reads_as_a_title():
     """Every [[rule]] without a label in Dust prints its target's title, never its id."""
     import rules_dsl
-    from rules_dsl.cli_lookup import rule_titles
-    from rules_dsl.index import ensure_index
-    from rules_dsl.terminal_prose import Out, prose_lines
+    from rules_dsl.faces.cli_lookup import rule_titles
+    from rules_dsl.faces.index import ensure_index
+    from rules_dsl.faces.terminal_prose import Out, prose_lines
     book = rules_dsl.load("dust-tactics")
     title_of = rule_titles(ensure_index(), book.id, book)
     out = Out(color=False, width=100)
@@ -88,7 +88,7 @@ def test_every_unlabelled_reference_in_dust_reads_as_a_title():
 
 
 def test_labels_cross_book_refs_and_missing_targets():
-    from rules_dsl.terminal_prose import Out, prose_lines
+    from rules_dsl.faces.terminal_prose import Out, prose_lines
 
     def title_of(book, rule):
         return {(None, "close-combat"): "Close Combat", ("void", "spomm"): "S.P.O.M.M."}.get((book, rule))
@@ -98,7 +98,7 @@ def test_labels_cross_book_refs_and_missing_targets():
 
 
 def test_bold_run_in_headings_and_bullets():
-    from rules_dsl.terminal_prose import Out, prose_lines
+    from rules_dsl.faces.terminal_prose import Out, prose_lines
     text = "**Heading.** Body text.\n\n- one\n- two"
     plain = prose_lines(text, Out(color=False, width=80))
     assert plain[0] == "  Heading. Body text." and plain[2].endswith("one") and plain[3].endswith("two")
@@ -158,8 +158,8 @@ def test_rolls_read_as_words():
     assert "2dust" not in out
     out = rules("show", "void:cd_check_passes").stdout
     assert "roll a d10" in out
-    from rules_dsl import nodes as n
-    from rules_dsl.wording import dice_phrase
+    from rules_dsl.language import nodes as n
+    from rules_dsl.language.wording import dice_phrase
     sp = n.NOWHERE
     assert dice_phrase(n.DiceSpec(sp, "pool", "d6", n.Name(sp, "shots"))) == "roll shots d6"
     assert dice_phrase(n.DiceSpec(sp, "pool", "d6", n.Literal(sp, 1))) == "roll 1 d6"

@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conftest import write_book
-from rules_dsl import textsearch as ts
+from rules_dsl.faces import textsearch as ts
 from rules_dsl.errors import RulebookError
 
 
@@ -98,7 +98,7 @@ def test_a_books_vocabulary_applies_to_its_own_rules_only(demo_books):
     """Book `a` says players call "frobnicate" "zorch", and adds "pew pew" to the shared
     shooting group: its rules are found so; book `b`'s rules are not (a book can never
     change how another book's rules rank)."""
-    from rules_dsl import index
+    from rules_dsl.faces import index
     head = 'book {b} {{\n  title "{t}"\n{v}}}\n'
     write_book(demo_books, "a", 'rule r1 "Alpha" {\n  """You may frobnicate once, or pew pew twice."""\n}\n',
                header=head.format(b="a", t="A", v='  vocabulary "zorch", "frobnicate"\n  vocabulary "shoot", "pew pew"\n'))
@@ -114,7 +114,7 @@ def test_a_books_vocabulary_applies_to_its_own_rules_only(demo_books):
 
 
 def test_vocabulary_lines_in_a_book_header():
-    from rules_dsl import parser
+    from rules_dsl.language import parser
     text = 'book v {\n  title "V"\n  vocabulary "gun down", "pew pew" -> "shoot", "attack"\n  vocabulary "zap"\n}\n'
     groups = parser.parse_text(text, "v.rules").header.vocabulary
     assert [(g.phrases, g.broader) for g in groups] == [(("gun down", "pew pew"), ("shoot", "attack")), (("zap",), ())]
@@ -126,7 +126,7 @@ def test_vocabulary_lines_in_a_book_header():
     ("vocabulary " + ", ".join(f'"w{i}"' for i in range(31)), "at most 30 phrases"),
 ])
 def test_a_bad_vocabulary_line_is_a_clear_error(line, message):
-    from rules_dsl import parser
+    from rules_dsl.language import parser
     with pytest.raises(RulebookError) as e:
         parser.parse_text(f'book v {{\n  title "V"\n  {line}\n}}\n', "v.rules")
     assert message in str(e.value) and "v.rules:3:" in str(e.value)
@@ -136,8 +136,8 @@ def test_a_bad_vocabulary_line_is_a_clear_error(line, message):
 def test_changing_the_shared_vocabulary_rebuilds_what_depends_on_it(demo_books, tmp_path, monkeypatch):
     """The stop words and the vocabulary are in the keys of every book's index entry (so
     of the site's search parts) and in the lookup index's freshness check."""
-    from rules_dsl import index, index_build
-    from rules_dsl.loader import Library
+    from rules_dsl.faces import index, index_build
+    from rules_dsl.library.loader import Library
     vocab = tmp_path / "vocabulary.txt"
     vocab.write_text(open(ts.VOCABULARY_FILE, encoding="utf-8").read(), encoding="utf-8")
     monkeypatch.setattr(ts, "VOCABULARY_FILE", str(vocab))
@@ -175,8 +175,8 @@ def test_rules_lookup_names_the_words_no_rule_mentions():
 def test_the_sites_search_parts_are_made_again_when_the_vocabulary_changes(demo_books, tmp_path, monkeypatch):
     """The site's build keys each book's search part by its inputs: the search data is one
     of them, so a vocabulary edit remakes every book's part (and none is read otherwise)."""
-    from rules_dsl import index_build
-    from rules_dsl.loader import Library
+    from rules_dsl.faces import index_build
+    from rules_dsl.library.loader import Library
     from rules_dsl.sphinxext import search_index
     vocab = tmp_path / "vocabulary.txt"
     vocab.write_text("shoot, fire\n", encoding="utf-8")

@@ -22,7 +22,7 @@ import pytest
 
 import rules_dsl
 from conftest import REPO
-from rules_dsl.loader import Library
+from rules_dsl.library.loader import Library
 
 DOC = REPO / "docs" / "adding-a-book.md"
 BOOK_ID = "skirmish-tutorial"

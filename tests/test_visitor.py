@@ -1,12 +1,12 @@
-"""The shared visitor protocol (rules_dsl/visitor.py): dispatch, the generic walk, the children."""
+"""The shared visitor protocol (rules_dsl/language/visitor.py): dispatch, the generic walk, the children."""
 from __future__ import annotations
 
 import pytest
 
-from rules_dsl import nodes as n
+from rules_dsl.language import nodes as n
 from rules_dsl.compiler.expressions import ExprCompiler
-from rules_dsl.parser import parse_text
-from rules_dsl.visitor import NodeVisitor, iter_child_nodes
+from rules_dsl.language.parser import parse_text
+from rules_dsl.language.visitor import NodeVisitor, iter_child_nodes
 
 SP = n.Span("t", 1, 1)
 

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import rules_dsl
-from rules_dsl.values import ABSENT
+from rules_dsl.language.values import ABSENT
 from rules_dsl.errors import InputError
 from conftest import mutated_book
 

@@ -5,8 +5,8 @@ change itself (an edit of the book) and returns at once, so nothing is timed."""
 from __future__ import annotations
 
 from rules_dsl.cli import build_parser
-from rules_dsl.loader import Library
-from rules_dsl.watch import watch
+from rules_dsl.library.loader import Library
+from rules_dsl.faces.watch import watch
 
 
 def test_check_accepts_watch():

@@ -306,7 +306,7 @@ def test_close_combat_costs(book):
 
 def test_firepower_only_where_the_book_fixes_it(book):
     fp = {r.weapon: r.firepower for r in book.compiled.tables["ranged_weapons"].rows()}
-    stated = {w: f for w, f in fp.items() if f is not rules_dsl.values.ABSENT}
+    stated = {w: f for w, f in fp.items() if f is not rules_dsl.language.values.ABSENT}
     assert stated == {"Laser pistol": 1, "Autogun": 2, "Smoke grenade": 0, "Gas grenade": 0}
     assert len(fp) == 26
 
@@ -462,7 +462,7 @@ def test_audit_deployment_tie_is_absent_not_a_reroll(book):
         elif b > a:
             assert got == "second_player_wins"
         else:
-            assert got is rules_dsl.values.ABSENT
+            assert got is rules_dsl.language.values.ABSENT
     assert set(book.compiled.enums["roll_off"]) == {"first_player_wins", "second_player_wins"}
 
 
@@ -496,7 +496,7 @@ def test_audit_every_printed_price_row_is_checked(book):
     every = findings["printed_prices_have_formulas"]
     assert _cases_total(every) == sum(len(list(book.compiled.tables[f"{x}_prices"].rows())) for x in FACTION_TABLES)
     assert [c for c in every.cases] == ["row=Revive"]
-    assert book.price_of("exterminators", "ability", "Revive") is rules_dsl.values.ABSENT
+    assert book.price_of("exterminators", "ability", "Revive") is rules_dsl.language.values.ABSENT
     assert book.price_of("exterminators", "ability", "Teleport") == 24
 
 

@@ -117,7 +117,8 @@ def _fork(argv, env, user, timeout, report=False):
     """Run cli.main(argv) in a forked child (as `user` = (uid, gid), or as we are); returns
     (exit code, stdout, stderr, modules the child imported when `report`)."""
     import rules_dsl.cli
-    from rules_dsl import cachekeys, parser
+    from rules_dsl.library import cachekeys
+    from rules_dsl.language import parser
     for scope in ("parse", "engine", "index", "site", "all"):   # computed here: it stats the package files
         cachekeys.code_fingerprint(scope)
     if user is not None:

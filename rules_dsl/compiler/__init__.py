@@ -16,7 +16,7 @@ The package, one module per part:
 * `mechanics`    -- `MechanicFn` and its compiled steps (`LetStep`, `RollStep`, `RequireStep`);
 * `tables`       -- `TableFn`, `Printed`, `RowRecord`, `origin`;
 * `checks`       -- `CheckFn`, `case_text`;
-* `priced`       -- `PricedFn`, a design view's cases and costs (`rules_dsl.design` prices them);
+* `priced`       -- `PricedFn`, a design view's cases and costs (`rules_dsl.evaluation.design` prices them);
 * `book`         -- `CompiledBook`, which compiles a checked book with all of these.
 
 Everything is importable from `rules_dsl.compiler` as before.

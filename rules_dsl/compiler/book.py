@@ -3,12 +3,12 @@ from __future__ import annotations
 
 import functools
 
-from .. import nodes as n
-from ..dice import DieInfo, GivenRoller
+from ..language import nodes as n
+from ..language.dice import DieInfo, GivenRoller
 from ..errors import Diagnostic, EvaluationError, RulebookError, line_of
-from ..model import BookAST, decls_of
-from ..symbols import Symbols, defined_names, name_key
-from ..values import Sym, show
+from ..language.model import BookAST, decls_of
+from ..analysis.symbols import Symbols, defined_names, name_key
+from ..language.values import Sym, show
 from .checks import CheckFn
 from .context import Ctx
 from .expressions import compile_expr
@@ -66,9 +66,9 @@ class CompiledBook:
         their values computed once here from the checked AST (literals, members and
         constants only: the examples pass refuses computations); diagnostics for a
         mechanic that rolls no dice or inputs it refuses."""
-        from ..dice import GivenRoller
+        from ..language.dice import GivenRoller
         from ..errors import InputError
-        from ..model import walk
+        from ..language.model import walk
         from .context import Ctx
         from .expressions import compile_expr
         self.odds_inputs, self.odds_sweeps, diags = {}, {}, []
@@ -115,7 +115,7 @@ class CompiledBook:
     @functools.cached_property
     def symbol_index(self):
         """The book's `SymbolIndex` (every name's definition and references), built once on first use."""
-        from ..symbol_index import SymbolIndex
+        from ..analysis.symbol_index import SymbolIndex
         return SymbolIndex(self.ast, self.syms, self.texts)
 
     def defined(self, name) -> bool:

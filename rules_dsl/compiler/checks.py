@@ -3,11 +3,11 @@ from __future__ import annotations
 
 import random
 
-from .. import nodes as n
-from ..dice import GivenRoller
+from ..language import nodes as n
+from ..language.dice import GivenRoller
 from ..errors import EvaluationError
-from ..render import expr_text as _expr_text
-from ..values import Record, show
+from ..language.render import expr_text as _expr_text
+from ..language.values import Record, show
 from .context import MAX_CHECK_CASES, MAX_STEPS, BookParts, Ctx
 from .expressions import iterable, compile_expr
 from .tables import origin

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from .. import nodes as n
+from ..language import nodes as n
 from ..errors import Diagnostic, EvaluationError
 
 
@@ -69,7 +69,7 @@ class Ctx:
     only the check's own lookups count, and ordinary calls pay one `is None` test.
 
     `calls` counts the calls this invocation has made of each mechanic, so that the
-    rolls of its second call of `attack` are `attack[1].hit_dice` (rules_dsl.rollpaths)."""
+    rolls of its second call of `attack` are `attack[1].hit_dice` (rules_dsl.language.rollpaths)."""
     __slots__ = ("roller", "prefix", "depth", "budget", "reads", "calls")
 
     def __init__(self, roller, prefix="", depth=0, budget=False, reads=None):

@@ -2,7 +2,7 @@
 
 `ExprCompiler(book).compile(expr, scope)` dispatches on the node's class name to a
 `visit_<NodeType>` method (`visit_BinOp`, `visit_Call`...) through the shared
-`rules_dsl.visitor.NodeVisitor` (Jinja2's protocol); each method compiles its children through `self.compile`,
+`rules_dsl.language.visitor.NodeVisitor` (Jinja2's protocol); each method compiles its children through `self.compile`,
 so a subclass that overrides or adds a `visit_` method sees every node of the
 tree, however deep.  That is the compiler's extension point: the exact-odds engine
 subclasses it (`rules_dsl.odds.plan.RunsCompiler`, `rules_dsl.odds.aggregates`)
@@ -18,17 +18,17 @@ from __future__ import annotations
 import operator
 from fractions import Fraction
 
-from .. import nodes as n
-from .. import rollpaths
-from ..builtins import BUILTINS
-from ..dice import DieInfo, ForcedRoller
+from ..language import nodes as n
+from ..language import rollpaths
+from ..language.builtins import BUILTINS
+from ..language.dice import DieInfo, ForcedRoller
 from ..errors import EvaluationError, RulesError
-from ..resolve import resolve, resolve_callee
-from ..symbolic import Symbolic
-from ..values import ABSENT, Record, Sym, number, show
+from ..analysis.resolve import resolve, resolve_callee
+from ..language.symbolic import Symbolic
+from ..language.values import ABSENT, Record, Sym, number, show
 from .context import MAX_RANGE, Ctx, Invocable, fail
 from .tables import TableFn
-from ..visitor import NodeVisitor
+from ..language.visitor import NodeVisitor
 
 
 class EnumNamespace:
@@ -62,7 +62,7 @@ def _need_num(span, v, what):
 
 
 def _contains(span, container, item):
-    if isinstance(item, Symbolic):      # an exact-odds stand-in: let it see the test (rules_dsl.symbolic, rule 3)
+    if isinstance(item, Symbolic):      # an exact-odds stand-in: let it see the test (rules_dsl.language.symbolic, rule 3)
         return item.observe(lambda v: _contains(span, container, v), ("in", container))
     if container is ABSENT:
         fail(span, "'in': the collection is absent in the source rulebook")
@@ -97,8 +97,8 @@ def iterable(span, v):
 class ExprCompiler(NodeVisitor):
     """Compiles checked expression nodes of one book to closures `f(env, ctx)`.
 
-    A `rules_dsl.visitor.NodeVisitor`: one `visit_<NodeType>(e, scope)` method per node
-    type of `rules_dsl.nodes`; subclass it to change how some nodes compile or to compile
+    A `rules_dsl.language.visitor.NodeVisitor`: one `visit_<NodeType>(e, scope)` method per node
+    type of `rules_dsl.language.nodes`; subclass it to change how some nodes compile or to compile
     node types of your own (see the module docstring).  A node type without a method is
     a bug (the checks pass admits only the types below): `generic_visit` refuses it."""
 
@@ -352,7 +352,7 @@ def split_roll_kwargs(book, name: str, kwargs: list):
     """A call's compiled keyword arguments split into (the callee's rolls given by
     name, its parameters): `attack(n=3, save=1)` gives the roll `save`, and
     `attack(n=3, morale.first=[6, 6])` the roll `first` of the `morale` it calls
-    (a path, `rules_dsl.rollpaths`; `[0]` is dropped: it names the first call)."""
+    (a path, `rules_dsl.language.rollpaths`; `[0]` is dropped: it names the first call)."""
     roll_names = {s.name for s in book.syms.mechanics[name].body if isinstance(s, n.Roll)}
     given = [(rollpaths.canonical(k), a) for k, a in kwargs if k in roll_names or rollpaths.is_path(k)]
     return given, [(k, a) for k, a in kwargs if k not in roll_names and not rollpaths.is_path(k)]

@@ -12,12 +12,12 @@ import random
 from dataclasses import dataclass
 from typing import Callable, ClassVar
 
-from .. import nodes as n
-from .. import rollpaths
-from ..dice import EXPLODE_CAP, MAX_DICE, GivenRoller, roll_faces
+from ..language import nodes as n
+from ..language import rollpaths
+from ..language.dice import EXPLODE_CAP, MAX_DICE, GivenRoller, roll_faces
 from ..errors import EvaluationError, InputError, NotFound
-from ..render import dice_text as _dice_text
-from ..values import show
+from ..language.render import dice_text as _dice_text
+from ..language.values import show
 from .context import BookParts, Ctx, Invocable, fail
 from .expressions import iterable, compile_expr
 from .typecheck import TypeCheck
@@ -279,7 +279,7 @@ class MechanicFn(Invocable):
         A roll may also be given as a keyword: its own name (`save=1`), or, for a roll
         made inside a mechanic this one calls, the path a call prints for it
         (`hit.hit_dice=[4, 4, 4]`, `attack[1].hit_dice=[6]` for the second call of
-        `attack`, through ``**{...}`` in Python; see `rules_dsl.rollpaths`).  The rolls
+        `attack`, through ``**{...}`` in Python; see `rules_dsl.language.rollpaths`).  The rolls
         made are named the same way."""
         given = self.given_rolls(kwargs, rolls)
         bound = self.bind(list(args), kwargs)

@@ -4,13 +4,13 @@
 check does and evaluates COST for each; EFFECT is an expression over the case's
 names whose *mean* over every roll is what the cost buys.  Computing that mean is
 the odds engine's job (an output), so this module only compiles the cases and the
-costs and hands EFFECT's node over (`rules_dsl.design` runs the engine on it).
+costs and hands EFFECT's node over (`rules_dsl.evaluation.design` runs the engine on it).
 """
 from __future__ import annotations
 
 import random
-from .. import nodes as n
-from ..dice import GivenRoller
+from ..language import nodes as n
+from ..language.dice import GivenRoller
 from ..errors import EvaluationError
 from .checks import compile_bindings
 from .context import MAX_CHECK_CASES, MAX_STEPS, BookParts, Ctx

@@ -3,9 +3,9 @@ an entry is printed (the checks' findings point there)."""
 from __future__ import annotations
 
 from itertools import product
-from .. import nodes as n
+from ..language import nodes as n
 from ..errors import EvaluationError, InputError, RulebookError
-from ..values import ABSENT, Record, show
+from ..language.values import ABSENT, Record, show
 from .context import BookParts
 from .typecheck import TypeCheck
 
@@ -19,8 +19,8 @@ def looked_up_tables(ast, syms) -> set:
     (a record of what the source prints, such as one worked example), or read by key
     only in checks and examples (which fail loudly on a missing row when run), need
     not have a row for every key; one that a mechanic looks up must."""
-    from ..model import decls_of
-    from ..resolve import scoped_parts
+    from ..language.model import decls_of
+    from ..analysis.resolve import scoped_parts
     used, listed = set(), set()
     for p in decls_of(ast):
         if not isinstance(p.node, (n.Mechanic, n.Const)):
@@ -280,7 +280,7 @@ class TableFn:
 
 def column_labels(node: n.Table, names: list) -> list:
     """What each column is called: its header cell as printed, else its key or field name."""
-    from ..render import literal_text
+    from ..language.render import literal_text
     out = []
     for i, name in enumerate(names):
         cell = node.header[i] if i < len(node.header) else None
@@ -319,7 +319,7 @@ def missing_rows(table: "TableFn", domains, missing, at) -> list:
     the rows in the keys' order (before the first row that comes after it, else after the
     last row), with a quick fix inserting the row with its keys and `absent` values."""
     from ..errors import Fix
-    from ..values import literal
+    from ..language.values import literal
     node = table.node
     if not node.rows or node.grid:
         shown = "; ".join(at(c) for c in missing[:4]) + (f"; and {len(missing) - 4} more" if len(missing) > 4 else "")

@@ -3,9 +3,9 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from .. import nodes as n
+from ..language import nodes as n
 from ..errors import EvaluationError
-from ..values import ABSENT, Record, Sym, number
+from ..language.values import ABSENT, Record, Sym, number
 from .context import BookParts
 
 

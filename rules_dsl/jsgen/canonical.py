@@ -12,7 +12,7 @@ import json
 from fractions import Fraction
 
 from ..errors import InputError, NotFound
-from ..values import ABSENT, Record, Sym
+from ..language.values import ABSENT, Record, Sym
 
 
 def canonical(v):

@@ -15,7 +15,7 @@ import re
 from fractions import Fraction
 
 from ..errors import RulesError
-from ..values import ABSENT, Record, Sym
+from ..language.values import ABSENT, Record, Sym
 
 NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 

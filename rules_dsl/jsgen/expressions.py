@@ -16,11 +16,11 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from .. import nodes as n
-from .. import rollpaths
-from ..builtins import BUILTINS
-from ..resolve import resolve, resolve_callee
-from ..values import ABSENT, Sym
+from ..language import nodes as n
+from ..language import rollpaths
+from ..language.builtins import BUILTINS
+from ..analysis.resolve import resolve, resolve_callee
+from ..language.values import ABSENT, Sym
 from .emit import Globals, Idents, js_str, unsupported
 
 # built-ins the runtime does not mirror, with why

@@ -7,7 +7,7 @@ Parameters arrive bound and converted (the runtime's `Mechanic.bind`, with the s
 InputError words as Python); the returned value is checked against the declared type."""
 from __future__ import annotations
 
-from .. import nodes as n
+from ..language import nodes as n
 from .emit import Globals, Idents, js_str, unsupported
 from .expressions import ExprGen
 from .types import js_type

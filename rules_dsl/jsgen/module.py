@@ -73,7 +73,7 @@ def spans_js(g: Globals) -> str:
 
 
 ODDS_REFUSED = ("chance(...) and mean(...) are exact odds over every roll, computed by the Python engine "
-                "(rules_dsl.example_odds); the JavaScript back end does not compute odds")
+                "(rules_dsl.evaluation.example_odds); the JavaScript back end does not compute odds")
 
 
 def examples_module(book, g: Globals, module_file: str) -> tuple:
@@ -82,7 +82,7 @@ def examples_module(book, g: Globals, module_file: str) -> tuple:
     ex = Globals(g.compiled, g.span_text)
     ex.syms = g.syms          # the book's symbols; a new one is written inline
     thunks, cases = [], []
-    from ..resolve import form_name
+    from ..analysis.resolve import form_name
     for rule_id, example in book.example_cases():
         for case in example.cases:
             if form_name(case.expr, g.compiled.syms) is not None:

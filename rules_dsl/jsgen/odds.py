@@ -16,7 +16,7 @@ Two visitors extend `ExprGen`, as the Python engine's compilers extend `ExprComp
 to its declared type, `aggregate_plan.AggregateCompiler`)."""
 from __future__ import annotations
 
-from .. import nodes as n
+from ..language import nodes as n
 from ..odds import aggregates
 from ..odds.plan import GroupStep, calls_dice, count_params, plan_of
 from .emit import Globals, Idents, js_str

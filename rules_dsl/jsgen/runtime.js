@@ -1,7 +1,7 @@
 // rules-dsl JavaScript runtime: the values and operations of the rules language, shared by every
 // generated book module (rules_dsl/jsgen).  Hand-written, no dependencies, an ES module.
 //
-// It mirrors the Python back end (rules_dsl/values.py, builtins.py, dice.py, compiler/): every
+// It mirrors the Python back end (rules_dsl/language/values.py, builtins.py, dice.py, compiler/): every
 // number is exact.  Whole numbers are BigInt (Python ints have no size limit, and an `int`
 // parameter or a product of costs can pass 2**53, where a JS number silently rounds); a fraction
 // is a `Frac` of two BigInts in lowest terms with a positive denominator, and a fraction whose
@@ -63,7 +63,7 @@ export class Record {
   constructor(entries) { this.fields = new Map(entries); Object.freeze(this); }
 }
 
-// The stand-in protocol (rules_dsl/symbolic.py's twin).  The exact-odds engine (odds.mjs) hands a
+// The stand-in protocol (rules_dsl/language/symbolic.py's twin).  The exact-odds engine (odds.mjs) hands a
 // mechanic one *stand-in* for a class of die faces it has not told apart (or for "k or more"
 // successes of a chain).  Every operation below that meets one asks it instead of reading it:
 // `sample()` (a value of the type it covers, for type checks), `observe(fn, key)` (fn of what it
@@ -261,7 +261,7 @@ function pyLt(a, b) {   // Python's a < b over the values sorted/max/min meet; U
   throw new Unorderable();
 }
 
-// with stand-ins: Python's own comparisons, in CPython's order (rules_dsl/symbolic.py)
+// with stand-ins: Python's own comparisons, in CPython's order (rules_dsl/language/symbolic.py)
 function cmpAny(a, op, b) {
   if (isS(a)) return a.cmp(op, b);
   if (isS(b)) return b.cmp(FLIP[op], a);
@@ -383,7 +383,7 @@ export function literal(v) {  // values.literal: a value as the rules language w
 
 // ------------------------------------------------------------------ expressions
 export function contains(span, container, item) {
-  // a stand-in sees the test (rules_dsl/symbolic.py, rule 3); the container is its cache key
+  // a stand-in sees the test (rules_dsl/language/symbolic.py, rule 3); the container is its cache key
   if (isS(item)) return item.observe((v) => contains(span, container, v), container);
   if (isS(container)) container = container.byValue();
   if (container === ABSENT) fail(span, "'in': the collection is absent in the source rulebook");
@@ -486,7 +486,7 @@ function extreme(args, fn, pickGreater) {
   const xs = args.length === 1 ? items(args[0], fn) : args;
   if (!xs.length) bfail(`${fn}: no values`);
   if (xs.some(isS)) {
-    // rules_dsl/symbolic.py rule 4: among copies of one stand-in only the distinct objects are
+    // rules_dsl/language/symbolic.py rule 4: among copies of one stand-in only the distinct objects are
     // compared, as Python's max does (`item > best`, item on the left)
     const seen = [...new Set(xs)];
     let best = seen[0];
@@ -775,7 +775,7 @@ class ForcedRoller {   // a callee's rolls given by the caller (`save(3, die=d)`
   }
 }
 
-// rules_dsl.rollpaths: a roll made in the k-th call (k >= 1) of a mechanic within one invocation is
+// rules_dsl.language.rollpaths: a roll made in the k-th call (k >= 1) of a mechanic within one invocation is
 // `name[k].roll`; shown with `name[0]` for the first call when there are several
 const SEGMENT = /^([A-Za-z_][A-Za-z0-9_]*)(?:\[([0-9]{1,6})\])?$/;
 function parsePath(path) {
@@ -1052,7 +1052,7 @@ export function callValue(ctx, span, fn, args, kwargs) {   // calling a mechanic
 }
 
 // ------------------------------------------------------------------ names in words
-// The twin of rules_dsl/display.py (Names) and wording.py (title, answer): a player reads each
+// The twin of rules_dsl/language/display.py (Names) and wording.py (title, answer): a player reads each
 // name's display form, the words the book gave it (`under_fire called "Under Fire"`, carried by
 // the module as `defineWords`) or else the identifier's words (`under_fire` -> "under fire"),
 // and values in words (members by their words, booleans yes/no, lists comma-separated).

@@ -5,7 +5,7 @@ words for messages (`describe`) are taken from the Python `TypeCheck`, so an Inp
 says exactly what Python says."""
 from __future__ import annotations
 
-from .. import nodes as n
+from ..language import nodes as n
 from .emit import js_int, js_str, unsupported
 
 BASE = ("int", "bool", "text", "number", "absent")

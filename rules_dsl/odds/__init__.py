@@ -35,7 +35,7 @@ language (tables, nested mechanics, `require`, enums...) behaves exactly as in a
   coefficients, and not over faces but over *classes* of faces that the mechanic
   cannot tell apart.  A die in a class of several faces is handed over as a stand-in
   (`Face`) that carries every face of its class and checks each use: a comparison,
-  membership test (through the compiler's hook, rule 3 of the stand-in protocol in `rules_dsl.symbolic`) or conversion that
+  membership test (through the compiler's hook, rule 3 of the stand-in protocol in `rules_dsl.language.symbolic`) or conversion that
   gives the same answer for every face of the class is answered; one that does not
   splits the class.  While the statement that rolled it is being evaluated, the split
   is made for the current path only: it is a new choice point (how many of the
@@ -112,7 +112,7 @@ The package, one module per part
 * `result`     -- `Distribution` (outcomes, mean, `error_bound`, `table()`, `as_json()`),
   `OrMore`, `NoDice`, `value_key` (the exact keys of values), and the order outcomes are shown in;
 * `budget`     -- `Budget`, its `Meter`, and the refusal `TooLarge`;
-* `standins`   -- the stand-ins `Face`, `Tail`, `PoolList` (protocol: `rules_dsl.symbolic`);
+* `standins`   -- the stand-ins `Face`, `Tail`, `PoolList` (protocol: `rules_dsl.language.symbolic`);
 * `multisets`  -- face classes (`Partition`), pools as weighted multisets, `PoolOrigin`;
 * `chains`     -- the closed-form law of a chain's successes and its tail's origin;
 * `replay`     -- `Replay`, the enumerating roller;

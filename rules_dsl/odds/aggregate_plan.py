@@ -17,9 +17,9 @@ from __future__ import annotations
 import dataclasses
 
 from .. import compiler as _compiler
-from .. import nodes as n
-from ..builtins import BUILTINS
-from ..resolve import resolve_callee
+from ..language import nodes as n
+from ..language.builtins import BUILTINS
+from ..analysis.resolve import resolve_callee
 
 __all__ = ["AGGREGATES", "Unsupported", "AggregateCompiler", "PoolPlan", "analyse"]
 

@@ -37,8 +37,8 @@ from fractions import Fraction
 from itertools import product
 
 from ..compiler import Ctx
-from ..dice import explode_law, explode_more, rerolled_die
-from ..values import ABSENT
+from ..language.dice import explode_law, explode_more, rerolled_die
+from ..language.values import ABSENT
 from . import budget
 from .aggregate_plan import AGGREGATES, AggregateCompiler, PoolPlan, Unsupported, analyse
 from .result import TooLarge

@@ -8,12 +8,12 @@ from fractions import Fraction
 import math
 import time
 
-from .. import nodes as n
+from ..language import nodes as n
 
 from ..compiler import Ctx, MechanicFn
-from ..dice import GivenRoller
+from ..language.dice import GivenRoller
 from ..errors import EvaluationError, NotFound
-from ..values import Record, show
+from ..language.values import Record, show
 from .chains import ChainLaw
 from .multisets import pool_alternatives
 from .plan import GroupStep, plan_of
@@ -388,8 +388,8 @@ def _check_repeated_given(mechanic, given):
     call by its order in one evaluation.  The engine evaluates the mechanic's statements
     one at a time, each numbering its own calls; so a path through the k-th call of a
     mechanic that several statements call cannot be followed: refused, not guessed."""
-    from .. import rollpaths
-    from ..callgraph import call_sites
+    from ..language import rollpaths
+    from ..analysis.callgraph import call_sites
     for k in given:
         parsed = rollpaths.parse(k)
         if parsed is None or not parsed[0] or parsed[0][0][1] == 0:

@@ -7,7 +7,7 @@ rows on every machine.
 """
 from __future__ import annotations
 
-from .. import nodes as n
+from ..language import nodes as n
 from ..compiler import MechanicFn
 from ..errors import RulesError
 from .budget import Budget, TooLarge

@@ -13,8 +13,8 @@ import weakref
 from ..compiler import LetStep, MechanicFn, RequireStep
 from . import aggregate_plan
 from .. import compiler as _compiler
-from .. import nodes as n
-from ..resolve import resolve, resolve_callee
+from ..language import nodes as n
+from ..analysis.resolve import resolve, resolve_callee
 
 
 # ================================================================ the engine

@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 import operator
 
-from ..dice import DieInfo, explode_law, explode_more, rerolled_die
+from ..language.dice import DieInfo, explode_law, explode_more, rerolled_die
 from ..errors import EvaluationError
 from . import budget
 from .chains import ChainOrigin, ChainState

@@ -8,9 +8,9 @@ from __future__ import annotations
 from fractions import Fraction
 
 from ..compiler import EnumNamespace, MechanicFn, TableFn
-from ..dice import DieInfo
+from ..language.dice import DieInfo
 from ..errors import RulesError
-from ..values import ABSENT, Rational, Record, show, Sym, to_json
+from ..language.values import ABSENT, Rational, Record, show, Sym, to_json
 from .budget import TooLarge  # noqa: F401  (defined with the budget it refuses; exported here as before)
 from .standins import Face, NoKey, PoolList, Tail
 

@@ -1,4 +1,4 @@
-"""The engine's stand-ins for dice values (the protocol is in `rules_dsl.symbolic`).
+"""The engine's stand-ins for dice values (the protocol is in `rules_dsl.language.symbolic`).
 
 `Face` stands for a class of faces of one die that the mechanic has not told
 apart; `Tail` for "K or more" successes of a chain; `PoolList` is a pool handed
@@ -11,9 +11,9 @@ from fractions import Fraction
 import math
 import operator
 
-from ..symbolic import Symbolic
+from ..language.symbolic import Symbolic
 from . import budget
-from ..values import number, Rational, Sym
+from ..language.values import number, Rational, Sym
 
 
 class Refine(BaseException):

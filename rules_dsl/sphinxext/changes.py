@@ -1,6 +1,6 @@
 """A layered book on the website (layers.py): each changed rule marked "changed by"
 its layer, with the base book's text one tap away, and each layer's "what changed"
-page, drawn from `rules diff` (rules_dsl/diff.py) of the book and its base.
+page, drawn from `rules diff` (rules_dsl/faces/diff.py) of the book and its base.
 
 `add_layers(model, book)` adds to a layered book's render model what the pages
 show: `layers` (each layer's id, title, base and changes), per rule `changed_by`
@@ -25,8 +25,8 @@ from .rendering import fold_node, literal, table_node, text_para
 # ------------------------------------------------------------------ the model
 def add_layers(model: dict, book) -> None:
     """Add the layers, each rule's changes and base text, and the diff with the base."""
-    from ..diff import diff_books
-    from ..loader import load
+    from ..faces.diff import diff_books
+    from ..library.loader import load
     layers = book.layers
     model["layers"] = [{"id": lay.id, "name": lay.name, "base": lay.base, "title": lay.title,
                         "edition": lay.edition, "source": lay.source, "prose": [p.text for p in lay.prose],
@@ -327,7 +327,7 @@ def _part(ctx, title: str, kind: str):
 def _odds_nodes(o: dict) -> list:
     """One odds change: the table (each result, before, after, the change in points),
     the means, and the chart hook's nodes when it gives any."""
-    from ..diff_text import LONG_FRACTION
+    from ..faces.diff_text import LONG_FRACTION
     box = nodes.container(classes=["rules-odds-change"])
     label = f"Odds with {o['inputs_said']}" if o["inputs_said"] else "Odds"
     box += text_para(label, ["rules-odds-change-title"])

@@ -88,7 +88,7 @@ DEFINITIONS_SHOWN = 3
 def defining_rules(models: dict) -> dict:
     """name_key -> [(book, rule id, title, definition)] of the rules whose title or an alias
     is that name: what a book *defines* (checks.defined_names), across every book."""
-    from ..checks import name_key
+    from ..analysis.checks import name_key
     out = {}
     for bid, m in sorted(models.items()):
         for r in m["rules"].values():
@@ -108,7 +108,7 @@ def glossary(models: dict) -> list:
     letter ("1", "4+", "+2") are left out: they name no term a player reads about, and
     `rules lookup` still finds them; keywords that start with a digit ("2d6", "25mm")
     are kept, after the letters (see `split_pages`)."""
-    from ..checks import name_key
+    from ..analysis.checks import name_key
     defs = defining_rules(models)
     terms = {}
     for bid, m in models.items():
@@ -374,7 +374,7 @@ def xindex_front(pages: dict, titles: dict, defs: dict, per_letter: int = FRONT_
     """The cross index's front: per letter, the `per_letter` terms shared by the most books
     (shown A–Z), each with what it means where a book defines it (`defining_rules`), and
     the books that have rules for it."""
-    from ..checks import name_key
+    from ..analysis.checks import name_key
     out = []
     for label, group in _by_letter(pages).items():
         books = {}         # a term cut onto several pages: its parts' books together

@@ -26,11 +26,11 @@ from __future__ import annotations
 from fractions import Fraction
 from pathlib import Path
 
-from .. import nodes as n
-from ..prose import first_sentence, parse_prose, plain_text
-from ..display import capitalised
-from ..values import percent_text, show
-from ..records import decl_model
+from ..language import nodes as n
+from ..language.prose import first_sentence, parse_prose, plain_text
+from ..language.display import capitalised
+from ..language.values import percent_text, show
+from ..faces.records import decl_model
 
 CASES_SHOWN = 12
 SUMMARY_CHARS = 200
@@ -77,8 +77,8 @@ def compute_odds_one(mech):
     (display.py: the words are part of the mechanic's closure key, so a renamed member
     computes its odds' rows again); `inputs_shown` keeps the values as the page's form
     matches them (values.show)."""
-    from ..display import names_of
-    from ..wording import inputs_phrase
+    from ..language.display import names_of
+    from ..language.wording import inputs_phrase
     names = names_of(mech.book)
     page_odds = odds_available()
     skipped = []
@@ -124,7 +124,7 @@ def _value_words(names, value) -> str:
 #: then one row for the rest (together under ODDS_FOLD_BELOW)
 def _example_cases(book, rule_id, ex) -> list:
     """Each `>>>` of a worked example as the page shows it (working.example_cases)."""
-    from ..working import example_cases
+    from ..evaluation.working import example_cases
     return example_cases(book, rule_id, ex)
 
 
@@ -236,7 +236,7 @@ def build_model(book, derived: dict) -> dict:
 
 
 def _books_dir() -> Path:
-    from ..loader import books_dir
+    from ..library.loader import books_dir
     return Path(books_dir()).resolve()
 
 

@@ -24,7 +24,7 @@ class DerivedStore:
     (and between output folders) in the rules cache folder, one file per book."""
 
     def __init__(self, book_id: str):
-        from .. import loader
+        from ..library import loader
         self.path = Path(loader.cache_dir()) / "sphinx" / f"{book_id}.pickle"
         self.old, self.new = {}, {}
         try:
@@ -102,7 +102,7 @@ def compute_derived(book, code: str = "") -> dict:
              "printed": f.printed, "line": _line_of(f.location)} for f in book.coverage_findings()]))
     # undefined names: made of every rule's title, aliases, keywords (the hints) and `uses`,
     # written where they are
-    from ..model import rules_of
+    from ..language.model import rules_of
     names_key = "names:" + hashlib.sha256(repr((code, [(p.node.id, p.node.title, p.node.aliases, p.node.keywords,
                                                          p.node.uses) for p in rules_of(book.ast)])).encode()).hexdigest()
     findings.extend(store.get(names_key, lambda: [
@@ -133,7 +133,7 @@ def compute_derived(book, code: str = "") -> dict:
             key = "odds:" + closures.key(mech.node)
             chosen = getattr(book.compiled, "odds_inputs", {}).get(name)
             if chosen:   # the designer's `odds` lines: part of the key, so an edit shows at once
-                from ..values import show
+                from ..language.values import show
                 key += ":" + repr([([show(a) for a in args], sorted((k, show(v)) for k, v in kw.items()))
                                    for args, kw in chosen])
             rows, err, *rest = store.get(key, lambda mech=mech: compute_odds_one(mech))

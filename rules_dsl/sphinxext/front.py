@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import re
 
-from .. import nodes as n
+from ..language import nodes as n
 
 DEFAULT_RULES = 8
 DEFAULT_TABLES = 2
@@ -142,7 +142,7 @@ def front_model(book, rules: dict, sections: dict, top_sections: list, first_sen
 def card_of(model) -> dict:
     """What the home page's game picker shows of a book (kept in its summary): its dice in
     one sentence (the quick reference on its page says the rest)."""
-    from ..prose import first_sentence, parse_prose, plain_text
+    from ..language.prose import first_sentence, parse_prose, plain_text
     f = model["front"]
     dice = plain_text(parse_prose(f["dice"])) if f["dice_given"] else f["dice"]
     return {**{k: f[k] for k in ("about", "about_given", "start")},

@@ -36,7 +36,7 @@ from pathlib import Path
 from docutils import nodes
 from sphinx import addnodes
 
-from .. import cachekeys
+from ..library import cachekeys
 from ..paths import read_json_dict, write_json_dict
 from . import compat
 from .keys import digest

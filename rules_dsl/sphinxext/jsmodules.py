@@ -43,7 +43,7 @@ def write_modules(outdir: Path, ids, keys=None, state_file=None) -> tuple:
     place, is neither loaded nor generated again (its earlier outcome stands)."""
     from .. import jsgen
     from ..errors import RulesError
-    from ..loader import load
+    from ..library.loader import load
     out = Path(outdir) / JS_DIR
     out.mkdir(parents=True, exist_ok=True)
     written, skipped, shipped = [], {}, []

@@ -15,14 +15,15 @@ import dataclasses
 import hashlib
 from pathlib import Path
 
-from .. import cachekeys, nodes as n
-from ..cachekeys import code_fingerprint
+from ..library import cachekeys
+from ..language import nodes as n
+from ..library.cachekeys import code_fingerprint
 
 MODEL_VERSION = 7
 
 
 # ------------------------------------------------------------------ code and content
-# One policy for every cache of the project (rules_dsl/cachekeys.py): content plus a
+# One policy for every cache of the project (rules_dsl/library/cachekeys.py): content plus a
 # fingerprint of the code that the cached thing depends on.
 def engine_key() -> str:
     """Changes whenever the language implementation (compiler, odds engine...) changes,
@@ -79,7 +80,7 @@ class Closures:
     so those are in its key too."""
 
     def __init__(self, ast, code: str):
-        from ..model import decls_of
+        from ..language.model import decls_of
         self.decls, self.owner = {}, {}
         enums = []
         for p in decls_of(ast):
@@ -142,7 +143,7 @@ class Closures:
         parts += [self._repr(x, placed) for x in sorted(seen)]
         if "defined" in reached:
             if self._defined is None:
-                from ..checks import defined_names
+                from ..analysis.checks import defined_names
                 self._defined = repr(sorted(defined_names(self._ast).items()))
             parts.append(self._defined)
         return hashlib.sha256("\n".join(parts).encode()).hexdigest()

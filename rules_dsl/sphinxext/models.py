@@ -176,7 +176,7 @@ def _book_keys(code: str, problems: list | None = None) -> dict:
     in order, and ``"*"``: a key of the list of books (what a reference to an unknown
     book was checked against)."""
     from ..errors import RulesError
-    from ..loader import book_files, book_ids
+    from ..library.loader import book_files, book_ids
     out = {}
     for bid in book_ids():
         try:
@@ -192,8 +192,8 @@ def _book_keys(code: str, problems: list | None = None) -> dict:
 def ids_key(ast) -> str:
     """What another book's references read of this one: the ids of its rules and sections
     (as `Library` checks a `[[book:rule]]` against them)."""
-    from .. import nodes as n
-    from ..model import walk
+    from ..language import nodes as n
+    from ..language.model import walk
     return digest(sorted(p.node.id for p in walk(ast.items) if isinstance(p.node, (n.Rule, n.Section))))
 
 
@@ -219,7 +219,7 @@ class Consulted:
                 self.known[other] = head["ids_key"]
             else:
                 from ..errors import RulebookError, RulesError
-                from ..loader import parse_book
+                from ..library.loader import parse_book
                 try:
                     self.known[other] = ids_key(parse_book(other)[0])
                 except RulebookError:
@@ -235,7 +235,7 @@ def _build_entry(bid: str, cache: ModelCache, keys: dict | None = None, problems
     `compute_derived` wherever they still hold); None (and a problem) when it does not
     compile."""
     from ..errors import RulebookError, RulesError
-    from ..loader import load_consulted
+    from ..library.loader import load_consulted
     code = code_key()
     problems = problems if problems is not None else []
     keys = keys if keys is not None else _book_keys(code)

@@ -1,6 +1,6 @@
 """The open data on the website: `data/<book>.json`, `data/index.json` and
 `data/book.schema.json` in the HTML output, the same files `rules export` writes
-(rules_dsl/export.py), so other tools can use the books without scraping pages.
+(rules_dsl/faces/export.py), so other tools can use the books without scraping pages.
 
 Written at `build-finished`, for HTML builders only, in the main process.  Cheap
 when little changed, book by book: `STATE_FILE` in the doctree folder records, per
@@ -17,7 +17,7 @@ from pathlib import Path
 
 from sphinx.util import logging
 
-from .. import export
+from ..faces import export
 from ..paths import read_json_dict, write_json_dict, write_text_if_changed
 
 logger = logging.getLogger(__name__)
@@ -27,13 +27,13 @@ STATE_FILE = "rules_dsl-data.json"
 
 
 def _code() -> str:
-    from .. import cachekeys
+    from ..library import cachekeys
     return cachekeys.code_fingerprint("index", "site", salt=f"{export.SCHEMA_VERSION}|"
                                       + export.schema_path().read_text(encoding="utf-8"))
 
 
 def _book_key(library, bid: str, code: str) -> str | None:
-    from .. import cachekeys
+    from ..library import cachekeys
     from ..errors import RulesError
     try:
         parts = []
@@ -47,7 +47,7 @@ def _book_key(library, bid: str, code: str) -> str | None:
 def write_data(outdir: Path, doctreedir: Path, ids, library=None) -> list:
     """Write the data files of the books `ids` under `outdir/data`; the names written."""
     from ..errors import RulebookError
-    from ..loader import DEFAULT
+    from ..library.loader import DEFAULT
     library = library or DEFAULT
     out = Path(outdir) / DATA_DIR
     ids = sorted(ids)

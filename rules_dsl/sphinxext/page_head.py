@@ -39,7 +39,7 @@ def page_description(site, pagename: str, root_doc: str, doctree=None, title: st
         m = site.models.get(parts[0])
         path = "/".join(parts[1:])
         if m is not None and path == "index":
-            from ..prose import parse_prose, plain_text
+            from ..language.prose import parse_prose, plain_text
             front = m.get("front") or {}
             intro = (plain_text(parse_prose(front["about"])) if front.get("about_given") else
                      next((s for s in (plain_text(parse_prose(t), first_only=True) for t in m["prose"]) if s), ""))

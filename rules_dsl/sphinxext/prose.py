@@ -1,5 +1,5 @@
 """Rulebook prose -> docutils nodes: a renderer of the `Doc` that
-`rules_dsl.prose.parse_prose` makes (the markup itself is defined there).
+`rules_dsl.language.prose.parse_prose` makes (the markup itself is defined there).
 
 Text only ever becomes `nodes.Text` (which every writer escapes); nothing from a
 rulebook is passed through as HTML or as reStructuredText/Markdown source.
@@ -9,7 +9,7 @@ from __future__ import annotations
 from docutils import nodes
 from sphinx import addnodes
 
-from ..prose import BulletList, Paragraph, Ref, Strong, Text, parse_inline, parse_prose
+from ..language.prose import BulletList, Paragraph, Ref, Strong, Text, parse_inline, parse_prose
 
 
 def xref(book: str, target: str, label=None, reftype="ref", classes=()):

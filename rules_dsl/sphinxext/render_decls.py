@@ -11,7 +11,7 @@ ODDS_ROWS_SHOWN = 400
 
 
 def decl_nodes(ctx, d, book) -> list:
-    """A declaration for players, in words (display forms: rules_dsl/display.py), with its
+    """A declaration for players, in words (display forms: rules_dsl/language/display.py), with its
     identifiers, signature and formula for designers one tap away ("For designers")."""
     kind = d["kind"]
     w = d.get("words") or {}

@@ -198,7 +198,7 @@ def intro(model: dict, prose: list) -> tuple:
 
 def book_preview(model: dict) -> str:
     """The book link's preview text (plain): what the game is, and what the link opens."""
-    from ..prose import parse_prose, plain_text
+    from ..language.prose import parse_prose, plain_text
     f = model["front"]
     about = plain_text(parse_prose(f["about"])) if f["about_given"] else f["about"]
     return " ".join(x for x in (about, "The book's page: quick reference and contents.") if x)

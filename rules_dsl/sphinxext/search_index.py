@@ -78,7 +78,7 @@ import math
 import os
 import re
 
-from .. import textsearch
+from ..faces import textsearch
 
 #: the data format the browser reads (bump when the layout above changes)
 VERSION = 3
@@ -189,7 +189,7 @@ def _part_key(bid: str, entry: dict) -> str:
     entry made in this process, one sent back by a worker and one read from the cache)."""
     import json
 
-    from .. import cachekeys
+    from ..library import cachekeys
     blob = json.dumps([bid, entry["info"], entry["records"], (entry.get("search") or {}).get("vocabulary")],
                       sort_keys=True, ensure_ascii=False, default=repr)
     # the part is the entry's search analysis too: the search data and textsearch.py (index scope) key it
@@ -202,7 +202,8 @@ def book_parts(entries: dict, cache_dir=None, folder: str = "") -> dict:
     import pickle
     from pathlib import Path
 
-    from .. import cachekeys, paths
+    from ..library import cachekeys
+    from .. import paths
     parts = {}
     for bid, entry in entries.items():
         if entry.get("error") is not None or entry.get("info") is None:
@@ -231,7 +232,9 @@ def library_parts(library) -> dict:
     (about a second at a hundred books)."""
     from pathlib import Path
 
-    from .. import cachekeys, index_build, paths
+    from ..library import cachekeys
+    from ..faces import index_build
+    from .. import paths
     ids, keys, dep_keys = index_build.book_keys(library)
     folder = os.path.realpath(library.books_dir)
     store = Path(library.cache_dir) / CACHE_DIR
@@ -393,8 +396,8 @@ def write_index(app, exc):
         return
     from pathlib import Path
 
-    from .. import index
-    from ..loader import DEFAULT
+    from ..faces import index
+    from ..library.loader import DEFAULT
 
     objects = app.env.domains["rules"].objects
 
@@ -404,7 +407,7 @@ def write_index(app, exc):
 
     # nothing to do when no source, no rule's page and no code changed since the files were
     # written (the stamps of the sources: no book is read; a hundred books' parts cost seconds)
-    from .. import cachekeys
+    from ..library import cachekeys
     static = Path(app.outdir) / "_static"
     state = Path(app.doctreedir) / STATE_FILE
     pages = sorted((name, entry[0]) for (kind, name), entry in objects.items() if kind == "rule")

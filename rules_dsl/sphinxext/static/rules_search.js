@@ -1,4 +1,4 @@
-/* The ranking of the site's search box: `rules lookup` (rules_dsl/index.py), in JavaScript.
+/* The ranking of the site's search box: `rules lookup` (rules_dsl/faces/index.py), in JavaScript.
  *
  * One definition of ranking, two runtimes: this file runs in the browser (a plain
  * script: `window.RulesSearch`) and under node (`require`: tests/test_search_js.py runs
@@ -9,7 +9,7 @@
  *   - a title or alias (alias: 5 less) scored by `scoreName`, the port of index.py's
  *     `_score_name`: exact 100, a word or a prefix 80, a word prefix 70, a similar name
  *     50..90 (difflib's ratio, ported exactly: `ratio`), a typo of one word of a longer name 45;
- *   - full text, up to 40 (40 x the rule's score over the best): rules_dsl/textsearch.py,
+ *   - full text, up to 40 (40 x the rule's score over the best): rules_dsl/faces/textsearch.py,
  *     function for function (`fold`, `words`, `tokens`, `fieldTokens`, `Vocabulary`,
  *     `analyse`, `termWeight`, `querySlots`, `expand`, `scoreParts`, `proximity`...):
  *     stop words, the Snowball Porter stemmer (vendored: snowball-*-stemmer.js, the

@@ -1,0 +1,1 @@
+"""The library a user holds: books found, loaded, layered (errata, editions, house rules) and cached."""
