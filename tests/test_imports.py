@@ -1,12 +1,15 @@
 """Modules talk through public names, and the imports run one way.
 
-Two plain tests over the package's source, read with `ast` (nothing is imported or run):
+Plain tests over the package's source, read with `ast` (nothing is imported or run):
 
 * no module takes another module's underscore names, neither by
   `from x import _y` nor by attribute use (`x._y`) on a name bound to another
   `rules_dsl` module; dunders (`__version__`) are public;
 * the module import graph has no circles (no strongly connected component of
-  more than one module, no module importing itself).
+  more than one module, no module importing itself);
+* imports run down the package's stages (its folders: language < analysis <
+  compiler < odds < jsgen < evaluation < library < faces < sphinxext < entry
+  points), never back up, but for the few listed in `UPWARD` with their reason.
 
 How imports are counted:
 
@@ -183,3 +186,71 @@ def test_no_import_circles():
     found = circles()
     assert not found, f"{len(found)} import circles:\n" + "\n".join(
         f"  ({len(c)} modules) " + " <-> ".join(c) for c in found)
+
+
+# ----------------------------------------------------------------- the stages' order
+#: the package's folders, lowest first (docs/architecture.md draws them): a module imports
+#: from its own stage and the stages before it, never from one after it.  Data flows one
+#: way: the language knows nothing of analysis, the compiler nothing of its back ends,
+#: the back ends nothing of the library that holds books, the library nothing of the faces.
+STAGES = ["language", "analysis", "compiler", "odds", "jsgen", "evaluation", "library", "faces", "sphinxext",
+          "entry"]
+#: modules at the package's top and their stage: the base every stage uses sits with the
+#: language; `cli` (the `rules` command's entry point) is a face; the rest are entry points
+#: that may take anything (the front door's lazy names, `python -m`, the pytest plugin, a
+#: former module name kept importable)
+TOP = {"errors": "language", "paths": "language", "version": "language", "cli": "faces",
+       "__init__": "entry", "__main__": "entry", "pytest_plugin": "entry", "odds_pools": "entry"}
+#: imports that run back up today, each with its reason; the test fails when one goes away
+#: (delete it here) and when a new one comes
+UPWARD = {
+    ("rules_dsl.language.parser", "rules_dsl.faces.textsearch"):
+        "a book's `vocabulary` groups are checked at parse time against the search's limits, "
+        "words and stop words; the fix is to take those out of textsearch.py into the language",
+}
+
+
+def stage_of(module: str) -> str:
+    parts = module.split(".")
+    if len(parts) == 1:
+        return "entry"
+    if parts[1] in STAGES:
+        return parts[1]
+    assert parts[1] in TOP, (f"{module}: a module at the package's top that is no entry point nor base; "
+                             f"put it in a stage's folder, or add it to TOP with its stage")
+    return TOP[parts[1]]
+
+
+def upward_imports(graph: dict[str, set[str]]) -> set[tuple[str, str]]:
+    return {(a, b) for a, targets in graph.items() for b in targets
+            if STAGES.index(stage_of(b)) > STAGES.index(stage_of(a))}
+
+
+def test_every_module_has_a_stage():
+    """Every folder of the package is a stage, and every module at the top is placed."""
+    folders = {p.name for p in (REPO / PACKAGE).iterdir() if (p / "__init__.py").exists()}
+    assert folders == set(STAGES) - {"entry"}, folders ^ (set(STAGES) - {"entry"})
+    for name in _modules():
+        stage_of(name)
+
+
+def test_the_stage_rule_finds_an_import_that_runs_back_up():
+    fake = {
+        "rules_dsl.language.nodes": Module("rules_dsl.language.nodes", Path("n.py"), False, ast.parse(
+            "from ..errors import RulesError\n")),
+        "rules_dsl.errors": Module("rules_dsl.errors", Path("e.py"), False, ast.parse("")),
+        "rules_dsl.analysis.checks": Module("rules_dsl.analysis.checks", Path("c.py"), False, ast.parse(
+            "from ..language import nodes\ndef f():\n    from ..library.loader import load\n")),
+        "rules_dsl.library.loader": Module("rules_dsl.library.loader", Path("l.py"), False, ast.parse(
+            "from ..analysis import checks\n")),
+    }
+    assert upward_imports(import_graph(fake)) == {("rules_dsl.analysis.checks", "rules_dsl.library.loader")}
+
+
+def test_imports_run_down_the_stages():
+    found = upward_imports(import_graph())
+    new = sorted(found - set(UPWARD))
+    assert not new, f"{len(new)} imports run back up the stages ({' < '.join(STAGES)}):\n" + "\n".join(
+        f"  {a} ({stage_of(a)}) imports {b} ({stage_of(b)})" for a, b in new)
+    gone = sorted(set(UPWARD) - found)
+    assert not gone, f"no longer imported, delete from UPWARD: {gone}"
