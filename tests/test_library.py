@@ -78,6 +78,37 @@ def test_the_code_fingerprint_is_the_hash_of_the_code_stamps():
         assert cachekeys.code_fingerprint(scope) == hashlib.sha256(stamps.encode()).hexdigest()[:20]
 
 
+def test_the_parse_scope_stamps_everything_a_parse_reads():
+    """A parsed file's cache key covers the code it was parsed by: every module a parse
+    module imports (statically, at any depth of function) and the stop words a book's
+    `vocabulary` is checked against.  A file left out would let an edit to it serve
+    a parse the new code would not make."""
+    import ast
+    from pathlib import Path
+    pkg = Path(cachekeys.__file__).resolve().parent.parent
+    stamps = cachekeys.code_stamps("parse")
+    for rel in sorted(cachekeys.PARSE_FILES):
+        assert str(pkg / rel) + ":" in stamps, f"{rel} is listed but not stamped"
+    assert str(pkg / "faces" / "searchdata" / "stopwords.txt") + ":" in stamps
+    missing = set()
+    for rel in sorted(f for f in cachekeys.PARSE_FILES if f.endswith(".py")):
+        here = Path(rel).parent.parts
+        for node in ast.walk(ast.parse((pkg / rel).read_text())):
+            if not isinstance(node, ast.ImportFrom) or not (node.level or (node.module or "").startswith("rules_dsl")):
+                continue
+            base = list(here[:len(here) - node.level + 1]) if node.level else []
+            mod = base + (node.module.split(".") if node.module else [])
+            if not node.level:
+                mod = mod[1:]                     # rules_dsl.x.y -> x/y
+            for name in [a.name for a in node.names] + [None]:
+                parts = mod + ([name] if name else [])
+                target = Path(*parts).with_suffix(".py") if parts else None
+                if target and (pkg / target).is_file():
+                    if target.as_posix() not in cachekeys.PARSE_FILES:
+                        missing.add((rel, target.as_posix()))
+    assert not missing, f"parse modules import files the parse cache's key does not cover: {sorted(missing)}"
+
+
 def test_sweep_drops_old_entries_once_a_day(tmp_path):
     old, new = tmp_path / "ast" / "a-1.pickle", tmp_path / "ast" / "b-2.pickle"
     old.parent.mkdir()

@@ -12,7 +12,9 @@ hashlib when a key is made): `rules lookup` checks its index on every call with
 * **Code.**  `code_fingerprint(scope)` stamps the package files a cache depends
   on (the same five fields), so editing, upgrading or switching the checkout of
   the code never serves an entry built by other code.  Scopes: ``parse`` (the
-  grammar and the AST code), ``engine`` (everything a compiled book is made
+  grammar, the AST code and what it imports, and the search's stop words a
+  book's `vocabulary` is checked against: code and data files, ``.txt`` too),
+  ``engine`` (everything a compiled book is made
   of), ``index`` (engine, the index builder and textsearch.py), ``site`` (the Sphinx
   extension), ``all``.
 * **Eviction.**  Each store keeps one entry per *slot* (a source file, a books
@@ -33,11 +35,14 @@ FORMAT = 1            # bump to retire every cache entry at once
 MAX_AGE_DAYS = 30
 _PKG = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))   # the package's root
 
-PARSE_FILES = frozenset({"errors.py", "faces/textsearch.py", "language/example_parser.py", "language/grammar.lark",
-                         "language/nodes.py", "language/parser.py", "language/prose.py", "language/recovery.py",
-                         "language/syntax.py", "language/tree_book.py", "language/tree_builder.py",
-                         "language/tree_declarations.py", "language/tree_expressions.py", "language/tree_header.py",
-                         "language/tree_layers.py", "language/tree_tokens.py", "language/values.py"})     # a book's `vocabulary` is checked against the search's words
+PARSE_FILES = frozenset({"errors.py", "paths.py", "version.py", "library/cachekeys.py", "language/example_parser.py",
+                         "language/grammar.lark", "language/nodes.py", "language/parser.py", "language/prose.py",
+                         "language/recovery.py", "language/syntax.py", "language/tree_book.py",
+                         "language/tree_builder.py", "language/tree_declarations.py", "language/tree_expressions.py",
+                         "language/tree_header.py", "language/tree_layers.py", "language/tree_tokens.py",
+                         "language/values.py",
+                         # a book's `vocabulary` is checked against the search's words and stop words
+                         "faces/textsearch.py", "faces/searchdata/stopwords.txt"})
 #: the modules that build no cached data (the command line, the pytest plugin, the index)
 FRONT_ENDS = frozenset({"cli.py", "faces/cli_common.py", "faces/cli_lookup.py", "faces/cli_inputs.py", "faces/cli_call.py", "faces/cli_odds.py",
                         "faces/cli_book_tools.py", "__main__.py", "pytest_plugin.py",
@@ -98,7 +103,7 @@ def code_stamps(*scopes: str, salt: str = "") -> str:
             entries = sorted(it, key=lambda e: e.name)
         for e in entries:
             rel = sub + e.name
-            if e.name.endswith((".py", ".lark")) and any(_in_scope(rel, s) for s in scopes):
+            if e.name.endswith((".py", ".lark", ".txt")) and any(_in_scope(rel, s) for s in scopes):
                 parts.append(stamp(e.path))
             elif e.name != "__pycache__" and e.is_dir() and any(_may_hold(rel, s) for s in scopes):
                 stack.append(rel + "/")
