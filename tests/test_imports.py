@@ -203,10 +203,10 @@ TOP = {"errors": "language", "paths": "language", "version": "language", "cli": 
        "__init__": "entry", "__main__": "entry", "pytest_plugin": "entry", "odds_pools": "entry"}
 #: imports that run back up today, each with its reason; the test fails when one goes away
 #: (delete it here) and when a new one comes
-UPWARD = {
-    ("rules_dsl.language.parser", "rules_dsl.faces.textsearch"):
-        "a book's `vocabulary` groups are checked at parse time against the search's limits, "
-        "words and stop words; the fix is to take those out of textsearch.py into the language",
+UPWARD: dict = {
+    # (importer, imported): why it may run back up.  Empty: the last one (the parser reading
+    # the search's words for a book's `vocabulary`) went when those words moved into the
+    # language (language/search_words.py).
 }
 
 

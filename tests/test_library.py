@@ -89,7 +89,7 @@ def test_the_parse_scope_stamps_everything_a_parse_reads():
     stamps = cachekeys.code_stamps("parse")
     for rel in sorted(cachekeys.PARSE_FILES):
         assert str(pkg / rel) + ":" in stamps, f"{rel} is listed but not stamped"
-    assert str(pkg / "faces" / "searchdata" / "stopwords.txt") + ":" in stamps
+    assert str(pkg / "language" / "searchdata" / "stopwords.txt") + ":" in stamps
     missing = set()
     for rel in sorted(f for f in cachekeys.PARSE_FILES if f.endswith(".py")):
         here = Path(rel).parent.parts

@@ -61,13 +61,11 @@ from __future__ import annotations
 
 import functools
 import math
-import os
-import re
 
-_HERE = os.path.dirname(os.path.abspath(__file__))
-DATA_DIR = os.path.join(_HERE, "searchdata")
-STOPWORDS_FILE = os.path.join(DATA_DIR, "stopwords.txt")
-VOCABULARY_FILE = os.path.join(DATA_DIR, "vocabulary.txt")
+# the words a search reads (folding, word splitting, stop words) and a book's vocabulary limits:
+# the language's, since the parser checks a book's `vocabulary` against them; used here
+from ..language.search_words import (MAX_GROUPS, MAX_PHRASE_WORDS, MAX_PHRASES, STOPWORDS_FILE,  # noqa: F401
+                                     VOCABULARY_FILE, data_lines, fold, stopwords, words)  # noqa: F401
 
 #: the full-text fields of a rule, in order (rules_search.js reads the same order)
 FIELDS = ("title", "aliases", "keywords", "text", "notes")
@@ -84,43 +82,9 @@ RANK = {
 }
 #: notes are searched (cut to this many characters), never shown in results
 NOTE_CHARS = 600
-#: a book's own vocabulary: at most this many groups, phrases a group, words a phrase
-MAX_GROUPS, MAX_PHRASES, MAX_PHRASE_WORDS = 200, 30, 6
-
-_WORD = re.compile(r"[^\W_]+(?:-[^\W_]+)*")
-_APOSTROPHE = r"(?<=[^\W_])['\u2019](?=[^\W_])"     # compiled by `re`'s cache, when a text has one
 
 
 # ------------------------------------------------------------------ words and terms
-def fold(text: str) -> str:
-    """Lower case; outside ASCII, decomposed (NFKD) with the marks dropped."""
-    s = text.lower()
-    if not s.isascii():
-        import unicodedata      # here: a query in plain ASCII (most) never needs its tables
-        s = "".join(c for c in unicodedata.normalize("NFKD", s) if not unicodedata.category(c).startswith("M"))
-    return re.sub(_APOSTROPHE, "", s) if "'" in s or "\u2019" in s else s
-
-
-def words(text: str) -> list:
-    """The words of `text`, folded; a hyphenated word stays whole ("re-roll")."""
-    return _WORD.findall(fold(text))
-
-
-@functools.lru_cache(maxsize=1)
-def stopwords() -> frozenset:
-    return frozenset(_data_lines(STOPWORDS_FILE))
-
-
-def _data_lines(path: str) -> list:
-    out = []
-    with open(path, encoding="utf-8") as f:
-        for line in f:
-            line = line.split("#", 1)[0].strip()
-            if line:
-                out.append(line)
-    return out
-
-
 @functools.lru_cache(maxsize=1)
 def _porter():
     # the module, not `snowballstemmer.stemmer("porter")`: that picks PyStemmer's C library
@@ -189,7 +153,7 @@ def parse_vocabulary_line(line: str) -> tuple:
 @functools.lru_cache(maxsize=1)
 def shared_groups() -> tuple:
     """The shared vocabulary's groups: ((phrases...), (broader...)), in file order."""
-    return tuple((tuple(a), tuple(b)) for a, b in map(parse_vocabulary_line, _data_lines(VOCABULARY_FILE)))
+    return tuple((tuple(a), tuple(b)) for a, b in map(parse_vocabulary_line, data_lines(VOCABULARY_FILE)))
 
 
 def data_key() -> str:

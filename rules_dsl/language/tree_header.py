@@ -37,7 +37,7 @@ class HeaderRules:
                            "write it once")
                 continue
             if key == "vocabulary":
-                from ..faces import textsearch as ts
+                from . import search_words as ts
                 if len(lists["vocabulary"]) >= ts.MAX_GROUPS:
                     self.error(f.children[0], f"a book declares at most {ts.MAX_GROUPS} vocabulary groups",
                                "merge groups of phrases that mean the same thing")
@@ -114,10 +114,10 @@ class HeaderRules:
 
     # -------------------------------------------------------------- vocabulary
     def h_vocabulary(self, t):
-        """`vocabulary "a", "b" -> "c"`: a group of search phrases (textsearch.py), within
-        the limits a book from a stranger must keep (`textsearch.MAX_*`; the number of
+        """`vocabulary "a", "b" -> "c"`: a group of search phrases (search_words.py, read by the search: textsearch.py), within
+        the limits a book from a stranger must keep (`search_words.MAX_*`; the number of
         groups is `book_header`'s to count).  None, after a diagnostic, when over them."""
-        from ..faces import textsearch as ts
+        from . import search_words as ts
         same = [tok for tok in t.children if getattr(tok, "type", None) == "STRING"]
         wide = next((ch for ch in t.children if getattr(ch, "data", None) == "vocabulary_broader"), None)
         broader = self.visit(wide) if wide is not None else []
@@ -136,7 +136,7 @@ class HeaderRules:
             if not any(p not in ts.stopwords() for w in words for p in w.split("-")):
                 self.error(tok, f"{text!r} has no word search would look for",
                            "search drops stop words such as \"can\", \"the\" and \"how\" "
-                           "(rules_dsl/faces/searchdata/stopwords.txt): give a phrase with a word of its own")
+                           "(rules_dsl/language/searchdata/stopwords.txt): give a phrase with a word of its own")
                 return None
             phrases.append(text)
         return "vocabulary", [n.VocabularyGroup(self.span(t), tuple(phrases[:len(same)]),

@@ -42,7 +42,7 @@ PARSE_FILES = frozenset({"errors.py", "paths.py", "version.py", "library/cacheke
                          "language/tree_header.py", "language/tree_layers.py", "language/tree_tokens.py",
                          "language/values.py",
                          # a book's `vocabulary` is checked against the search's words and stop words
-                         "faces/textsearch.py", "faces/searchdata/stopwords.txt"})
+                         "language/search_words.py", "language/searchdata/stopwords.txt"})
 #: the modules that build no cached data (the command line, the pytest plugin, the index)
 FRONT_ENDS = frozenset({"cli.py", "faces/cli_common.py", "faces/cli_lookup.py", "faces/cli_inputs.py", "faces/cli_call.py", "faces/cli_odds.py",
                         "faces/cli_book_tools.py", "__main__.py", "pytest_plugin.py",

@@ -134,13 +134,13 @@
   var APOSTROPHE = /(?<=[\p{L}\p{N}])['\u2019](?=[\p{L}\p{N}])/gu;
   var NON_ASCII = /[^\x00-\x7f]/;
 
-  /* textsearch.fold */
+  /* search_words.fold (via textsearch) */
   function fold(text) {
     var s = text.toLowerCase();
     if (NON_ASCII.test(s)) s = s.normalize("NFKD").replace(/\p{M}/gu, "");
     return s.replace(APOSTROPHE, "");
   }
-  /* textsearch.words */
+  /* search_words.words (via textsearch) */
   function words(text) {
     return fold(text).match(WORD) || [];
   }
