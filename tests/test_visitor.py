@@ -65,3 +65,30 @@ def test_every_node_of_a_parsed_book_has_its_children_reached():
 def test_a_compiler_refuses_a_node_it_has_no_method_for():
     with pytest.raises(TypeError, match="cannot compile a Span"):
         ExprCompiler(None).compile(SP, frozenset())
+
+
+def test_the_passes_over_expressions_share_the_one_visitor_protocol():
+    """Checks, compiler and back ends dispatch through `NodeVisitor` (`visit_<Node>`),
+    not each through a dispatch of its own: a node added to the language is one method
+    name to add in each, found by the same rule."""
+    from rules_dsl.analysis.checks_names import ExprChecker
+    from rules_dsl.analysis.checks_types import TypePass
+    from rules_dsl.analysis.range_analysis import RangeAnalysis
+    from rules_dsl.jsgen.expressions import ExprGen
+    from rules_dsl.language.visitor import NodeVisitor
+    for cls in (ExprChecker, TypePass, RangeAnalysis, ExprCompiler, ExprGen):
+        assert issubclass(cls, NodeVisitor), cls
+        assert not [m for m in dir(cls) if m.startswith("e_")], f"{cls.__name__} keeps a dispatch of its own"
+    expression_nodes = {name for name in dir(ExprCompiler) if name.startswith("visit_")}
+    for cls in (TypePass, RangeAnalysis, ExprGen):
+        known = {name for name in dir(cls) if name.startswith("visit_")}
+        assert known, cls
+        assert known <= expression_nodes | {"visit_Call"}, (cls.__name__, sorted(known - expression_nodes))
+
+
+def test_the_javascript_back_end_refuses_a_node_it_has_no_method_for():
+    from rules_dsl.jsgen.emit import JSGenError
+    from rules_dsl.jsgen.expressions import ExprGen
+    gen = ExprGen.__new__(ExprGen)          # no book needed to refuse
+    with pytest.raises(JSGenError, match="Span"):
+        gen.compile(SP, {})

@@ -18,6 +18,7 @@ from typing import Optional
 
 from ..language import nodes as n
 from ..language.model import BookAST, decls_of
+from ..language.visitor import NodeVisitor
 from .resolve import resolve_callee
 
 # ------------------------------------------------------------------- kinds
@@ -89,7 +90,7 @@ def check_types_of_expressions(book: BookAST, syms, report):
     TypePass(syms, report).run(book)
 
 
-class TypePass:
+class TypePass(NodeVisitor):
     def __init__(self, syms, report):
         self.syms, self.report = syms, report
         self._mech_returns = {}
@@ -241,7 +242,7 @@ class TypePass:
 
     # -- expressions
     def expr(self, e, env, quiet=False) -> Kinds:
-        m = getattr(self, "e_" + type(e).__name__, None)
+        m = self.get_visitor(e)          # visit_<Node> (language/visitor.py)
         if m is None:
             return ANY
         saved = self.report
@@ -252,7 +253,7 @@ class TypePass:
         finally:
             self.report = saved
 
-    def e_Literal(self, e, env):
+    def visit_Literal(self, e, env):
         from fractions import Fraction
 
         from ..language.values import ABSENT as A
@@ -267,7 +268,7 @@ class TypePass:
             return kinds(TEXT)
         return ANY
 
-    def e_Name(self, e, env):
+    def visit_Name(self, e, env):
         from .resolve import resolve
 
         r = resolve(e.name, env, self.syms)
@@ -287,7 +288,7 @@ class TypePass:
         if not any(_is_num(k) or k == ABSENT for k in t):
             self.report(span, f"{what} needs numbers, but this is {describe(t)}")
 
-    def e_BinOp(self, e, env):
+    def visit_BinOp(self, e, env):
         a, b = self.expr(e.left, env), self.expr(e.right, env)
         if e.op == "+" and (a is ANY or any(isinstance(k, ListOf) for k in a)) and (
                 b is ANY or any(isinstance(k, ListOf) for k in b)):
@@ -298,45 +299,45 @@ class TypePass:
         self.numeric(b, e.right.span, f"'{e.op}'")
         return kinds(NUM)
 
-    def e_Neg(self, e, env):
+    def visit_Neg(self, e, env):
         self.numeric(self.expr(e.operand, env), e.operand.span, "'-'")
         return kinds(NUM)
 
-    def e_Compare(self, e, env):
+    def visit_Compare(self, e, env):
         a, b = self.expr(e.left, env), self.expr(e.right, env)
         if e.op in ("<", "<=", ">", ">="):
             self.numeric(a, e.left.span, f"'{e.op}'")
             self.numeric(b, e.right.span, f"'{e.op}'")
         return kinds(BOOL)
 
-    def e_BoolOp(self, e, env):
+    def visit_BoolOp(self, e, env):
         self.expr(e.left, env)
         self.expr(e.right, env)
         return kinds(BOOL)
 
-    def e_Not(self, e, env):
+    def visit_Not(self, e, env):
         self.expr(e.operand, env)
         return kinds(BOOL)
 
-    def e_IfElse(self, e, env):
+    def visit_IfElse(self, e, env):
         self.expr(e.cond, env)
         return union(self.expr(e.then, env), self.expr(e.orelse, env))
 
-    def e_RangeExpr(self, e, env):
+    def visit_RangeExpr(self, e, env):
         self.numeric(self.expr(e.low, env), e.low.span, "a range")
         self.numeric(self.expr(e.high, env), e.high.span, "a range")
         return kinds(RANGE)
 
-    def e_ListLit(self, e, env):
+    def visit_ListLit(self, e, env):
         items = [self.expr(x, env) for x in e.items]
         return kinds(ListOf(union(*items) if items else frozenset()))
 
-    def e_SetLit(self, e, env):
+    def visit_SetLit(self, e, env):
         for x in e.items:
             self.expr(x, env)
         return kinds(SET)
 
-    def e_Comprehension(self, e, env):
+    def visit_Comprehension(self, e, env):
         src = self.expr(e.source, env)
         inner = dict(env)
         inner[e.var] = self.element(src) if src is not ANY else ANY
@@ -344,12 +345,12 @@ class TypePass:
             self.expr(e.cond, inner)
         return kinds(ListOf(self.expr(e.elem, inner)))
 
-    def e_Index(self, e, env):
+    def visit_Index(self, e, env):
         obj = self.expr(e.obj, env)
         self.numeric(self.expr(e.index, env), e.index.span, "an index")
         return self.element(obj)
 
-    def e_Attr(self, e, env):
+    def visit_Attr(self, e, env):
         if isinstance(e.obj, n.Name) and e.obj.name not in env and (
                 e.obj.name in self.syms.enums or e.obj.name in self.syms.dice):
             if e.obj.name in self.syms.enums:
@@ -379,7 +380,7 @@ class TypePass:
             return ANY
         return union(*out)
 
-    def e_Call(self, e, env):
+    def visit_Call(self, e, env):
         f = e.func
         kind = resolve_callee(f.name, env, self.syms).kind if isinstance(f, n.Name) else "value"
         args = [self.expr(a, env) for a in e.args]

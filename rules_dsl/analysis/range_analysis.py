@@ -2,7 +2,7 @@
 
 `RangeAnalysis` evaluates a mechanic abstractly: each parameter takes every value of
 its declared type (`of_type`), each die every face (`roll`), each expression the
-values it can take (`expr`, one `e_<Node>` method per expression node), and a branch
+values it can take (`expr`, one `visit_<Node>` method per expression node, the shared visitor protocol), and a branch
 or a `require` narrows the names its condition reads (`refine`).  It over-approximates:
 whatever a run can produce, the result holds; what it cannot follow is "anything".
 
@@ -19,6 +19,7 @@ from fractions import Fraction
 from . import intervals as iv
 from ..language import nodes as n
 from ..language.dice import MAX_DICE
+from ..language.visitor import NodeVisitor
 from .intervals import ALL, BOOL, EMPTY, INF, L, Num, TOP, V, fin
 from .resolve import resolve
 
@@ -29,7 +30,7 @@ class Unreachable(Exception):
     """The evaluation cannot get here for any input (a require that never holds...)."""
 
 
-class RangeAnalysis:
+class RangeAnalysis(NodeVisitor):
     """The state and the core of the abstract evaluation (see the module doc)."""
 
     def __init__(self, syms, report=None):
@@ -153,10 +154,10 @@ class RangeAnalysis:
     def expr(self, e, env) -> V:
         if e is None:
             return TOP
-        m = getattr(self, "e_" + type(e).__name__, None)
+        m = self.get_visitor(e)          # visit_<Node> (language/visitor.py)
         return m(e, env) if m is not None else TOP
 
-    def e_Literal(self, e, env):
+    def visit_Literal(self, e, env):
         v = e.value
         if isinstance(v, bool):
             return iv.TRUE if v else iv.FALSE
@@ -164,7 +165,7 @@ class RangeAnalysis:
             return iv.point(v)
         return V(other=True)
 
-    def e_Name(self, e, env):
+    def visit_Name(self, e, env):
         r = resolve(e.name, env, self.syms)
         if r.kind == "local":
             return env[e.name]
@@ -188,7 +189,7 @@ class RangeAnalysis:
         self._consts[name] = v
         return v
 
-    def e_BinOp(self, e, env):
+    def visit_BinOp(self, e, env):
         a, b = self.expr(e.left, env), self.expr(e.right, env)
         out = EMPTY
         if e.op == "+" and a.lst is not None and b.lst is not None:
@@ -210,11 +211,11 @@ class RangeAnalysis:
                 out = iv.join(out, V(num=r))
         return out
 
-    def e_Neg(self, e, env):
+    def visit_Neg(self, e, env):
         a = self.expr(e.operand, env)
         return V(num=iv.neg(a.num)) if a.num is not None else EMPTY
 
-    def e_Compare(self, e, env):
+    def visit_Compare(self, e, env):
         a, b = self.expr(e.left, env), self.expr(e.right, env)
         if a.empty or b.empty:
             return EMPTY
@@ -271,7 +272,7 @@ class RangeAnalysis:
                 return bool(a.syms & names), not a.syms <= names
         return True, True
 
-    def e_BoolOp(self, e, env):
+    def visit_BoolOp(self, e, env):
         lt, lf = self.truth(self.expr(e.left, env))
         if e.op == "and":
             if not lt:
@@ -283,7 +284,7 @@ class RangeAnalysis:
         rt, rf = self.truth(self.expr(e.right, self.refine(env, e.left, False)))
         return iv.bools(lt or rt, lf and rf)
 
-    def e_Not(self, e, env):
+    def visit_Not(self, e, env):
         t, f = self.truth(self.expr(e.operand, env))
         return iv.bools(f, t)
 
@@ -304,7 +305,7 @@ class RangeAnalysis:
             t = f = True
         return t, f
 
-    def e_IfElse(self, e, env):
+    def visit_IfElse(self, e, env):
         holds, fails = self.truth(self.expr(e.cond, env))
         if self.recording:
             self.branches.setdefault(e, []).append((holds, fails, env))
@@ -315,7 +316,7 @@ class RangeAnalysis:
             out = iv.join(out, self.expr(e.orelse, self.refine(env, e.cond, False)))
         return out
 
-    def e_RangeExpr(self, e, env):
+    def visit_RangeExpr(self, e, env):
         lo, hi = self.expr(e.low, env), self.expr(e.high, env)
         if lo.num is None or hi.num is None:
             return EMPTY
@@ -324,16 +325,16 @@ class RangeAnalysis:
         n_hi = max(0, b.hi - a.lo + 1) if fin(b.hi) and fin(a.lo) else INF
         return V(lst=L(Num(n_lo, n_hi, whole=True), V(num=Num(a.lo, b.hi, whole=True))), other=True)
 
-    def e_ListLit(self, e, env):
+    def visit_ListLit(self, e, env):
         items = [self.expr(x, env).plain() for x in e.items]
         return V(lst=L(Num(len(items), len(items), whole=True), iv.join_all(items) if items else EMPTY))
 
-    def e_SetLit(self, e, env):
+    def visit_SetLit(self, e, env):
         for x in e.items:
             self.expr(x, env)
         return V(other=True)
 
-    def e_Comprehension(self, e, env):
+    def visit_Comprehension(self, e, env):
         src = self.expr(e.source, env)
         item, length = self.items_of(e.source, src)
         inner = dict(env)
@@ -360,7 +361,7 @@ class RangeAnalysis:
             return item.plain(), src.lst.length
         return TOP, Num(0, INF, whole=True)
 
-    def e_Attr(self, e, env):
+    def visit_Attr(self, e, env):
         if isinstance(e.obj, n.Name) and e.obj.name not in env:
             if e.obj.name in self.syms.enums or (e.obj.name in self.syms.dice and self.syms.dice[e.obj.name].custom):
                 return V(syms=frozenset({e.name}))
@@ -374,7 +375,7 @@ class RangeAnalysis:
             return EMPTY
         return TOP
 
-    def e_Index(self, e, env):
+    def visit_Index(self, e, env):
         obj = self.expr(e.obj, env)
         self.expr(e.index, env)
         if obj.lst is not None and obj.lst.item is not None and not obj.other:

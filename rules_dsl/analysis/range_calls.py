@@ -1,6 +1,6 @@
 """The range analysis of calls, table reads and built-ins: what each can give.
 
-`CallRanges` holds the `e_Call` of the range analysis and what it leads to: a call of
+`CallRanges` holds the `visit_Call` of the range analysis and what it leads to: a call of
 a mechanic analysed again for its arguments' ranges (memoised, within
 `MAX_CALL_ANALYSES` analyses and `MAX_DEPTH` calls deep; past them, the declared
 result), a table read as the join of the rows its keys may select (from the values
@@ -31,7 +31,7 @@ class CallRanges:
     """Calls, table reads and built-ins, as methods of the range analysis (see the module doc)."""
 
     # ------------------------------------------------------------ calls
-    def e_Call(self, e, env):
+    def visit_Call(self, e, env):
         f = e.func
         kind = resolve_callee(f.name, env, self.syms).kind if isinstance(f, n.Name) else "value"
         if kind == "builtin":

@@ -21,6 +21,7 @@ from ..language import rollpaths
 from ..language.builtins import BUILTINS
 from ..analysis.resolve import resolve, resolve_callee
 from ..language.values import ABSENT, Sym
+from ..language.visitor import NodeVisitor
 from .emit import Globals, Idents, js_str, unsupported
 
 # built-ins the runtime does not mirror, with why
@@ -29,7 +30,7 @@ UNSUPPORTED_BUILTINS = {
 }
 
 
-class ExprGen:
+class ExprGen(NodeVisitor):
     """Compiles checked expression nodes of one book to JavaScript expression text."""
 
     def __init__(self, g: Globals, idents: Idents):
@@ -37,10 +38,11 @@ class ExprGen:
         self.syms = g.compiled.syms
 
     def compile(self, e: n.Expr, scope: dict) -> str:
-        visit = getattr(self, "visit_" + type(e).__name__, None)
-        if visit is None:
-            raise unsupported(getattr(e, "span", "?"), f"the expression node {type(e).__name__}")
-        return visit(e, scope)
+        return self.visit(e, scope)
+
+    def generic_visit(self, e, scope):
+        """A node type without a `visit_` method: generation fails loudly, naming it."""
+        raise unsupported(getattr(e, "span", "?"), f"the expression node {type(e).__name__}")
 
     def visit_Literal(self, e, scope):
         v = e.value

@@ -12,9 +12,12 @@ A back end that must handle every node (a compiler) overrides `generic_visit` to
 refuse, so a node type it does not know fails loudly instead of compiling to nothing:
 `compiler.expressions.ExprCompiler` does.
 
-Who uses it: the expressions check (`checks_names.ExprChecker`) and the Python back end's
+Who uses it: the expressions check (`checks_names.ExprChecker`), the type and range
+passes (`checks_types.TypePass`, `range_analysis.RangeAnalysis`: their `expr` asks
+`get_visitor` and answers "anything" for a node they do not model), the Python back end's
 expression compiler (`compiler.expressions.ExprCompiler`, and so its subclasses in
-`odds/` and `explain.py`).  `nodes.iter_nodes` stays the flat walk for passes that only
+`odds/` and explain's tracing) and the JavaScript back end's (`jsgen.expressions.ExprGen`,
+which refuses an unknown node as the compiler does).  `nodes.iter_nodes` stays the flat walk for passes that only
 filter by type (calls made, names used).
 """
 from __future__ import annotations
