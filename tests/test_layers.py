@@ -601,3 +601,20 @@ def test_the_site_marks_a_changed_rule_and_builds_the_what_changed_page(tmp_path
     assert "3, before" in words and "other results (each under 0.1%)" in words
     assert "1.5e-11%" not in words
     assert "<script" not in page.split("rules-changes", 1)[1].split("</section>", 1)[0]   # escaped prose
+
+
+def test_a_problem_inside_a_changed_cell_s_address_is_said_once(books):
+    """`change t(keys).field to v` builds its address once: a number too long in it is one
+    error, not two."""
+    layer(books, "x", "change roster(1234567890123456789).cost to 3\n")
+    found = [d for d in errors(books, "skirmish-tutorial+x") if "digits" in d.message or "too" in d.message]
+    assert len(found) == 1, [d.message for d in found]
+
+
+@pytest.mark.parametrize("line, word", [('about "A house book."', "about"), ("start dice", "start"),
+                                        ("units inches", "units")])
+def test_a_layer_header_line_its_book_keeps_is_named_in_the_book_s_words(books, line, word):
+    layer(books, "x", "change leader_range to 8\n", header=f"\n  {line}\n")
+    messages = [d.message for d in errors(books, "skirmish-tutorial+x")]
+    assert any(f"a layer keeps its book's `{word}`" in m for m in messages), messages
+    assert not any("`h_" in m for m in messages), messages

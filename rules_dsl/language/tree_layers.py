@@ -47,8 +47,7 @@ class LayerRules:
             elif f.data == "h_prose":
                 prose.extend(self.visit(f)[1])
             else:
-                word = {"h_units": "units", "h_findings": "findings", "h_dice": "dice", "h_custom_die": "die",
-                        "h_vocabulary": "vocabulary"}.get(f.data, f.data)
+                word = {"h_custom_die": "die", "h_quick": "quick reference"}.get(f.data, f.data[2:])
                 self.error(f, f"a layer keeps its book's `{word}`",
                            "a layer's header holds its title, edition, source and prose; "
                            "the book it amends keeps the rest")
@@ -199,12 +198,10 @@ class LayerRules:
         return what, target, where, dict(extra, value=self.visit(t.children[1]))
 
     def change_value(self, t):
-        # the target is built twice (here and in row_address), as the walk always did:
-        # a diagnostic inside it is reported twice
         target, value = self.visit(t.children[0]), self.visit(t.children[1])
         if isinstance(target, n.Name):
             return "const", target.name, target.span, {"value": value}
-        made = self.row_address(t.children[0], "cell")
+        made = self.row_address(t.children[0], "cell", target)     # built once: its problems said once
         if made is None:
             return None
         return made[0], made[1], made[2], dict(made[3], value=value)
@@ -220,9 +217,10 @@ class LayerRules:
                    "keys, fields or rolls", 'e.g. change suppression_state.under_fire called "Pinned"')
         return None
 
-    def row_address(self, t, what):
-        """`table(keys)` (a row, or a one-value table's cell) or `table(keys).field` (a cell)."""
-        e = self.visit(t)
+    def row_address(self, t, what, built=None):
+        """`table(keys)` (a row, or a one-value table's cell) or `table(keys).field` (a cell);
+        `built`: the address already built from `t`."""
+        e = self.visit(t) if built is None else built
         field = ""
         if what == "cell" and isinstance(e, n.Attr):
             field, e = e.name, e.obj
