@@ -5,7 +5,7 @@
 # a newer one.  Runs in a throwaway virtualenv in a temporary folder (removed at the end):
 # nothing else on the machine changes.  Not part of scripts/test.sh: CI may run it too.
 #
-#   bash scripts/test-newest.sh              # the site tests (-m site), the LSP and grammar tests
+#   bash scripts/test-newest.sh              # the site tests (-m site), the Sphinx/furo compat, LSP and grammar tests
 #   bash scripts/test-newest.sh -k hover     # or any pytest arguments instead
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -29,7 +29,7 @@ if [ "$#" -gt 0 ]; then
   exec "$py" -m pytest "$@"
 fi
 status=0
-"$py" -m pytest -q tests/test_lsp.py tests/test_lsp_protocol.py tests/test_lsp_compat.py tests/test_language.py \
-    tests/test_diagnostics_teach.py || status=1
+"$py" -m pytest -q -m "not site" tests/test_lsp.py tests/test_lsp_protocol.py tests/test_lsp_compat.py tests/test_language.py \
+    tests/test_diagnostics_teach.py tests/test_sphinx_compat.py || status=1
 "$py" -m pytest -q -m site || status=1
 exit $status
