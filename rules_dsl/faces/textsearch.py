@@ -62,10 +62,9 @@ from __future__ import annotations
 import functools
 import math
 
-# the words a search reads (folding, word splitting, stop words) and a book's vocabulary limits:
-# the language's, since the parser checks a book's `vocabulary` against them; used here
-from ..language.search_words import (MAX_GROUPS, MAX_PHRASE_WORDS, MAX_PHRASES, STOPWORDS_FILE,  # noqa: F401
-                                     VOCABULARY_FILE, data_lines, fold, stopwords, words)  # noqa: F401
+# the words a search reads (word splitting, stop words, the data files): the language's, since
+# the parser checks a book's `vocabulary` against them (language/search_words.py)
+from ..language.search_words import STOPWORDS_FILE, VOCABULARY_FILE, data_lines, stopwords, words
 
 #: the full-text fields of a rule, in order (rules_search.js reads the same order)
 FIELDS = ("title", "aliases", "keywords", "text", "notes")
