@@ -69,7 +69,8 @@ class Finding:
     that no check reads (`Book.coverage_findings`).  `printed` names the printed entry
     (`table(key=value)`), `check_location` is where the check is written.  `sentences`
     says each case in words, for players (the check's `finding` phrase, else display
-    forms: wording.py)."""
+    forms: wording.py).  `category` says what the finding is (a disagreement, a gap, a
+    consequence of the failing check `cause`, coverage, an error: `findings.py`)."""
     book: str
     rule: str
     kind: str
@@ -80,12 +81,16 @@ class Finding:
     printed: str = ""
     check_location: str = ""
     sentences: tuple = ()
+    category: str = ""
+    cause: str = ""
 
     def as_json(self) -> dict:
+        from .findings import category_of
         return {"book": self.book, "rule": self.rule, "kind": self.kind, "check": self.check,
                 "message": self.message, "location": self.location, "cases": list(self.cases),
                 "printed": self.printed, "check_location": self.check_location,
-                "sentences": list(self.sentences)}
+                "sentences": list(self.sentences),
+                "category": self.category or category_of(self.kind, None), "cause": self.cause}
 
 
 class Book:
@@ -218,7 +223,15 @@ class Book:
             out.extend(self.run_check(name, seen[name]))
         out.extend(self.coverage_findings(seen))
         out.extend(self.name_findings())
-        return out
+        from .findings import classify
+        return classify(out, {k: c.node for k, c in self.compiled.checks.items()})
+
+    @property
+    def transcribes(self) -> bool:
+        """True when the book restates a published source (its header has a `source` line):
+        then its findings are facts about that source; without one, the book is a game of
+        its own and its findings are mistakes in it to fix."""
+        return bool(self.source)
 
     def coverage_findings(self, seen: dict | None = None) -> list:
         """One `unchecked-rows` finding per table that a check sweeps (reads at two or
