@@ -83,6 +83,13 @@ class Finding:
     sentences: tuple = ()
     category: str = ""
     cause: str = ""
+    said: str = ""        # the finding in one line with the check's `finding` sentences, when it writes one
+
+    @property
+    def text(self) -> str:
+        """The finding in one line: in the book's own words where its check writes a
+        `finding` sentence, else the comparison as `message` gives it."""
+        return self.said or self.message
 
     def as_json(self) -> dict:
         from .findings import category_of
@@ -318,6 +325,10 @@ class Book:
 
         def said(cases):
             return tuple(finding_sentence(names, chk.node, c) for c in cases)
+        worded = chk.node.finding is not None
+
+        def words(head, cases):
+            return f"{head}: " + "; ".join(said(cases)) if worded else ""
         out = []
         by_value = {}      # the first printed value behind each case -> its cases
         for c in failures:
@@ -329,12 +340,14 @@ class Book:
             more = f"; and {len(cases) - 12} more" if len(cases) > 12 else ""
             out.append(Finding(self.id, self.rule_of(p.table) or chk.rule_id, "disagreement", name,
                                f"{doc}: the printed {label} (line {p.span.line}) disagrees: {shown}{more}",
-                               str(p.span), tuple(case_text(c) for c in cases), label, at, said(cases)))
+                               str(p.span), tuple(case_text(c) for c in cases), label, at, said(cases),
+                               said=words(f"{doc}: the printed {label} (line {p.span.line})", cases)))
         shown = "; ".join(case_text(c) for c in failures[:12])
         more = f"; and {len(failures) - 12} more" if len(failures) > 12 else ""
         out.append(Finding(self.id, chk.rule_id, "check-summary", name,
                            f"{doc}: fails in {len(failures)} of {total} cases: {shown}{more}",
-                           at, tuple(case_text(c) for c in failures), "", at, said(failures)))
+                           at, tuple(case_text(c) for c in failures), "", at, said(failures),
+                           said=words(f"{doc}: not so in {len(failures)} of {total} cases", failures)))
         return out
 
     def _printed_label(self, p) -> str:

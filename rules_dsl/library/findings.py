@@ -73,7 +73,7 @@ def classify_records(records: list, check_nodes: dict) -> list:
     for f in records:
         cause = why.get(f.get("check", ""), "") if f["kind"] in _FAILED else ""
         out.append({**f, "category": category_of(f["kind"], check_nodes.get(f.get("check", "")), cause),
-                    "cause": cause})
+                    "cause": cause, "cause_doc": (check_nodes[cause].doc or cause) if cause else ""})
     return out
 
 
@@ -135,3 +135,83 @@ def ordered(findings: list, get=getattr) -> Ordered:
     groups = [replace(g, consequences=under(get(g.findings[0], "check") or "")) for g in groups]
     groups.sort(key=lambda g: _ORDER.get(g.category, len(_ORDER)))
     return Ordered(tuple(groups), tuple(NameGroup(get(fs[0], "printed") or "", tuple(fs)) for fs in names.values()))
+
+
+_SHAPE = {"disagreement": "printed value", "check-summary": "check", "unchecked-rows": "unchecked rows",
+          "check-error": "check error"}
+
+
+def finding_line(f) -> str:
+    """One finding in one line, for designers: what it is, where, and what it says (the
+    check's `finding` sentences where it writes them)."""
+    what = f"consequence of {f.cause}" if f.cause else (f.category or category_of(f.kind, None))
+    shape = _SHAPE.get(f.kind, f.kind)
+    return f"{what}, {shape}, {f.location} ({f.rule}): {f.text}"
+
+
+def finding_lines(findings: list, indent: str = "  ") -> list:
+    """The findings of one book in reading order (`ordered`): each group, its consequences
+    indented under it, then the names used but never defined, one line a term with its
+    count and where each use is."""
+    o = ordered(findings)
+    out = []
+    for g in o.groups:
+        out.extend(indent + finding_line(f) for f in g.findings)
+        out.extend(indent + "  " + finding_line(f) for f in g.consequences)
+    if o.names:
+        uses = sum(len(g.uses) for g in o.names)
+        out.append(f"{indent}used but never defined: {len(o.names)} term(s), {uses} use(s); "
+                   f"no rule has them as its title or an alias")
+        for g in o.names:
+            where = ", ".join(f"{f.rule} ({f.location})" for f in g.uses)
+            out.append(f"{indent}  '{g.term}' ({len(g.uses)}): {where}")
+    return out
+
+
+def tally(findings: list) -> str:
+    """How many findings of each category: "2 disagreements, 1 consequence, 81 names used
+    but never defined (59 terms)"; "" when there are none."""
+    o = ordered(findings)
+    parts = []
+    checked_gaps = sum(len(g.findings) for g in o.groups if g.category == "gap")
+    for category, one, many in (("disagreement", "disagreement", "disagreements"),
+                                ("consequence", "consequence", "consequences")):
+        k = o.count(category)
+        if k:
+            parts.append(f"{k} {one if k == 1 else many}")
+    if checked_gaps:
+        parts.append(f"{checked_gaps} {'gap' if checked_gaps == 1 else 'gaps'}")
+    for category, one, many in (("coverage", "unchecked table", "unchecked tables"),
+                                ("error", "check error", "check errors")):
+        k = o.count(category)
+        if k:
+            parts.append(f"{k} {one if k == 1 else many}")
+    if o.names:
+        uses = sum(len(g.uses) for g in o.names)
+        parts.append(f"{uses} {'name' if uses == 1 else 'names'} used but never defined "
+                     f"({len(o.names)} {'term' if len(o.names) == 1 else 'terms'})")
+    return ", ".join(parts)
+
+
+def heading(kind: str, category: str) -> str:
+    """A finding's title for players (`rules show`, the site)."""
+    if category == "consequence":
+        return "Finding: a consequence of another finding"
+    if kind == "undefined-name":
+        return "Finding: a name used but never defined"
+    if category == "gap":
+        return "Finding: a gap in the book (named or priced, never defined)"
+    return {"disagreement": "Finding: a printed value disagrees",
+            "check-summary": "Finding: the book disagrees with itself",
+            "check-error": "Finding: a check could not run",
+            "unchecked-rows": "Finding: printed entries no check reads"}.get(kind, "Finding")
+
+
+def standing(category: str, transcribes: bool) -> str:
+    """Whose fact a finding is: the published source's, for a book that restates one (its
+    header's `source` line); for a game of one's own, a mistake in it to fix."""
+    if category in ("coverage", "error"):
+        return "This finding is about our checks of the book, not about the rules themselves."
+    if transcribes:
+        return "Findings are facts about the source rulebook, not errors of this site."
+    return "This book is a game of its own, not a restated one: a finding is something to fix in it."

@@ -122,7 +122,7 @@ def book_node(ctx, model, section_docs) -> nodes.section:
     loose = [(k, v) for k, v in model["items"] if k != "section"]
     if loose:
         node.extend(items_nodes(ctx, model, loose))
-    designers = [book_facts(model)] + prose + [finding_node(f) for f in model["loose_findings"]]
+    designers = [book_facts(model)] + prose + [finding_node(f, bool(model.get("source"))) for f in model["loose_findings"]]
     node += fold_node("For designers: source, files and counts", designers, "designers")
     return node
 
