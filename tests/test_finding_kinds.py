@@ -155,29 +155,42 @@ def test_checks_that_follow_each_other_in_a_circle_are_an_error(tmp_path):
 
 
 # ------------------------------------------------------------------ whose fact a finding is
-def test_only_a_book_that_names_its_source_speaks_of_the_source_rulebook(tmp_path):
+def _rule_findings(book, rule_id):
+    """The findings nodes of a rule's page, as the site renders them."""
     from rules_dsl.sphinxext.data import build_model
     from rules_dsl.sphinxext.derived import compute_derived
     from rules_dsl.sphinxext.render_rules import finding_node
-    own = _book(tmp_path / "own", BUNKER, header='book t { title "T" findings fail }\n')
-    restated = _book(tmp_path / "restated", BUNKER)
+    r = build_model(book, compute_derived(book))["rules"][rule_id]
+    said = r.get("transcribes")
+    return r, [(finding_node(f, said) if said is not None else finding_node(f)).astext() for f in r["findings"]]
+
+
+PLAIN = BUNKER.replace("      follows bunker_is_fortified\n", "").replace("      reports gap\n", "")
+
+
+def test_only_a_book_that_names_its_source_speaks_of_the_source_rulebook(tmp_path):
+    own = _book(tmp_path / "own", PLAIN, header='book t { title "T" findings fail }\n')
+    restated = _book(tmp_path / "restated", PLAIN)
+    for book, says in ((own, "game of its own"), (restated, "facts about the source rulebook")):
+        _, texts = _rule_findings(book, "bunker")
+        assert texts and all(says in t for t in texts), texts
+        if book is own:
+            assert not any("source rulebook" in t for t in texts)
     assert not own.transcribes and restated.transcribes
     assert all(b.transcribes for b in map(rules_dsl.load, ("null-strike", "xenotactics", "dust-tactics", "void",
                                                            "warhammer-40k")))
     assert not rules_dsl.load("skirmish-tutorial").transcribes
-    for book, says in ((own, "game of its own"), (restated, "facts about the source rulebook")):
-        model = build_model(book, compute_derived(book))
-        r = model["rules"]["bunker"]
-        texts = [finding_node(f, r["transcribes"]).astext() for f in r["findings"]]
-        assert texts and all(says in t for t in texts), texts
-        if book is own:
-            assert not any("source rulebook" in t for t in texts)
-        titles = [t.splitlines()[0] for t in texts]
-        assert "Finding: a consequence of another finding" in titles
-        assert "Finding: a gap in the book (named or priced, never defined)" in titles
-        # the consequence right after its cause's findings on the rule's page
-        cats = [f["category"] for f in r["findings"]]
-        assert cats.index("consequence") > max(i for i, c in enumerate(cats) if c == "disagreement")
+
+
+def test_the_site_titles_a_gap_and_a_consequence_and_puts_it_under_its_cause(tmp_path):
+    r, texts = _rule_findings(_book(tmp_path / "books", BUNKER), "bunker")
+    titles = [t.splitlines()[0] for t in texts]
+    assert "Finding: a consequence of another finding" in titles
+    assert "Finding: a gap in the book (named or priced, never defined)" in titles
+    assert any("It follows from another finding, of the check \u201cThe bunker has the fortification's armour\u201d"
+               in t for t in texts)
+    cats = [f["category"] for f in r["findings"]]
+    assert cats.index("consequence") > max(i for i, c in enumerate(cats) if c == "disagreement")
 
 
 def test_standing_for_our_own_checks_blames_neither_book():
