@@ -263,3 +263,12 @@ def test_every_finding_is_placed_once_and_a_consequence_exactly_when_its_cause_f
     assert len(o.names) == 1 and len(o.names[0].uses) == 2           # one term, however it is cased
     order = [g.category for g in o.groups]
     assert order == sorted(order, key=["disagreement", "gap", "coverage", "error"].index)
+
+
+def test_the_book_page_says_what_its_findings_are():
+    from rules_dsl.sphinxext.data import build_model
+    from rules_dsl.sphinxext.derived import compute_derived
+    from rules_dsl.sphinxext.render_pages import book_facts
+    book = rules_dsl.load("warhammer-40k")
+    text = book_facts(build_model(book, compute_derived(book))).astext()
+    assert "2 disagreements, 2 consequences, 81 names used but never defined (59 terms)." in text

@@ -96,11 +96,14 @@ class DeclarationRules:
         where, claim = rest[-2], rest[-1]
         binds = tuple(self.visit(b) for b in rest[:-2])
         kind = self.visit(reports) if reports is not None else "disagreement"
-        cause = follows.children[0] if follows is not None else None
+        cause, cause_span = self.visit(follows) if follows is not None else (None, None)
         return n.Check(self.span(t), str(name), self.visit(doc) if doc is not None else "", binds,
                        self.optional(where), self.visit(claim), self.optional(finding),
-                       kind or "disagreement", str(cause) if cause is not None else None,
-                       self.span(cause) if cause is not None else None)
+                       kind or "disagreement", cause, cause_span)
+
+    def follows(self, t) -> tuple:
+        """`follows NAME`: (the cause's name, where it is written); analysis/checks_findings.py checks it."""
+        return str(t.children[0]), self.span(t.children[0])
 
     def reports(self, t) -> str:
         """`reports gap` or `reports disagreement`; anything else is a diagnostic (and None)."""

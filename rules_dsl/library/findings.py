@@ -168,10 +168,10 @@ def finding_lines(findings: list, indent: str = "  ") -> list:
     return out
 
 
-def tally(findings: list) -> str:
+def tally(findings: list, get=getattr) -> str:
     """How many findings of each category: "2 disagreements, 1 consequence, 81 names used
-    but never defined (59 terms)"; "" when there are none."""
-    o = ordered(findings)
+    but never defined (59 terms)"; "" when there are none (`get` as for `ordered`)."""
+    o = ordered(findings, get)
     parts = []
     checked_gaps = sum(len(g.findings) for g in o.groups if g.category == "gap")
     for category, one, many in (("disagreement", "disagreement", "disagreements"),

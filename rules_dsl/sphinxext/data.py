@@ -150,7 +150,7 @@ def build_model(book, derived: dict) -> dict:
     findings_by_rule = {}
     for f in derived["findings"]:
         findings_by_rule.setdefault(f["rule"], []).append(f)
-    from ..library.findings import ordered
+    from ..library.findings import ordered, tally
     for rid, fs in findings_by_rule.items():     # reading order: a consequence under its cause
         o = ordered(fs, get=lambda f, k: f.get(k, ""))
         findings_by_rule[rid] = ([f for g in o.groups for f in g.findings + g.consequences]
@@ -218,7 +218,8 @@ def build_model(book, derived: dict) -> dict:
             notes[kind] = notes.get(kind, 0) + 1
     counts = {"rules": len(rules), "sections": len(sections), "mechanics": len(book.mechanics),
               "tables": len(book.tables), "examples": sum(len(r["examples"]) for r in rules.values()),
-              "findings": len(derived["findings"]), "notes": notes}
+              "findings": len(derived["findings"]), "notes": notes,
+              "findings_said": tally(derived["findings"], get=lambda f, k: f.get(k, ""))}
     books_dir = _books_dir()
     files = []
     for f in book.ast.files:

@@ -157,6 +157,8 @@ def book_facts(model):
               f"{c['examples']} worked examples, {c['findings']} findings")
     notes = ", ".join(f"{v} {k}" for k, v in sorted(c["notes"].items()))
     fl += field("Contents", text_para(counts + (f"; notes: {notes}" if notes else "")))
+    if c.get("findings_said"):      # what the findings are: "2 disagreements, 2 consequences, 81 names ..."
+        fl += field("Findings", text_para(c["findings_said"] + "."))
     fl += field("Source files", nodes.paragraph("", "", *_join_literals(model["files"])))
     return fl
 
