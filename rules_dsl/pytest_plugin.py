@@ -95,7 +95,8 @@ class FindingsItem(pytest.Item):
     def runtest(self):
         findings = self.book.findings
         if findings:
-            raise ExampleFailed("\n".join(f"finding [{f.kind}] {f.location} ({f.rule}): {f.message}" for f in findings))
+            from .library.findings import finding_lines
+            raise ExampleFailed("\n".join(finding_lines(findings, indent="")))
 
     def repr_failure(self, excinfo):
         if isinstance(excinfo.value, ExampleFailed):

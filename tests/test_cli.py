@@ -163,7 +163,7 @@ rule troopers "Troopers" {
 def test_findings_fail_in_the_header_makes_findings_fail_check_and_pytest(demo_books, tmp_path):
     (demo_books / "own.rules").write_text(OWN_GAME)
     p = run(demo_books, "check", "own")
-    assert p.returncode == 1 and "2 finding(s)" in p.stdout and "[disagreement]" in p.stdout, p.stdout
+    assert p.returncode == 1 and "2 finding(s)" in p.stdout and "  disagreement, printed value, " in p.stdout, p.stdout
     assert "findings fail" in p.stdout                 # it says why the run fails
     (demo_books / "own.rules").write_text(OWN_GAME.replace("| 3 | 16 |", "| 3 | 15 |"))
     assert run(demo_books, "check", "own").returncode == 0

@@ -26,6 +26,7 @@ from .checks_display import check_display
 from .checks_examples import check_examples
 from .checks_ranges import check_ranges
 from .checks_front import check_front
+from .checks_findings import check_follows
 from .checks_types import check_types_of_expressions
 from ..language.model import BookAST, decls_of, walk
 from .resolve import resolve_book, scoped_parts
@@ -67,6 +68,7 @@ def check_book(book: BookAST, texts: dict, other_ids: Callable[[str], Optional[s
     check_examples(book, syms, report)
     check_calls(book, syms, report)
     check_design_views(book, syms, report)
+    check_follows(book, report)
     if not report.diags:   # ranges are followed through names that resolve and kinds that fit
         check_ranges(book, syms, report)
     check_unused_locals(book, report)

@@ -53,12 +53,15 @@ def cmd_check(args):
         if (args.strict or book.findings_fail) and findings:
             failed = True
         if not args.json:
+            from ..library.findings import finding_lines, tally
+            counted = tally(findings)
             out_line(f"{bid}: {len(book.rules)} rules, {len(book.mechanics)} mechanics, "
-                     f"{ok}/{len(results)} examples pass, {len(findings)} finding(s)")
+                     f"{ok}/{len(results)} examples pass, {len(findings)} finding(s)"
+                     + (f": {counted}" if counted else ""))
             for r in bad:
                 out_line(f"  FAILED example {r.location} ({r.rule})\n" + "\n".join("    " + l for l in r.report.splitlines()))
-            for f in findings:
-                out_line(f"  finding [{f.kind}] {f.location} ({f.rule}): {f.message}")
+            for line in finding_lines(findings):
+                out_line(line)
             if findings and book.findings_fail and not args.strict:
                 out_line(f"  {bid}: its header says `findings fail`, so these findings fail the check")
             for d in book.warnings:

@@ -299,6 +299,7 @@ def book_data(book, library=None, consulted: set | None = None) -> dict:
         j["check_location"] = places.text(j["check_location"])
         j["check"] = j["check"] or None
         j["printed"] = j["printed"] or None
+        j["cause"] = j["cause"] or None
         del j["book"]
         findings.append(j)
 

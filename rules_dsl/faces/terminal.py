@@ -356,14 +356,16 @@ def rule_lines(book, rv, record: dict, out: Out, title_of=None) -> list:
                                       ("dim",))],
                                     out.width, out, "    ", "      ")
                     + wrap_segments([(f"rules cost {rv.book}:{d.name}", ("dim",))], out.width, out, "    ", "      "))
-    for f in book.findings:
-        if f.rule != rv.id:
-            continue
+    from ..library.findings import heading, ordered
+    placed = ordered([f for f in book.findings if f.rule == rv.id])
+    for f in [f for g in placed.groups for f in g.findings + g.consequences] + [f for g in placed.names for f in g.uses]:
         said = list(f.sentences) or [f.message]
-        head = {"disagreement": "Finding: a printed value disagrees",
-                "check-summary": "Finding: the book disagrees with itself",
-                "undefined-name": "Finding: a name used but never defined"}.get(f.kind, "Finding")
+        head = heading(f.kind, f.category)
         body = []
+        if f.cause:
+            cause = book.compiled.checks.get(f.cause)
+            body.extend(wrap_segments([(f"It follows from another finding, of the check \u201c{cause.node.doc if cause else f.cause}\u201d.", ())],
+                                      W, out, "    ", "    "))
         for line in said[:12]:
             body.extend(wrap_segments([(line, ())], W, out, "    " + out.bullet + " ", "      "))
         if len(said) > 12:

@@ -221,7 +221,7 @@ class Workspace:
                 if where:
                     src = texts.get(where[0], "").split("\n")
                     line = src[where[1] - 1] if 0 < where[1] <= len(src) else ""
-                    out.append(Diagnostic(where[0], where[1], where[2], f"finding [{f.kind}]: {f.message}",
+                    out.append(Diagnostic(where[0], where[1], where[2], f"finding [{f.category or f.kind}]: {f.text}",
                                           "the header says `findings fail`: fix the source or the check"
                                           if book.findings_fail else "", line, severity=severity))
         return out

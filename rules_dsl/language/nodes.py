@@ -296,6 +296,10 @@ class Binding:
     source: Expr
 
 
+# what a failing case of a check is (`reports gap`); "disagreement" is the default
+CHECK_REPORTS = ("gap", "disagreement")
+
+
 @dataclass(frozen=True)
 class Check:
     span: Span
@@ -305,6 +309,12 @@ class Check:
     where: Optional[Expr]
     claim: Expr
     finding: Optional[Phrase] = None   # a failing case in words: `finding "printed {left} gc; ..."`
+    # what a failing case is (`reports gap`: something named or priced with no definition or
+    # formula; else two printed things disagree), and `follows NAME`: the check whose failure
+    # this one's follows from, so that its findings are consequences grouped under that cause
+    reports: str = "disagreement"
+    follows: Optional[str] = None
+    follows_span: Optional[Span] = None
 
 
 @dataclass(frozen=True)

@@ -92,11 +92,29 @@ class DeclarationRules:
                        grid is not None, header or (), tuple(body), self.optional(called))
 
     def check(self, t) -> n.Check:
-        name, doc, finding, *rest = t.children
+        name, doc, reports, follows, finding, *rest = t.children
         where, claim = rest[-2], rest[-1]
         binds = tuple(self.visit(b) for b in rest[:-2])
+        kind = self.visit(reports) if reports is not None else "disagreement"
+        cause, cause_span = self.visit(follows) if follows is not None else (None, None)
         return n.Check(self.span(t), str(name), self.visit(doc) if doc is not None else "", binds,
-                       self.optional(where), self.visit(claim), self.optional(finding))
+                       self.optional(where), self.visit(claim), self.optional(finding),
+                       kind or "disagreement", cause, cause_span)
+
+    def follows(self, t) -> tuple:
+        """`follows NAME`: (the cause's name, where it is written); analysis/checks_findings.py checks it."""
+        return str(t.children[0]), self.span(t.children[0])
+
+    def reports(self, t) -> str:
+        """`reports gap` or `reports disagreement`; anything else is a diagnostic (and None)."""
+        kind = str(t.children[0])
+        if kind not in n.CHECK_REPORTS:
+            self.error(t.children[0], f"reports {kind}: a check reports a gap or a disagreement",
+                       "write `reports gap` (a failing case is something the book names or prices "
+                       "and never defines or gives a formula for) or leave the line out (a failing "
+                       "case is a disagreement: two printed things contradict)")
+            return None
+        return kind
 
     def priced(self, t) -> n.Priced:
         name, doc, *rest = t.children

@@ -69,7 +69,8 @@ class Finding:
     that no check reads (`Book.coverage_findings`).  `printed` names the printed entry
     (`table(key=value)`), `check_location` is where the check is written.  `sentences`
     says each case in words, for players (the check's `finding` phrase, else display
-    forms: wording.py)."""
+    forms: wording.py).  `category` says what the finding is (a disagreement, a gap, a
+    consequence of the failing check `cause`, coverage, an error: `findings.py`)."""
     book: str
     rule: str
     kind: str
@@ -80,12 +81,23 @@ class Finding:
     printed: str = ""
     check_location: str = ""
     sentences: tuple = ()
+    category: str = ""
+    cause: str = ""
+    said: str = ""        # the finding in one line with the check's `finding` sentences, when it writes one
+
+    @property
+    def text(self) -> str:
+        """The finding in one line: in the book's own words where its check writes a
+        `finding` sentence, else the comparison as `message` gives it."""
+        return self.said or self.message
 
     def as_json(self) -> dict:
+        from .findings import category_of
         return {"book": self.book, "rule": self.rule, "kind": self.kind, "check": self.check,
                 "message": self.message, "location": self.location, "cases": list(self.cases),
                 "printed": self.printed, "check_location": self.check_location,
-                "sentences": list(self.sentences)}
+                "sentences": list(self.sentences),
+                "category": self.category or category_of(self.kind, None), "cause": self.cause}
 
 
 class Book:
@@ -218,7 +230,15 @@ class Book:
             out.extend(self.run_check(name, seen[name]))
         out.extend(self.coverage_findings(seen))
         out.extend(self.name_findings())
-        return out
+        from .findings import classify
+        return classify(out, {k: c.node for k, c in self.compiled.checks.items()})
+
+    @property
+    def transcribes(self) -> bool:
+        """True when the book restates a published source (its header has a `source` line):
+        then its findings are facts about that source; without one, the book is a game of
+        its own and its findings are mistakes in it to fix."""
+        return bool(self.source)
 
     def coverage_findings(self, seen: dict | None = None) -> list:
         """One `unchecked-rows` finding per table that a check sweeps (reads at two or
@@ -305,6 +325,10 @@ class Book:
 
         def said(cases):
             return tuple(finding_sentence(names, chk.node, c) for c in cases)
+        worded = chk.node.finding is not None
+
+        def words(head, cases):
+            return f"{head}: " + "; ".join(said(cases)) if worded else ""
         out = []
         by_value = {}      # the first printed value behind each case -> its cases
         for c in failures:
@@ -316,12 +340,14 @@ class Book:
             more = f"; and {len(cases) - 12} more" if len(cases) > 12 else ""
             out.append(Finding(self.id, self.rule_of(p.table) or chk.rule_id, "disagreement", name,
                                f"{doc}: the printed {label} (line {p.span.line}) disagrees: {shown}{more}",
-                               str(p.span), tuple(case_text(c) for c in cases), label, at, said(cases)))
+                               str(p.span), tuple(case_text(c) for c in cases), label, at, said(cases),
+                               said=words(f"{doc}: the printed {label} (line {p.span.line})", cases)))
         shown = "; ".join(case_text(c) for c in failures[:12])
         more = f"; and {len(failures) - 12} more" if len(failures) > 12 else ""
         out.append(Finding(self.id, chk.rule_id, "check-summary", name,
                            f"{doc}: fails in {len(failures)} of {total} cases: {shown}{more}",
-                           at, tuple(case_text(c) for c in failures), "", at, said(failures)))
+                           at, tuple(case_text(c) for c in failures), "", at, said(failures),
+                           said=words(f"{doc}: not so in {len(failures)} of {total} cases", failures)))
         return out
 
     def _printed_label(self, p) -> str:

@@ -150,6 +150,12 @@ def build_model(book, derived: dict) -> dict:
     findings_by_rule = {}
     for f in derived["findings"]:
         findings_by_rule.setdefault(f["rule"], []).append(f)
+    from ..library.findings import ordered, tally
+    for rid, fs in findings_by_rule.items():     # reading order: a consequence under its cause
+        o = ordered(fs, get=lambda f, k: f.get(k, ""))
+        findings_by_rule[rid] = ([f for g in o.groups for f in g.findings + g.consequences]
+                                 + [f for g in o.names for f in g.uses])
+    transcribes = bool(book.ast.header.source)
 
     rules, sections = {}, {}
 
@@ -163,7 +169,7 @@ def build_model(book, derived: dict) -> dict:
             "section_ids": list(sec_ids), "section_titles": list(sec_titles),
             "prose": [p.text for p in r.prose], "flavour": [p.text for p in r.flavour],
             "notes": [(note.kind, note.text.text) for note in r.notes],
-            "decls": decls, "findings": findings_by_rule.get(r.id, []),
+            "decls": decls, "findings": findings_by_rule.get(r.id, []), "transcribes": transcribes,
             "examples": [(ex.title, ex.text) for ex in r.examples],
             "cases": [_example_cases(book, r.id, ex) for ex in r.examples],
             "summary": summary_of([p.text for p in r.prose], title_of),
@@ -212,7 +218,8 @@ def build_model(book, derived: dict) -> dict:
             notes[kind] = notes.get(kind, 0) + 1
     counts = {"rules": len(rules), "sections": len(sections), "mechanics": len(book.mechanics),
               "tables": len(book.tables), "examples": sum(len(r["examples"]) for r in rules.values()),
-              "findings": len(derived["findings"]), "notes": notes}
+              "findings": len(derived["findings"]), "notes": notes,
+              "findings_said": tally(derived["findings"], get=lambda f, k: f.get(k, ""))}
     books_dir = _books_dir()
     files = []
     for f in book.ast.files:

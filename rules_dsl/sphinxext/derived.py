@@ -144,5 +144,9 @@ def compute_derived(book, code: str = "") -> dict:
             if rest and rest[0]:
                 odds_skipped[name] = list(rest[0])
     store.save()
+    # what each finding is (a consequence depends on whether its cause fails too: worked out
+    # over all of them, after the cache, never kept in it)
+    from ..library.findings import classify_records
+    findings = classify_records(findings, {k: c.node for k, c in book.compiled.checks.items()})
     return {"findings": findings, "failures": failures, "odds": odds, "odds_errors": odds_errors,
             "odds_skipped": odds_skipped}

@@ -122,7 +122,7 @@ def book_node(ctx, model, section_docs) -> nodes.section:
     loose = [(k, v) for k, v in model["items"] if k != "section"]
     if loose:
         node.extend(items_nodes(ctx, model, loose))
-    designers = [book_facts(model)] + prose + [finding_node(f) for f in model["loose_findings"]]
+    designers = [book_facts(model)] + prose + [finding_node(f, bool(model.get("source"))) for f in model["loose_findings"]]
     node += fold_node("For designers: source, files and counts", designers, "designers")
     return node
 
@@ -157,6 +157,8 @@ def book_facts(model):
               f"{c['examples']} worked examples, {c['findings']} findings")
     notes = ", ".join(f"{v} {k}" for k, v in sorted(c["notes"].items()))
     fl += field("Contents", text_para(counts + (f"; notes: {notes}" if notes else "")))
+    if c.get("findings_said"):      # what the findings are: "2 disagreements, 2 consequences, 81 names ..."
+        fl += field("Findings", text_para(c["findings_said"] + "."))
     fl += field("Source files", nodes.paragraph("", "", *_join_literals(model["files"])))
     return fl
 

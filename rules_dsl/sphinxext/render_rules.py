@@ -60,7 +60,7 @@ def rule_node(ctx: Ctx, r: dict) -> nodes.section:
     if links is not None:
         sec += links
     folds = nodes.container(classes=["rules-folds"])     # closed: a row of chips; open: full width
-    notes = [note_node(kind, text, book) for kind, text in r["notes"]] + [finding_node(f) for f in r["findings"]]
+    notes = [note_node(kind, text, book) for kind, text in r["notes"]] + [finding_node(f, r.get("transcribes", True)) for f in r["findings"]]
     if notes:
         label = " · ".join(x for x in (_counted("Note", len(r["notes"])) if r["notes"] else "",
                                         _counted("Finding", len(r["findings"])) if r["findings"] else "") if x)
@@ -179,15 +179,6 @@ def note_node(kind, text, book):
 _FAILS = re.compile(r"^(?P<head>.*?: fails in \d+ of \d+ cases)(?::|$)", re.S)
 
 
-FINDING_TITLES = {
-    "disagreement": "Finding: a printed value disagrees",
-    "check-summary": "Finding: the book disagrees with itself",
-    "undefined-name": "Finding: a name used but never defined",
-    "check-error": "Finding: a check could not run",
-    "unchecked-rows": "Finding: printed entries no check reads",
-}
-
-
 def _cases_list(cases, most=12, words=False):
     """A finding's failing cases as a bullet list (the first `most`): sentences in words, or
     literals when the finding has no sentences."""
@@ -199,21 +190,30 @@ def _cases_list(cases, most=12, words=False):
     return lst
 
 
-def finding_node(f):
-    """A finding for players: what disagrees, in sentences ("Heavy power armor: printed 118 gc;
-    the book's own formula gives 82 gc"); the check's name and the printed entry's address
-    for designers, a tap away."""
-    adm = nodes.admonition(classes=["rules-finding", f"rules-finding-{f['kind']}", "caution"])
-    title = FINDING_TITLES.get(f["kind"], "Finding")
+def finding_node(f, transcribes: bool = True):
+    """A finding for players: what it is (a disagreement, a gap, a consequence of another
+    finding: library/findings.py), in sentences ("Heavy power armor: printed 118 gc; the
+    book's own formula gives 82 gc"); the check's name and the printed entry's address for
+    designers, a tap away.  `transcribes`: the book restates a published source (its
+    header's `source` line), so its findings are facts about that source."""
+    from ..library.findings import category_of, heading, standing
+    category = f.get("category") or category_of(f["kind"], None)
+    adm = nodes.admonition(classes=["rules-finding", f"rules-finding-{f['kind']}",
+                                    f"rules-finding-is-{category}", "caution"])
+    title = heading(f["kind"], category)
     adm += nodes.title(title, title)
+    if f.get("cause"):
+        adm += text_para(f"It follows from another finding, of the check \u201c{f.get('cause_doc') or f['cause']}\u201d: "
+                         "once that one is put right, this one may go too.")
     m = _FAILS.match(f["message"])
     said = f.get("sentences") or []
     cases = said or f["cases"]
     if f["kind"] == "disagreement" and f.get("printed"):
-        # one wrong printed value, shown on the rule that prints it
+        # one printed value, shown on the rule that prints it
         p = nodes.paragraph(classes=["rules-finding-printed"])
-        p += nodes.Text("A printed entry" + (f" (source line {f['line']})" if f.get("line") else "")
-                        + " disagrees with the book's own rule:")
+        where = " (source line {})".format(f["line"]) if f.get("line") else ""
+        p += nodes.Text(f"A printed entry{where} names or prices something the book never defines:" if category == "gap"
+                        else f"A printed entry{where} disagrees with the book's own rule:")
         adm += p
         adm += _cases_list(cases, words=bool(said))
     elif m and f["cases"]:
@@ -226,13 +226,15 @@ def finding_node(f):
     else:
         adm += text_para(f["message"])
     p = nodes.paragraph(classes=["rules-finding-check"])
-    p += nodes.Text("Findings are facts about the source rulebook, not errors of this site.")
+    p += nodes.Text(standing(category, transcribes))
     adm += p
     designer = []
     if f.get("printed"):
         designer.append(nodes.paragraph("", "", nodes.Text("Printed entry "), literal(f["printed"])))
     if f.get("check"):
         designer.append(nodes.paragraph("", "", nodes.Text("Check "), literal(f["check"])))
+    if f.get("cause"):
+        designer.append(nodes.paragraph("", "", nodes.Text("Follows from check "), literal(f["cause"])))
     if said and f["cases"]:
         designer.append(_cases_list(f["cases"]))
     if designer:
