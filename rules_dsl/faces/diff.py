@@ -100,7 +100,7 @@ class _Context:
 
     def changes(self, rule: str = None, name: str = None, row: tuple = None) -> list:
         """The changes of the layers between A and B that touched a rule, a name, or (with
-        `name`, a table's) one row."""
+        `name`, a table's) one row (`row=()`: those of the whole table, `replace table`)."""
         out = []
         for layer in self.layers:
             for c in layer.changes:
@@ -304,26 +304,50 @@ def _tables(ctx) -> list:
         if shape(a) == shape(b):
             continue
         rows_a, rows_b = _rows(a), _rows(b)
+        whole = ctx.changes(name=name, row=())       # the changes that rewrote the whole table
+
+        def by(key, name=name, whole=whole):     # a row's own changes, else the whole table's
+            return ctx.changes(name=name, row=key) or whole
         changed = []
         for key, (cells, span) in rows_b.items():
             if key in rows_a and rows_a[key][0] != cells:
                 before = rows_a[key][0]
                 changed.append({"keys": _keyed(b, key), "before": before, "after": cells,
-                                "columns": [c for c in cells if cells[c] != before.get(c)],
+                                "columns": [c for c in dict.fromkeys([*cells, *before])
+                                            if cells.get(c) != before.get(c)],
                                 "location": ctx.rel(f"{span.file}:{span.line}"),
-                                "changed_by": ctx.changes(name=name, row=key),
-                                "said": _row_said(ctx, name, b, key, before, cells)})
+                                "changed_by": by(key), "said": _row_said(ctx, name, b, key, before, cells)})
         added = [{"keys": _keyed(b, k), "after": c, "location": ctx.rel(f"{s.file}:{s.line}"),
-                  "changed_by": ctx.changes(name=name, row=k), "said": _row_said(ctx, name, b, k, {}, c)}
+                  "changed_by": by(k), "said": _row_said(ctx, name, b, k, {}, c)}
                  for k, (c, s) in rows_b.items() if k not in rows_a]
-        removed = [{"keys": _keyed(a, k), "before": c, "changed_by": ctx.changes(name=name, row=k),
+        removed = [{"keys": _keyed(a, k), "before": c, "changed_by": by(k),
                     "said": _row_said(ctx, name, a, k, c, {})}
                    for k, (c, _) in rows_a.items() if k not in rows_b]
         entry = dict(head, status="changed", rows={"changed": changed, "added": added, "removed": removed})
         if shape(a.params) != shape(b.params) or shape(a.returns) != shape(b.returns) or a.grid != b.grid:
             entry["definition_changed"] = True
+        columns = _column_changes(ctx, name, a, b)
+        if columns is not None:
+            entry["columns"] = columns
         out.append(entry)
     return out
+
+
+def _column_changes(ctx, name: str, a: n.Table, b: n.Table):
+    """The columns a table gained and lost ({"added", "removed", "said"}), None when
+    they are the same (a grid's columns are keys: its cells are rows added and removed)."""
+    if a.grid or b.grid:
+        return None
+    cols_a, cols_b = _columns(a), _columns(b)
+    added = [c for c in cols_b if c not in cols_a]
+    removed = [c for c in cols_a if c not in cols_b]
+    if not added and not removed:
+        return None
+
+    def said(book, c):
+        return book.display.table(name) if c == "value" else book.display.field(name, c)
+    return {"added": added, "removed": removed,
+            "said": {**{c: said(ctx.a, c) for c in removed}, **{c: said(ctx.b, c) for c in added}}}
 
 
 def _columns(t: n.Table) -> list:
@@ -385,8 +409,13 @@ def _row_said(ctx, table: str, t: n.Table, key, before: dict, after: dict) -> di
     else:
         keys_said = ", ".join(f"{names.param(table, p.name)} {k}" for p, k in zip(t.params, keys))
     columns = list(dict.fromkeys(list(before) + list(after)))
+    old = ctx.a if table in ctx.a.tables else book
+
+    def column(c):          # a column only A has keeps A's words
+        shown = names if c in after or old is book else old.display
+        return shown.table(table) if c == "value" else shown.field(table, c)
     return {"keys": keys_said,
-            "columns": {c: (names.table(table) if c == "value" else names.field(table, c)) for c in columns},
+            "columns": {c: column(c) for c in columns},
             "before": {c: cell_words(ctx.a if table in ctx.a.tables else book, v) for c, v in before.items()},
             "after": {c: cell_words(book, v) for c, v in after.items()}}
 
@@ -488,6 +517,7 @@ def _summary(d) -> dict:
             "rules_changed": len(d["rules"]["changed"]),
             "mechanics_changed": sum(1 for m in mech if m["status"] == "changed"
                                      and m.get("compared", {}).get("differ")),
+            "mechanics_not_compared": sum(1 for m in mech if m.get("compared", {}).get("outcome") == "not_compared"),
             "rows_changed": sum(len(t["rows"].get("changed", [])) for t in d["tables"]),
             "rows_added": sum(len(t["rows"].get("added", [])) for t in d["tables"]),
             "rows_removed": sum(len(t["rows"].get("removed", [])) for t in d["tables"]),

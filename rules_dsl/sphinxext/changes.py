@@ -153,6 +153,7 @@ def _rule_link(book: str, rid: str, title: str):
 def changes_nodes(ctx, model: dict) -> list:
     """The "what changed" page of a layered book: rules, tables, odds, findings, then
     the layer's changes as written (for designers)."""
+    from ..faces.diff_text import cells_changed, columns_sentence, shared_changes
     d = model["changes"]
     book = model["id"]
     ctx.units.add(("changes", book, ""))
@@ -214,6 +215,10 @@ def changes_nodes(ctx, model: dict) -> list:
             head = t["display"][:1].upper() + t["display"][1:]
             sub = nodes.container(classes=["rules-changes-table"])
             sub += nodes.paragraph("", "", nodes.strong(head, head))
+            if t.get("columns"):
+                sub += text_para(columns_sentence(t["columns"]), ["rules-changes-columns"])
+            shared = shared_changes(t)
+            sub.extend(_why(shared))
             items = nodes.bullet_list(classes=["rules-changes-rows"])
             for verb in ("changed", "added", "removed"):
                 for row in t["rows"].get(verb, []):
@@ -221,8 +226,7 @@ def changes_nodes(ctx, model: dict) -> list:
                     p = nodes.paragraph()
                     p += nodes.strong(said["keys"], said["keys"])
                     if verb == "changed":
-                        text = "; ".join(f"{said['columns'][c]} {said['before'][c]} → {said['after'][c]}"
-                                         for c in row["columns"])
+                        text = cells_changed(row)
                     elif verb == "added":
                         text = "added: " + "; ".join(f"{said['columns'][c]} {v}" for c, v in said["after"].items())
                     else:
@@ -230,7 +234,7 @@ def changes_nodes(ctx, model: dict) -> list:
                     p += nodes.Text(f": {text}")
                     li = nodes.list_item()
                     li += p
-                    li.extend(_why(row.get("changed_by", [])))
+                    li.extend(_why(c for c in row.get("changed_by", []) if c not in shared))
                     items += li
             sub += items
             part += sub
