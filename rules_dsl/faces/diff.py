@@ -313,8 +313,7 @@ def _tables(ctx) -> list:
             if key in rows_a and rows_a[key][0] != cells:
                 before = rows_a[key][0]
                 changed.append({"keys": _keyed(b, key), "before": before, "after": cells,
-                                "columns": [c for c in dict.fromkeys([*cells, *before])
-                                            if cells.get(c) != before.get(c)],
+                                "columns": _cells_changed(before, cells),
                                 "location": ctx.rel(f"{span.file}:{span.line}"),
                                 "changed_by": by(key), "said": _row_said(ctx, name, b, key, before, cells)})
         added = [{"keys": _keyed(b, k), "after": c, "location": ctx.rel(f"{s.file}:{s.line}"),
@@ -331,6 +330,13 @@ def _tables(ctx) -> list:
             entry["columns"] = columns
         out.append(entry)
     return out
+
+
+def _cells_changed(before: dict, after: dict) -> list:
+    """The columns whose cell changed: those both have (B's order), then new ones, then
+    removed ones."""
+    return [c for c in after if c in before and after[c] != before[c]] + \
+        [c for c in after if c not in before] + [c for c in before if c not in after]
 
 
 def _column_changes(ctx, name: str, a: n.Table, b: n.Table):

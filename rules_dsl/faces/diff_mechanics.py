@@ -139,21 +139,18 @@ class _Job:
 
 def _compare_all(ctx, jobs: list) -> None:
     """Run every job within the diff's time: the mechanics without dice first (a call is
-    cheap), each on a time slice of what is left shared equally by the jobs still to
-    come (a job that finishes early leaves the rest to the later ones); first every
-    job on the book's own inputs, then every job on the others."""
+    cheap), each on a time slice, the time left shared equally by the jobs still to
+    come (a job that finishes early leaves the rest to the later ones, and none can take
+    more than its share from those after it).  Within a job the book's own inputs come
+    first, then the others."""
     jobs = sorted(jobs, key=lambda j: j.dice)
-    for own_only in (True, False):
-        todo = [j for j in jobs if not j.finished and j.cut != "budget"]
-        for i, job in enumerate(todo):
-            left = _seconds_left(ctx)
-            if left is not None and left <= 0:
-                for rest in todo[i:]:      # the diff's time ran out before these were reached (again)
-                    rest.cut = "time"
-                return
-            meter = _slice(ctx, None if left is None else left / (len(todo) - i))
-            job.cut = ""
-            _run(ctx, job, meter, own_only)
+    for i, job in enumerate(jobs):
+        left = _seconds_left(ctx)
+        if left is not None and left <= 0:
+            for rest in jobs[i:]:          # the diff's time ran out before these were reached
+                rest.cut = "time"
+            return
+        _run(ctx, job, _slice(ctx, None if left is None else left / (len(jobs) - i)))
 
 
 def _seconds_left(ctx):
@@ -167,15 +164,13 @@ def _slice(ctx, seconds):
     return Meter(Budget(seconds=seconds, cells=ctx.meter.budget.cells))
 
 
-def _run(ctx, job: _Job, meter, own_only: bool) -> None:
+def _run(ctx, job: _Job, meter) -> None:
     while job.left > 0:
         if _expired(meter):
             job.cut = "time"
             return
         if job.own:
             cand = job.own.popleft()
-        elif own_only:
-            return
         else:
             cand = next(job.rest, None)
             if cand is None:
@@ -188,7 +183,6 @@ def _run(ctx, job: _Job, meter, own_only: bool) -> None:
                 rb = _law(job, job.fb, cand, meter)
             stop = ra if ra in (_TIME, _WORK, _SIZE) else rb
             if stop in (_TIME, _WORK):
-                job.own.appendleft(cand)        # not compared: tried again in a later slice
                 job.cut = "time" if stop is _TIME else "budget"
                 return
             if stop is _SIZE:
@@ -293,7 +287,7 @@ def _why_not(ctx, job, limit) -> str:
         return (f"its first input did not finish within its share of the diff's time limit "
                 f"({limit:g} s, --time-limit)")
     if job.cut == "budget":
-        return f"its first input needs more than its budget of {ctx.budget:,} evaluations (--budget)"
+        return f"its first input needs more than its budget of {_evaluations(ctx.budget)} (--budget)"
     if job.too_large:
         return f"each of the {job.too_large} inputs tried is too large for exact odds"
     return "no input was left to compare it on"
@@ -317,10 +311,14 @@ def _how_sampled(ctx, job, limit) -> str:
     if job.cut == "time":
         parts.append(f"until the diff's time limit ({limit:g} s, --time-limit) ran out")
     elif job.cut == "budget" or (dom.finite and dom.total > job.done and not job.too_large):
-        parts.append(f"within a budget of {ctx.budget:,} evaluations (--budget)")
+        parts.append(f"within a budget of {_evaluations(ctx.budget)} (--budget)")
     if job.too_large:
         parts.append(f"leaving out {job.too_large} input{'s' if job.too_large != 1 else ''} too large for exact odds")
     return ", ".join(parts)
+
+
+def _evaluations(k: int) -> str:
+    return f"{k:,} evaluation{'s' if k != 1 else ''}"
 
 
 def _odds_shown(ctx, job) -> list:

@@ -153,7 +153,7 @@ def _rule_link(book: str, rid: str, title: str):
 def changes_nodes(ctx, model: dict) -> list:
     """The "what changed" page of a layered book: rules, tables, odds, findings, then
     the layer's changes as written (for designers)."""
-    from ..faces.diff_text import cells_changed, columns_sentence, shared_changes
+    from ..faces.diff_text import cells_changed, columns_sentence, compared_sentence, outcome, shared_changes
     d = model["changes"]
     book = model["id"]
     ctx.units.add(("changes", book, ""))
@@ -240,10 +240,10 @@ def changes_nodes(ctx, model: dict) -> list:
             part += sub
         sec += part
 
-    # mechanics and their odds
-    mech = [m for m in d["mechanics"] if m["status"] != "changed" or (m.get("compared") or {}).get("differ")
-            or m.get("odds")]
-    if mech:
+    # mechanics and their odds; then those that reach a change but gave the same results, or were not compared
+    mech = [m for m in d["mechanics"] if m["status"] != "changed" or outcome(m) == "changed" or m.get("odds")]
+    rest = [m for m in d["mechanics"] if m not in mech and m.get("compared")]
+    if mech or rest:
         part = _part(ctx, "Mechanics and odds", "mechanics")
         for m in mech:
             name = m["display"][:1].upper() + m["display"][1:]
@@ -261,6 +261,21 @@ def changes_nodes(ctx, model: dict) -> list:
             for o in m.get("odds", []):
                 sub += _odds_nodes(o)
             sub.extend(_why(m.get("changed_by", [])))
+            part += sub
+        for verdict, label in (("same", "Reach a change and give the same results"),
+                               ("not_compared", "Reach a change and were not compared")):
+            group = [m for m in rest if outcome(m) == verdict]
+            if not group:
+                continue
+            sub = nodes.container(classes=["rules-changes-mechanic", f"rules-changes-{verdict.replace('_', '-')}"])
+            sub += nodes.paragraph("", "", nodes.strong(label, label))
+            items = nodes.bullet_list()
+            for m in group:
+                li = nodes.list_item()
+                name = m["display"][:1].upper() + m["display"][1:]
+                li += text_para(f"{name}: {compared_sentence(m['compared'], lead=False)}")
+                items += li
+            sub += items
             part += sub
         sec += part
 
