@@ -31,7 +31,7 @@ from rules_dsl.faces.diff import diff_books
 from rules_dsl.faces.diff_text import lines
 from rules_dsl.library.loader import Library
 
-PLAYERS = ("odds", "example", "website")      # the sources of the book's own inputs (diff_inputs.py)
+PLAYERS = ("odds", "example", "profile", "website")      # the sources of the book's own inputs (diff_inputs.py)
 SCHEMA = json.loads((REPO / "rules_dsl" / "faces" / "schema" / "diff.schema.json").read_text())
 
 TOY = '''book toy {

@@ -4,12 +4,14 @@ A diff that compares random inputs first may spend its whole time on inputs no p
 would pick ("shots 98, emp yes") and never reach the ones a table uses.  So a
 mechanic's inputs come in two groups (`plan_inputs`):
 
-* **the book's own** (`Candidate.source` "odds", "example", "website"): the inputs of
+* **the book's own** (`Candidate.source` "odds", "example", "profile", "website"): the inputs of
   its `odds` lines in either book, those of every worked example that calls it (rolls
   given by name are dropped: the diff compares the whole law), and for a dice mechanic
-  the inputs its website page shows odds for (`odds.page_inputs`: defaults, then each
-  input's low, middle and high value), each completed with its defaults and accepted
-  by both versions;
+  the rows of a table of records (a unit's or a weapon's profile) that give two or more
+  of its inputs by name (the others as the website's odds start), and for a dice
+  mechanic the inputs its website page shows odds for (`odds.page_inputs_of`: defaults,
+  then each input's low, middle and high value); each completed with its defaults and
+  accepted by both versions;
 * **the others** ("every" or "random"): every input in a fixed random order when there
   are few enough, else inputs drawn at random with a fixed seed, never one already
   compared.
@@ -32,17 +34,24 @@ __all__ = ["Candidate", "Domain", "PLAYERS", "SOURCE_WORDS", "domain_of", "plan_
 
 SAMPLE_VALUES = (0, 1, 2, 3, 4, 5, 6, 8, 10, 12)    # tried for a whole number without a range
 MAX_PLAYERS = 32             # the book's own inputs compared per mechanic, at most
-PLAYERS = ("odds", "example", "website")
+PLAYERS = ("odds", "example", "profile", "website")
+MAX_PROFILES = 8             # profile rows tried per mechanic, at most
 #: where an input came from, in players' words
-SOURCE_WORDS = {"odds": "the book's odds table", "example": "a worked example",
+SOURCE_WORDS = {"odds": "the book's odds table", "example": "a worked example", "profile": "a profile in the book",
                 "website": "the website's odds table", "every": "every input in turn", "random": "drawn at random"}
 
 
 @dataclass(frozen=True)
 class Candidate:
-    """One input set to compare (`inputs`: {parameter: value}) and where it came from."""
+    """One input set to compare (`inputs`: {parameter: value}), where it came from, and
+    that in players' words (`said`: "the profile Star Knights in Unit examples")."""
     inputs: dict
     source: str
+    said: str = ""
+
+    @property
+    def source_said(self) -> str:
+        return self.said or SOURCE_WORDS[self.source]
 
 
 @dataclass
@@ -135,19 +144,41 @@ def _players(ctx, fa, fb, dom):
             got = _complete(fa, fb, fn, dom, given)
             if got is not None:
                 yield Candidate(got, "example")
+    site = []
     if fa.has_dice or fb.has_dice:
         from ..odds.page_inputs import page_inputs_of
-        for fn in (fb, fa):
-            if fn.has_dice:
-                try:
-                    chosen = page_inputs_of(fn)
-                except RulesError:
-                    chosen = []
-                for given in chosen:
-                    got = _complete(fa, fb, fn, dom, dict(given))
-                    if got is not None:
-                        yield Candidate(got, "website")
-                break
+        fn = fb if fb.has_dice else fa
+        try:
+            site = [(fn, dict(x)) for x in page_inputs_of(fn)]
+        except RulesError:
+            site = []
+    start = site[0][1] if site else {}
+    for fn, given, said in _profiles(ctx.b, fb, dom):
+        got = _complete(fa, fb, fn, dom, {**start, **given})
+        if got is not None:
+            yield Candidate(got, "profile", said)
+    for fn, given in site:
+        got = _complete(fa, fb, fn, dom, given)
+        if got is not None:
+            yield Candidate(got, "website")
+
+
+def _profiles(book, fn, dom: Domain):
+    """(fn, {parameter: value}, words) for each row of a table of records (a unit's or a
+    weapon's profile) that gives two or more of the mechanic's inputs by their names;
+    the others come from the website's starting inputs or the defaults."""
+    found = 0
+    for tname, table in book.tables.items():
+        fields = [f for f in (table.fields or []) if f in dom.names]
+        if len(fields) < 2:
+            continue
+        for keys, record in table.entries:
+            if found >= MAX_PROFILES:
+                return
+            values = record.as_dict()
+            keys_said = ", ".join(book.display.value(k) for k in keys)
+            found += 1
+            yield fn, {f: values[f] for f in fields}, f"the profile {keys_said} in {book.display.table(tname)}"
 
 
 def _complete(fa, fb, fn, dom: Domain, given: dict):

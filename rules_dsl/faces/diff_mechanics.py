@@ -20,7 +20,7 @@ from fractions import Fraction
 from ..errors import RulesError
 from ..language import nodes as n
 from ..language.values import to_json
-from .diff_inputs import PLAYERS, SAMPLE_VALUES, SOURCE_WORDS, domain_of, plan_inputs
+from .diff_inputs import PLAYERS, SAMPLE_VALUES, domain_of, plan_inputs
 from .diff_odds import inputs_said, law_key, odds_json, result_json, results_equal, same_value
 
 __all__ = ["mechanic_changes", "same_value", "MAX_EXAMPLES", "MAX_ODDS", "SAMPLE_VALUES"]
@@ -247,7 +247,7 @@ def _record(ctx, job, cand, ra, rb) -> None:
         job.differences.append({"inputs": {k: to_json(v) for k, v in cand.inputs.items()},
                                 "inputs_said": inputs_said(ctx.b, name, cand.inputs),
                                 "before": result_json(xa, ctx.a, name), "after": result_json(xb, ctx.b, name),
-                                "source": cand.source, "source_said": SOURCE_WORDS[cand.source]})
+                                "source": cand.source, "source_said": cand.source_said})
     if isinstance(ra, Distribution) and isinstance(rb, Distribution) and len(job.laws) < MAX_ODDS:
         job.laws.append((cand, ra, rb))
 
@@ -299,7 +299,7 @@ def _how_sampled(ctx, job, limit) -> str:
     parts = []
     if job.from_own:
         parts.append(f"first {job.from_own} input{'s' if job.from_own != 1 else ''} the book itself uses (its "
-                     "odds lines, worked examples and website odds)")
+                     "odds lines, worked examples, profiles and website odds)")
     others = job.done - job.from_own
     if others:
         then = "then " if parts else ""
