@@ -1,10 +1,19 @@
 """`rules diff`'s mechanics: each mechanic of two books run on both, over its inputs.
 
 A mechanic whose definition and everything it reaches are unchanged is not evaluated.
-Each other one is compared input for input (every input when they are finite and fit
-the budget, "exhaustive"; else drawn at random with a fixed seed, "sampled"), by its
-results, or by its exact distribution when it rolls dice; the odds before and after are
-given for the inputs the book shows odds for.  diff.py's module doc says the whole.
+Each other one is a job (`_Job`): compared input for input on the inputs diff_inputs.py
+gives (the book's own first, then every input or a random draw), by its results, or by
+its exact distribution when it rolls dice.  What it found is one of three outcomes,
+each with its numbers: *changed* (the inputs that show it, and where they came from),
+*the same* over N inputs (N > 0; exhaustive or sampled, said), or *not compared* and
+why.  Nothing is ever called the same that was not run.
+
+The time is shared so that no job starves the others: the jobs without dice first (a
+call is cheap), each on a slice of its own (a `Meter` whose deadline is the time left
+divided by the jobs still to come), so a job that finishes early leaves its time to
+the later ones and a costly one stops at the end of its slice.  The odds shown are the
+laws the comparison computed: nothing runs after the deadline.  diff.py's module doc
+says the whole.
 
 Split from diff.py (issue 32): this is the part of a diff that *runs* the books (calls,
 the odds engine, the budget and the deadline); diff.py compares what is written (rules,
