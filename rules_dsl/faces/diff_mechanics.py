@@ -331,11 +331,13 @@ def _evaluations(k: int) -> str:
 
 
 def _odds_shown(ctx, job) -> list:
-    """The odds before and after where they moved: for the book's own inputs first (its
-    `odds` lines, worked examples, website), else the first inputs found to differ;
+    """The odds before and after where they moved: for the book's `odds` lines when any
+    moved (the designer's choice, alone), else for its other own inputs (worked examples,
+    profiles, website), else for the first inputs found to differ;
     the laws are those the comparison computed (nothing is computed again)."""
+    lines = [x for x in job.laws if x[0].source == "odds"]       # the designer chose these: only them
     own = [x for x in job.laws if x[0].source in PLAYERS]
-    chosen = own or job.laws
+    chosen = lines or own or job.laws
     out = []
     for cand, da, db in chosen[:MAX_ODDS]:
         entry = odds_json(cand.inputs, da, db, ctx.b, job.fa.name)
