@@ -341,7 +341,7 @@ def _odds_shown(ctx, job) -> list:
     out = []
     for cand, da, db in chosen[:MAX_ODDS]:
         entry = odds_json(cand.inputs, da, db, ctx.b, job.fa.name)
-        entry["source"] = cand.source
+        entry["source"], entry["source_said"] = cand.source, cand.source_said
         out.append(entry)
     return out
 

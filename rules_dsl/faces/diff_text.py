@@ -384,7 +384,8 @@ def _mechanics_text(w, d, a, b):
                       f"{_result_said(ex['after'])} after.", 6, 4)
         for o in m.get("odds", []):
             w.say("")
-            w.say(f"Odds with {o['inputs_said'] or 'its defaults'}"
+            source = f" ({o['source_said']})" if o.get("source", "every") != "every" and o.get("source_said") else ""
+            w.say(f"Odds with {o['inputs_said'] or 'its defaults'}{source}"
                   + ("" if o["exact"] else " (a chain's tail is cut below 1e-12)") + ":", 4)
             for line in odds_lines(o):
                 w.raw(line, 6)
