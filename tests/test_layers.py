@@ -408,10 +408,12 @@ def test_the_diff_lists_exactly_the_rows_a_layer_changes(tmp_path_factory, price
     assert [t["name"] for t in d["tables"]] == (["roster"] if moved else [])
 
 
-def test_the_diffs_odds_run_on_one_shared_budget_and_say_when_its_time_ran_out(books, monkeypatch):
-    """Every distribution of a diff runs on the one Meter of the diff's Budget (odds/budget.py);
-    when its time runs out, what was not compared says so (never a hang), and the JSON
-    still follows its schema."""
+def test_the_diffs_odds_run_on_slices_of_one_deadline_and_say_when_its_time_ran_out(books, monkeypatch):
+    """Every distribution of a diff runs on a meter whose deadline is within the diff's
+    (a time slice of its one Budget, odds/budget.py); when its time runs out, what was
+    not compared says so (never a hang), and the JSON still follows its schema."""
+    import time
+
     import jsonschema
 
     from rules_dsl.faces import diff as diff_mod
@@ -426,16 +428,19 @@ def test_the_diffs_odds_run_on_one_shared_budget_and_say_when_its_time_ran_out(b
         return real(*args, **kwargs)
     monkeypatch.setattr(engine, "distribution", spy)
     monkeypatch.setattr("rules_dsl.odds.distribution", spy)
+    start = time.monotonic()
     d = diff_mod.diff_books(a, b)
     assert d["time_limit"] == diff_mod.DEFAULT_SECONDS
-    assert meters and meters[0] is not None and all(m is meters[0] for m in meters)
+    assert meters and all(m is not None and m.deadline <= start + diff_mod.DEFAULT_SECONDS + 1 for m in meters)
     hits = next(m for m in d["mechanics"] if m["name"] == "hits")
     assert hits["compared"]["method"] == "exhaustive" and hits["odds"]
 
     short = diff_mod.diff_books(a, b, time_limit=1e-9)
     hits = next(m for m in short["mechanics"] if m["name"] == "hits")
-    assert hits["compared"]["method"] == "sampled" and hits["compared"]["inputs"] == 0
-    assert "time limit (1e-09 s, --time-limit) ran out" in hits["compared"]["note"] and not hits["odds"]
+    assert hits["compared"]["method"] == "none" and hits["compared"]["inputs"] == 0
+    assert hits["compared"]["outcome"] == "not_compared"
+    assert "time limit (1e-09 s, --time-limit) ran out before it was reached" in hits["compared"]["note"]
+    assert not hits["odds"]
     schema = json.loads((REPO / "rules_dsl" / "faces" / "schema" / "diff.schema.json").read_text())
     jsonschema.validate(json.loads(json.dumps(short)), schema)
     with pytest.raises(ValueError):
@@ -501,7 +506,7 @@ def test_the_xenotactics_errata_corrects_every_flagged_price_and_nothing_else():
         (by,) = r["changed_by"]
         assert f"{formula} gc" in by["because"] and "formula" in by["because"]
     assert d["summary"] == {"rules_added": 0, "rules_removed": 0, "rules_changed": 7, "mechanics_changed": 0,
-                            "rows_changed": 29, "rows_added": 0, "rows_removed": 0, "findings_appeared": 0,
+                            "mechanics_not_compared": 0, "rows_changed": 29, "rows_added": 0, "rows_removed": 0, "findings_appeared": 0,
                             "findings_gone": d["summary"]["findings_gone"]}
     assert all(c["parts"] == ["declarations"] for c in d["rules"]["changed"])
     assert not d["mechanics"] and not d["constants"] and not d["enums"] and not d["names"]
@@ -557,7 +562,9 @@ def test_rules_diff_text_is_in_players_words():
     assert "Findings that go" in p.stdout and "Findings that appear" not in p.stdout
     assert "Mechanics" not in p.stdout
     p = run(["diff", "null-strike", "null-strike+house"], check=True)
-    assert "Odds with morale 4" in p.stdout and "steady" in p.stdout and "change (points)" in p.stdout
+    # the odds shown first are those of the book's worked example ("Morale 5+: one die of two is enough")
+    assert "Odds with morale 5, penalty 0, fearless no" in p.stdout and "steady" in p.stdout
+    assert "change (points)" in p.stdout and "(a worked example)" in p.stdout
     assert "(exhaustive: every input)" in p.stdout
 
 

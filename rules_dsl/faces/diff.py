@@ -10,29 +10,33 @@ players' words, and the website's "what changed" page draws it.
   notes, examples, aliases and keywords, and which declarations changed).
 * **Mechanics** are matched by name.  One whose definition and everything it reaches
   by name (reach.py) are unchanged behaves as before and is not evaluated.  Each
-  other one is run on both books over its inputs: every input, when each has a
-  finite type (a range, a bool, an enum, a die's faces) and they fit in the budget
-  ("exhaustive"); else inputs drawn at random with a fixed seed, from the finite
-  types and from the values the books' own examples and defaults give
-  ("sampled").  Which it was is always said.  A dice mechanic is compared by its
-  exact distribution (the odds engine), and the budget counts the engine's
-  evaluations; its odds before and after, and the change in the mean, are given
-  for the inputs the book chooses for its odds tables (`odds` lines, else the
-  site's choice), or the first inputs found to differ.
+  other one is run on both books, first on the book's own inputs (its `odds` lines,
+  worked examples, profiles and website odds: diff_inputs.py), then on the others:
+  every input when each has a finite type and they fit in the budget
+  ("exhaustive"), else inputs drawn at random with a fixed seed ("sampled").  Each is
+  reported changed (with the inputs that show it and where they came from), the same
+  over N inputs (N > 0), or not compared and why (`compared.outcome`).  A dice
+  mechanic is compared by its exact distribution; its odds before and after are
+  those the comparison computed, for the book's own inputs first.  The time is shared
+  (diff_mechanics.py): the mechanics without dice first, each on an equal slice of
+  what is left, so one costly mechanic cannot starve the rest.
 * **Tables**: rows matched by their keys (a grid's cells by both keys): changed,
-  added, removed.  **Constants**, **enumerations** and **names in words** too.
+  added, removed; columns added and removed (`columns`).  **Constants**,
+  **enumerations** and **names in words** too.
 * **Findings** (checks.py, book.py) matched by kind, rule, check and printed entry:
   those that appear, go, or list other cases.
 
 When B is a layer on A, each part also names the changes of the layers between
-them (`changed_by`: the change's number, place and reason).  Every exact
-computation keeps to its budget: `budget` evaluations a mechanic, and one shared
-`odds.budget.Budget` for the whole diff (`time_limit` seconds, the memory every exact
-computation keeps to), whose `Meter` every distribution runs on; past it, the diff says
-what it did not compare.
+them (`changed_by`: the change's number, place and reason; a row of a replaced table
+names the `replace table`).  Every exact computation keeps to its budget: `budget`
+evaluations a mechanic, and `time_limit` seconds for the whole diff, shared out in
+slices (each a `Meter` of an `odds.budget.Budget` with the diff's memory budget); past
+it, the diff says what it did not compare.
 
-Two modules (split in issue 32): diff_mechanics.py runs the mechanics of both books and
-compares their results and odds; this one compares what is written and assembles the data.
+Modules (split in issue 32, then 38): diff_mechanics.py runs the mechanics of both books
+within the shared time; diff_inputs.py chooses their inputs, the book's own first;
+diff_odds.py writes results and odds as JSON; this one compares what is written and
+assembles the data.
 """
 from __future__ import annotations
 
@@ -41,6 +45,7 @@ from pathlib import Path
 
 from ..language import nodes as n
 from .diff_mechanics import mechanic_changes, same_value
+from .diff_tables import table_changes
 from ..analysis.reach import Reach, shape
 from ..language.values import to_json
 
@@ -69,7 +74,7 @@ def diff_books(a, b, budget: int = DEFAULT_BUDGET, time_limit: float | None = DE
         "time_limit": time_limit,
         "rules": _rules(ctx),
         "mechanics": mechanic_changes(ctx),
-        "tables": _tables(ctx),
+        "tables": table_changes(ctx),
         "constants": _constants(ctx),
         "enums": _enums(ctx),
         "names": _names(ctx),
@@ -100,7 +105,7 @@ class _Context:
 
     def changes(self, rule: str = None, name: str = None, row: tuple = None) -> list:
         """The changes of the layers between A and B that touched a rule, a name, or (with
-        `name`, a table's) one row."""
+        `name`, a table's) one row (`row=()`: those of the whole table, `replace table`)."""
         out = []
         for layer in self.layers:
             for c in layer.changes:
@@ -289,108 +294,6 @@ def _words(d) -> tuple:
     return tuple(repr(x.text) for x in n.iter_nodes(d) if isinstance(x, n.Phrase)) + (getattr(d, "doc", ""),)
 
 
-# ------------------------------------------------------------------ tables
-def _tables(ctx) -> list:
-    ta, tb = ctx.a.tables, ctx.b.tables
-    out = []
-    for name in list(tb) + [x for x in ta if x not in tb]:
-        book = ctx.b if name in tb else ctx.a
-        head = {"name": name, "display": book.display.table(name), "rule": book.rule_of(name) or "",
-                "changed_by": ctx.changes(name=name)}
-        if name not in ta or name not in tb:
-            out.append(dict(head, status="added" if name not in ta else "removed", rows={}))
-            continue
-        a, b = ctx.decls_a[name], ctx.decls_b[name]
-        if shape(a) == shape(b):
-            continue
-        rows_a, rows_b = _rows(a), _rows(b)
-        changed = []
-        for key, (cells, span) in rows_b.items():
-            if key in rows_a and rows_a[key][0] != cells:
-                before = rows_a[key][0]
-                changed.append({"keys": _keyed(b, key), "before": before, "after": cells,
-                                "columns": [c for c in cells if cells[c] != before.get(c)],
-                                "location": ctx.rel(f"{span.file}:{span.line}"),
-                                "changed_by": ctx.changes(name=name, row=key),
-                                "said": _row_said(ctx, name, b, key, before, cells)})
-        added = [{"keys": _keyed(b, k), "after": c, "location": ctx.rel(f"{s.file}:{s.line}"),
-                  "changed_by": ctx.changes(name=name, row=k), "said": _row_said(ctx, name, b, k, {}, c)}
-                 for k, (c, s) in rows_b.items() if k not in rows_a]
-        removed = [{"keys": _keyed(a, k), "before": c, "changed_by": ctx.changes(name=name, row=k),
-                    "said": _row_said(ctx, name, a, k, c, {})}
-                   for k, (c, _) in rows_a.items() if k not in rows_b]
-        entry = dict(head, status="changed", rows={"changed": changed, "added": added, "removed": removed})
-        if shape(a.params) != shape(b.params) or shape(a.returns) != shape(b.returns) or a.grid != b.grid:
-            entry["definition_changed"] = True
-        out.append(entry)
-    return out
-
-
-def _columns(t: n.Table) -> list:
-    if isinstance(t.returns, n.RecordType):
-        return [f for f, _ in t.returns.fields]
-    return ["value"]
-
-
-def _rows(t: n.Table) -> dict:
-    """{key tuple (as the language writes them): ({column: value text}, span)}."""
-    from ..library.layer_decls import cell_text
-    out = {}
-    if t.grid:
-        cols = [cell_text(c.value) for c in t.header[1:]]
-        for row in t.rows:
-            for col, cell in zip(cols, row[1:]):
-                out.setdefault((cell_text(row[0].value), col), ({"value": cell_text(cell.value)}, cell.span))
-        return out
-    nkeys = len(t.params)
-    cols = _columns(t)
-    for row in t.rows:
-        key = tuple(cell_text(c.value) for c in row[:nkeys])
-        values = {c: cell_text(cell.value) for c, cell in zip(cols, row[nkeys:])}
-        out.setdefault(key, (values, row[0].span if row else n.NOWHERE))
-    return out
-
-
-def _keyed(t: n.Table, key) -> dict:
-    return {p.name: k for p, k in zip(t.params, key)}
-
-
-def cell_words(book, text: str) -> str:
-    """A table cell as the language writes it (`"Sniper"`, `under_fire`, `3`, `1..3`), in
-    players' words (the book's display forms)."""
-    import json
-    if text.startswith('"'):
-        try:
-            return json.loads(text)
-        except ValueError:
-            return text
-    if text in ("true", "false"):
-        return "yes" if text == "true" else "no"
-    if text == "absent":
-        return "absent (not given)"
-    if text and (text[0].isalpha() or text[0] == "_"):
-        return book.display.name(text)
-    return text
-
-
-def _row_said(ctx, table: str, t: n.Table, key, before: dict, after: dict) -> dict:
-    """A row's keys, columns and cells in words (B's words; A's for what only A has)."""
-    book = ctx.b if table in ctx.b.tables else ctx.a
-    names = book.display
-    keys = [cell_words(book, k) for k in key]
-    if len(keys) == 1:
-        keys_said = keys[0]
-    elif t.grid:
-        keys_said = f"{keys[0]}, {keys[1]}"
-    else:
-        keys_said = ", ".join(f"{names.param(table, p.name)} {k}" for p, k in zip(t.params, keys))
-    columns = list(dict.fromkeys(list(before) + list(after)))
-    return {"keys": keys_said,
-            "columns": {c: (names.table(table) if c == "value" else names.field(table, c)) for c in columns},
-            "before": {c: cell_words(ctx.a if table in ctx.a.tables else book, v) for c, v in before.items()},
-            "after": {c: cell_words(book, v) for c, v in after.items()}}
-
-
 # ------------------------------------------------------------------ constants, enums, words
 def _constants(ctx) -> list:
     from ..language.render import Notation
@@ -488,6 +391,7 @@ def _summary(d) -> dict:
             "rules_changed": len(d["rules"]["changed"]),
             "mechanics_changed": sum(1 for m in mech if m["status"] == "changed"
                                      and m.get("compared", {}).get("differ")),
+            "mechanics_not_compared": sum(1 for m in mech if m.get("compared", {}).get("outcome") == "not_compared"),
             "rows_changed": sum(len(t["rows"].get("changed", [])) for t in d["tables"]),
             "rows_added": sum(len(t["rows"].get("added", [])) for t in d["tables"]),
             "rows_removed": sum(len(t["rows"].get("removed", [])) for t in d["tables"]),

@@ -1,10 +1,19 @@
 """`rules diff`'s mechanics: each mechanic of two books run on both, over its inputs.
 
 A mechanic whose definition and everything it reaches are unchanged is not evaluated.
-Each other one is compared input for input (every input when they are finite and fit
-the budget, "exhaustive"; else drawn at random with a fixed seed, "sampled"), by its
-results, or by its exact distribution when it rolls dice; the odds before and after are
-given for the inputs the book shows odds for.  diff.py's module doc says the whole.
+Each other one is a job (`_Job`): compared input for input on the inputs diff_inputs.py
+gives (the book's own first, then every input or a random draw), by its results, or by
+its exact distribution when it rolls dice.  What it found is one of three outcomes,
+each with its numbers: *changed* (the inputs that show it, and where they came from),
+*the same* over N inputs (N > 0; exhaustive or sampled, said), or *not compared* and
+why.  Nothing is ever called the same that was not run.
+
+The time is shared so that no job starves the others: the jobs without dice first (a
+call is cheap), each on a slice of its own (a `Meter` whose deadline is the time left
+divided by the jobs still to come), so a job that finishes early leaves its time to
+the later ones and a costly one stops at the end of its slice.  The odds shown are the
+laws the comparison computed: nothing runs after the deadline.  diff.py's module doc
+says the whole.
 
 Split from diff.py (issue 32): this is the part of a diff that *runs* the books (calls,
 the odds engine, the budget and the deadline); diff.py compares what is written (rules,
@@ -12,23 +21,29 @@ tables, constants, enums, names, findings) and assembles the JSON.
 """
 from __future__ import annotations
 
-import itertools
-import random
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from fractions import Fraction
 
-from ..language import nodes as n
 from ..errors import RulesError
-from ..language.values import ABSENT, to_json
+from ..language import nodes as n
+from ..language.values import to_json
+from .diff_inputs import PLAYERS, SAMPLE_VALUES, domain_of, plan_inputs
+from .diff_odds import inputs_said, law_key, odds_json, result_json, results_equal, same_value
 
 __all__ = ["mechanic_changes", "same_value", "MAX_EXAMPLES", "MAX_ODDS", "SAMPLE_VALUES"]
 
 MAX_EXAMPLES = 5             # inputs shown per mechanic whose results differ
 MAX_ODDS = 3                 # input sets whose odds are shown per dice mechanic
-SAMPLE_VALUES = (0, 1, 2, 3, 4, 5, 6, 8, 10, 12)    # tried for a whole number without a range
 
 
 def mechanic_changes(ctx) -> list:
+    """Each mechanic added, removed, or changed in itself or in what it reaches, and
+    for a changed one what comparing it on both books found (`compared`: changed, the
+    same over how many inputs and how they were chosen, or not compared and why)."""
     ma, mb = ctx.a.mechanics, ctx.b.mechanics
-    out = []
+    out, jobs = [], []
     for name in list(mb) + [x for x in ma if x not in mb]:
         if name not in ma:
             out.append(_mech_head(ctx.b, name, "added", ctx))
@@ -45,7 +60,8 @@ def mechanic_changes(ctx) -> list:
         entry.update(said)
         if same_meaning:
             entry["compared"] = {"method": "unchanged", "inputs": 0, "domain": None, "differ": 0,
-                                 "evaluations": 0, "note": "its rules are unchanged, so its results are too"}
+                                 "evaluations": 0, "note": "its rules are unchanged, so its results are too",
+                                 "outcome": "same", "own_inputs": 0, "too_large": 0, "stopped": None}
             entry["differences"], entry["odds"] = [], []
             out.append(entry)
             continue
@@ -53,8 +69,19 @@ def mechanic_changes(ctx) -> list:
         entry["reaches_changed"] = sorted(
             x for x in ctx.reach_b.closure_of(name) | ctx.reach_a.closure_of(name)
             if x != name and (ctx.shape_of("a", x) != ctx.shape_of("b", x)))
-        entry.update(_compare(ctx, fa, fb))
+        dom, note = domain_of(fa, fb, ctx)
+        if dom is None:
+            entry.update(compared={"method": "none", "inputs": 0, "domain": None, "differ": 0, "evaluations": 0,
+                                   "note": note, "outcome": "not_compared", "own_inputs": 0, "too_large": 0,
+                                   "stopped": None}, differences=[], odds=[])
+        else:
+            own, rest, every = plan_inputs(ctx, fa, fb, dom, f"{ctx.a.id}|{ctx.b.id}|{name}")
+            jobs.append((entry, _Job(fa, fb, dom, deque(own), rest, every, ctx.budget,
+                                     dice=fa.has_dice or fb.has_dice)))
         out.append(entry)
+    _compare_all(ctx, [job for _, job in jobs])
+    for entry, job in jobs:
+        entry.update(compared=_compared(ctx, job), differences=job.differences, odds=_odds_shown(ctx, job))
     return out
 
 
@@ -72,10 +99,10 @@ def _said_changes(a: n.Mechanic, b: n.Mechanic) -> dict:
     sig_b = _signature(b, Notation())
     if sig_a != sig_b:
         out["signature"] = {"before": sig_a, "after": sig_b}
-    for field in ("question", "answer"):
-        fa, fb = getattr(a, field), getattr(b, field)
+    for part in ("question", "answer"):
+        fa, fb = getattr(a, part), getattr(b, part)
         if (fa.text if fa else "") != (fb.text if fb else ""):
-            out[field] = {"before": fa.text if fa else "", "after": fb.text if fb else ""}
+            out[part] = {"before": fa.text if fa else "", "after": fb.text if fb else ""}
     return out
 
 
@@ -95,169 +122,228 @@ def _signature(m: n.Mechanic, notation) -> str:
     return f"{m.name}({params}) -> {typ(m.returns)}"
 
 
-def _domain(fa, fb, name, ctx):
-    """(names, [values per name], finite: bool, note) of the inputs both versions take;
-    None (and a note) when they cannot be compared input for input."""
-    params_b = {p.name: p for p in fb.params}
-    params_a = {p.name: p for p in fa.params}
-    for p in fb.params:
-        if p.name not in params_a and p.default is None:
-            return None, (f"it takes a new input, {ctx.b.display.param(name, p.name)}, with no default, "
-                          "so its results cannot be "
-                          "compared input for input")
-    names, values, finite = [], [], True
-    seen = _example_values(ctx, name)
-    for p in fa.params:
-        if p.name not in params_b:
-            continue
-        ca, cb = fa.checks[p.name], fb.checks[p.name]
-        vs = ca.finite_values(ctx.budget)
-        if vs is None:
-            finite = False
-            cands = list(seen.get(p.name, []))
-            for side in (fa, fb):
-                if p.name in side.defaults:
-                    try:
-                        cands.append(side.default(p.name))
-                    except RulesError:
-                        pass
-            if isinstance(p.type, n.NamedType) and p.type.name in ("int", "number"):
-                cands.extend(SAMPLE_VALUES)
-            vs = []
-            for v in cands:
-                try:
-                    v = ca.convert(v)
-                except (ValueError, RulesError):
-                    continue
-                if not any(same_value(v, w) for w in vs):
-                    vs.append(v)
-        kept = []
-        for v in vs:
-            try:
-                kept.append(cb.convert(v))
-            except (ValueError, RulesError):
-                continue
-        if not kept:
-            return None, (f"its input {ctx.b.display.param(name, p.name)} has no value both versions accept "
-                          "(and no range to try), so its results were not compared")
-        names.append(p.name)
-        values.append(kept)
-    return (names, values, finite), ""
+# ------------------------------------------------------------------ the comparisons
+@dataclass
+class _Job:
+    """One changed mechanic's comparison: its inputs (the book's own first, then the
+    others), what it has spent of its `budget` of evaluations, and what it found."""
+    fa: object
+    fb: object
+    dom: object
+    own: deque
+    rest: object
+    every: bool
+    left: int
+    dice: bool = False
+    done: int = 0
+    differ: int = 0
+    from_own: int = 0
+    too_large: int = 0
+    reached: bool = False
+    cut: str = ""            # what stopped it before its inputs ran out: "time" or "budget"
+    finished: bool = False   # every input it had was tried (or refused as too large)
+    differences: list = field(default_factory=list)
+    laws: list = field(default_factory=list)      # (Candidate, law before, law after) that differ
 
 
-def same_value(x, y) -> bool:
-    from ..evaluation.examples import same
-    return same(x, y)
+def _compare_all(ctx, jobs: list) -> None:
+    """Run every job within the diff's time: the mechanics without dice first (a call is
+    cheap), each on a time slice, the time left shared equally by the jobs still to
+    come (a job that finishes early leaves the rest to the later ones, and none can take
+    more than its share from those after it).  Within a job the book's own inputs come
+    first, then the others."""
+    jobs = sorted(jobs, key=lambda j: j.dice)
+    for i, job in enumerate(jobs):
+        left = _seconds_left(ctx)
+        if left is not None and left <= 0:
+            for rest in jobs[i:]:          # the diff's time ran out before these were reached
+                rest.cut = "time"
+            return
+        _run(ctx, job, _slice(ctx, None if left is None else left / (len(jobs) - i)))
 
 
-def _example_values(ctx, name) -> dict:
-    """{parameter: [values]} the two books' worked examples and `odds` lines give `name`."""
-    out = {}
-    for book in (ctx.a, ctx.b):
-        fn = book.mechanics[name]
-        order = [p.name for p in fn.params]
-        for _rid, ex in book.example_cases():
-            for case in ex.cases:
-                for x in n.iter_nodes(case.expr):
-                    if isinstance(x, n.Call) and isinstance(x.func, n.Name) and x.func.name == name:
-                        pairs = list(zip(order, x.args)) + [kv for kv in x.kwargs if kv[0] in order]
-                        for k, e in pairs:
-                            v = _literal(e)
-                            if v is not None:
-                                out.setdefault(k, []).append(v)
-    return out
+def _seconds_left(ctx):
+    d = ctx.meter.deadline
+    return None if d is None else d - time.monotonic()
 
 
-def _literal(e):
-    from ..language.values import Sym
-    if isinstance(e, n.Literal) and e.value is not ABSENT:
-        return e.value
-    if isinstance(e, n.Neg) and isinstance(e.operand, n.Literal) and isinstance(e.operand.value, int):
-        return -e.operand.value
-    if isinstance(e, n.Name):
-        return Sym(e.name)
-    return None
+def _slice(ctx, seconds):
+    """A meter for one job's slice: `seconds` of the diff's time, its memory budget."""
+    from ..odds.budget import Budget, Meter
+    return Meter(Budget(seconds=seconds, cells=ctx.meter.budget.cells))
 
 
-def _inputs_order(names, values, budget, seed) -> tuple:
-    """(an iterator of input dicts, how many there are, exhaustive?): every input in a
-    fixed random order when there are at most `budget`, else `budget` drawn at random."""
-    total = 1
-    for vs in values:
-        total *= len(vs)
-    rng = random.Random(seed)
-    if total <= budget:
-        combos = list(itertools.product(*values))
-        rng.shuffle(combos)
-        return (dict(zip(names, c)) for c in combos), total, True
-    picked, tries = [], 0
-    seen = set()
-    while len(picked) < budget and tries < budget * 4:
-        tries += 1
-        idx = tuple(rng.randrange(len(vs)) for vs in values)
-        if idx in seen:
-            continue
-        seen.add(idx)
-        picked.append({k: vs[i] for k, vs, i in zip(names, values, idx)})
-    return iter(picked), total, False
-
-
-def _compare(ctx, fa, fb) -> dict:
-    name = fa.name
-    dom, note = _domain(fa, fb, name, ctx)
-    dice = fa.has_dice or fb.has_dice
-    if dom is None:
-        return {"compared": {"method": "none", "inputs": 0, "domain": None, "differ": 0, "evaluations": 0,
-                             "note": note}, "differences": [], "odds": []}
-    names, values, finite = dom
-    seed = f"{ctx.a.id}|{ctx.b.id}|{name}"
-    order, total, every = _inputs_order(names, values, ctx.budget, seed)
-    left = ctx.budget
-    done = differ = 0
-    examples, dists = [], []
-    out_of_time = False
-    for inputs in order:
-        if left <= 0:
-            break
-        if _past_deadline(ctx):
-            out_of_time = True
-            break
-        if dice:
-            ra, ca = _odds(ctx, fa, inputs, left)
-            left -= ca
-            rb, cb = _odds(ctx, fb, inputs, max(left, 1))
-            left -= cb
-            if ra == "budget" or rb == "budget":
-                out_of_time = _past_deadline(ctx)
-                break
+def _run(ctx, job: _Job, meter) -> None:
+    while job.left > 0:
+        if _expired(meter):
+            job.cut = "time"
+            return
+        if job.own:
+            cand = job.own.popleft()
         else:
-            ra, rb = _call(fa, inputs), _call(fb, inputs)
-            left -= 2
-        done += 1
-        if not _results_equal(ra, rb):
-            differ += 1
-            if len(examples) < MAX_EXAMPLES:
-                examples.append({"inputs": {k: to_json(v) for k, v in inputs.items()},
-                                 "inputs_said": _inputs_said(ctx.b, name, inputs),
-                                 "before": _result_json(ra, ctx.a, name), "after": _result_json(rb, ctx.b, name)})
-            if dice and len(dists) < MAX_ODDS and not isinstance(ra, tuple) and not isinstance(rb, tuple):
-                dists.append(inputs)
-    exhaustive = finite and every and done == total
-    if exhaustive:
-        method = "exhaustive"
-        said = "every input"
+            cand = next(job.rest, None)
+            if cand is None:
+                job.finished = True
+                return
+        job.reached = True
+        if job.dice:
+            ra, rb = _law(job, job.fa, cand, meter), None
+            if ra not in (_TIME, _WORK, _SIZE):
+                rb = _law(job, job.fb, cand, meter)
+            stop = ra if ra in (_TIME, _WORK, _SIZE) else rb
+            if stop in (_TIME, _WORK):
+                job.cut = "time" if stop is _TIME else "budget"
+                return
+            if stop is _SIZE:
+                job.too_large += 1
+                continue
+        else:
+            ra, rb = _call(job.fa, cand.inputs), _call(job.fb, cand.inputs)
+            job.left -= 2
+        _record(ctx, job, cand, ra, rb)
+    if not job.finished:
+        job.cut = "budget"
+
+
+_TIME, _WORK, _SIZE = object(), object(), object()
+
+
+def _law(job, fn, cand, meter):
+    """The exact law of `fn` for one input set (a Distribution), a refusal as a tuple,
+    or why it did not finish: _TIME (the slice's time), _WORK (the job's evaluations),
+    _SIZE (too large for exact odds, whatever the time)."""
+    from ..odds import TooLarge, distribution
+    if not fn.has_dice:
+        job.left -= 1
+        return _call(fn, cand.inputs)
+    try:
+        d = distribution(fn, _meter=meter, _max_evals=job.left, **cand.inputs)
+    except TooLarge as e:
+        if e.kind == "time":
+            return _TIME
+        if e.kind == "work":
+            return _WORK
+        return _SIZE
+    except RulesError as e:
+        job.left -= 1
+        return ("error", type(e).__name__, getattr(e, "param", ""), str(e))
+    job.left -= max(getattr(d, "evaluations", 1), 1)
+    return d
+
+
+def _as_compared(job, r):
+    """A result as compared: for a dice mechanic, a law as {key: probability} (a value
+    as a certain law); a refusal (a tuple) and a plain mechanic's value as they are."""
+    from ..odds import Distribution
+    if not job.dice or isinstance(r, tuple):
+        return r
+    if isinstance(r, Distribution):
+        return {law_key(v): p for v, p in r.outcomes}
+    return {law_key(r): Fraction(1)}
+
+
+def _record(ctx, job, cand, ra, rb) -> None:
+    from ..odds import Distribution
+    job.done += 1
+    if cand.source in PLAYERS:
+        job.from_own += 1
+    xa, xb = _as_compared(job, ra), _as_compared(job, rb)
+    if results_equal(xa, xb):
+        return
+    job.differ += 1
+    name = job.fa.name
+    if len(job.differences) < MAX_EXAMPLES:
+        job.differences.append({"inputs": {k: to_json(v) for k, v in cand.inputs.items()},
+                                "inputs_said": inputs_said(ctx.b, name, cand.inputs),
+                                "before": result_json(xa, ctx.a, name), "after": result_json(xb, ctx.b, name),
+                                "source": cand.source, "source_said": cand.source_said})
+    if isinstance(ra, Distribution) and isinstance(rb, Distribution) and len(job.laws) < MAX_ODDS:
+        job.laws.append((cand, ra, rb))
+
+
+def _expired(meter) -> bool:
+    from ..odds import TooLarge
+    try:
+        meter.check()
+    except TooLarge:
+        return True
+    return False
+
+
+def _compared(ctx, job: _Job) -> dict:
+    """What the comparison of one job found, and how, as the JSON's `compared`."""
+    dom = job.dom
+    limit = ctx.meter.budget.seconds
+    exhaustive = dom.finite and job.done == dom.total
+    method = "exhaustive" if exhaustive else ("sampled" if job.done else "none")
+    outcome = "changed" if job.differ else ("same" if job.done else "not_compared")
+    stopped = None if exhaustive else (job.cut or None)
+    if not job.done:
+        note = _why_not(ctx, job, limit)
+    elif exhaustive:
+        note = "every input"
     else:
-        method = "sampled"
-        said = (f"drawn at random from its {total} inputs, within a budget of {ctx.budget} evaluations" if finite
-                else "drawn from its inputs' ranges and the values its examples and defaults give (it takes "
-                     "a number or text with no range, so not every input can be tried)")
-        if out_of_time:
-            said = (f"{done} of its inputs, when the diff's time limit "
-                    f"({ctx.meter.budget.seconds:g} s, --time-limit) ran out")
-    compared = {"method": method, "inputs": done, "domain": total if finite else None, "differ": differ,
-                "evaluations": ctx.budget - left, "note": said}
-    odds = _odds_shown(ctx, fa, fb, dists) if dice else []
-    return {"compared": compared, "differences": examples, "odds": odds}
+        note = _how_sampled(ctx, job, limit)
+    return {"method": method, "inputs": job.done, "domain": dom.total if dom.finite else None,
+            "differ": job.differ, "evaluations": ctx.budget - job.left, "note": note, "outcome": outcome,
+            "own_inputs": job.from_own, "too_large": job.too_large, "stopped": stopped}
+
+
+def _why_not(ctx, job, limit) -> str:
+    if job.cut == "time" and not job.reached:
+        return f"the diff's time limit ({limit:g} s, --time-limit) ran out before it was reached"
+    if job.cut == "time":
+        return (f"its first input did not finish within its share of the diff's time limit "
+                f"({limit:g} s, --time-limit)")
+    if job.cut == "budget":
+        return f"its first input needs more than its budget of {_evaluations(ctx.budget)} (--budget)"
+    if job.too_large:
+        return f"each of the {job.too_large} inputs tried is too large for exact odds"
+    return "no input was left to compare it on"
+
+
+def _how_sampled(ctx, job, limit) -> str:
+    """How a sampled comparison chose its inputs and why it did not try them all."""
+    dom = job.dom
+    parts = []
+    if job.from_own:
+        parts.append(f"first {job.from_own} input{'s' if job.from_own != 1 else ''} the book itself uses (its "
+                     "odds lines, worked examples, profiles and website odds)")
+    others = job.done - job.from_own
+    if others:
+        then = "then " if parts else ""
+        if dom.finite:
+            parts.append(f"{then}{others} drawn at random from its {dom.total:,} inputs")
+        else:
+            parts.append(f"{then}{others} drawn from its inputs' ranges and the values its examples and defaults "
+                         "give (an input without a range, a number, text or list, cannot have every value tried)")
+    if job.cut == "time":
+        parts.append(f"until the diff's time limit ({limit:g} s, --time-limit) ran out")
+    elif job.cut == "budget" or (dom.finite and dom.total > job.done and not job.too_large):
+        parts.append(f"within a budget of {_evaluations(ctx.budget)} (--budget)")
+    if job.too_large:
+        parts.append(f"leaving out {job.too_large} input{'s' if job.too_large != 1 else ''} too large for exact odds")
+    return ", ".join(parts)
+
+
+def _evaluations(k: int) -> str:
+    return f"{k:,} evaluation{'s' if k != 1 else ''}"
+
+
+def _odds_shown(ctx, job) -> list:
+    """The odds before and after where they moved: for the book's `odds` lines when any
+    moved (the designer's choice, alone), else for its other own inputs (worked examples,
+    profiles, website), else for the first inputs found to differ;
+    the laws are those the comparison computed (nothing is computed again)."""
+    lines = [x for x in job.laws if x[0].source == "odds"]       # the designer chose these: only them
+    own = [x for x in job.laws if x[0].source in PLAYERS]
+    chosen = lines or own or job.laws
+    out = []
+    for cand, da, db in chosen[:MAX_ODDS]:
+        entry = odds_json(cand.inputs, da, db, ctx.b, job.fa.name)
+        entry["source"], entry["source_said"] = cand.source, cand.source_said
+        out.append(entry)
+    return out
 
 
 def _call(fn, inputs):
@@ -269,157 +355,3 @@ def _call(fn, inputs):
         return ("error", type(e).__name__, "", str(e))
 
 
-def _past_deadline(ctx) -> bool:
-    """Whether the diff's shared budget has run out of time (every later comparison is
-    then left out, and says so)."""
-    from ..odds import TooLarge
-    try:
-        ctx.meter.check()
-    except TooLarge:
-        return True
-    return False
-
-
-def _odds(ctx, fn, inputs, left):
-    """(the distribution as {value key: probability}, evaluations spent); "budget" when
-    it did not finish within what is left (of the mechanic's evaluations, or of the
-    diff's shared budget: its meter)."""
-    from ..odds import TooLarge, distribution
-    if not fn.has_dice:
-        r = _call(fn, inputs)
-        return ({_key(r): 1} if not isinstance(r, tuple) else r), 1
-    try:
-        d = distribution(fn, _meter=ctx.meter, _max_evals=left, **inputs)
-    except TooLarge:
-        return "budget", left
-    except RulesError as e:
-        return ("error", type(e).__name__, getattr(e, "param", ""), str(e)), 1
-    return {_key(v): p for v, p in d.outcomes}, max(getattr(d, "evaluations", 1), 1)
-
-
-def _key(v):
-    import json
-    return json.dumps(to_json(v) if not hasattr(v, "as_json") else v.as_json(), sort_keys=True)
-
-
-def _results_equal(x, y) -> bool:
-    if isinstance(x, tuple) or isinstance(y, tuple):
-        return isinstance(x, tuple) and isinstance(y, tuple) and x[:3] == y[:3]
-    if isinstance(x, dict) or isinstance(y, dict):
-        return x == y
-    return same_value(x, y)
-
-
-def _inputs_said(book, name, inputs) -> str:
-    from ..language.wording import inputs_phrase
-    return inputs_phrase(book.display, name, inputs)
-
-
-def _result_json(r, book, name):
-    """A result, or an error, or a distribution, as JSON with its words (`said`)."""
-    if isinstance(r, tuple):
-        return {"error": r[1], "parameter": r[2], "message": r[3], "said": f"refused: {r[3]}"}
-    if isinstance(r, dict):
-        import json
-        from ..language.values import percent_text
-        rows = [{"value": json.loads(k), "probability": f"{p.numerator}/{p.denominator}"} for k, p in r.items()]
-        said = ", ".join(f"{_value_words(book, row['value'])} {percent_text(p)}" for row, p in zip(rows, r.values()))
-        return {"distribution": rows, "said": said}
-    return {"value": to_json(r), "said": book.display.value(r)}
-
-
-def _value_words(book, v) -> str:
-    if isinstance(v, dict) and ("at_least" in v or "at_most" in v):
-        return f"{v['at_least']} or more" if "at_least" in v else f"{v['at_most']} or less"
-    return book.display.value(v)
-
-
-def _odds_shown(ctx, fa, fb, differing) -> list:
-    """The exact odds before and after for the inputs the books show odds for (their
-    `odds` lines, else the site's choice), where they differ; else the first inputs
-    found to differ."""
-    from ..odds import page_odds
-    chosen = []
-    for book in (ctx.b, ctx.a):
-        for args, kwargs in getattr(book.compiled, "odds_inputs", {}).get(fa.name, []):
-            names = [p.name for p in book.mechanics[fa.name].params]
-            chosen.append({**dict(zip(names, args)), **kwargs})
-        if chosen:
-            break
-    if not chosen and fa.has_dice:
-        try:       # the inputs the site shows odds for (defaults, then each input's low, middle, high)
-            chosen = [dict(inputs) for inputs, _ in page_odds(fa, budget=ctx.budget)]
-        except RulesError:
-            chosen = []
-    out = []
-    for inputs in chosen:
-        if len(out) >= MAX_ODDS:
-            break
-        entry = _odds_entry(ctx, fa, fb, inputs)
-        if entry is not None:
-            out.append(entry)
-    if out:          # the inputs the book shows odds for, where they moved
-        return out
-    for inputs in differing:         # else the first inputs found to differ
-        if len(out) >= MAX_ODDS:
-            break
-        entry = _odds_entry(ctx, fa, fb, inputs)
-        if entry is not None:
-            out.append(entry)
-    return out
-
-
-def _odds_entry(ctx, fa, fb, inputs):
-    """The odds before and after for one input set, or None when they are the same
-    (or cannot be computed within the budget)."""
-    from ..odds import TooLarge, distribution
-    if _past_deadline(ctx):
-        return None
-    try:
-        da = distribution(fa, _meter=ctx.meter, _max_evals=ctx.budget, **inputs)
-        db = distribution(fb, _meter=ctx.meter, _max_evals=ctx.budget, **inputs)
-    except (TooLarge, RulesError):
-        return None
-    if [(_key(v), p) for v, p in da.outcomes] == [(_key(v), p) for v, p in db.outcomes]:
-        return None
-    return _odds_json(inputs, da, db, ctx.b, fa.name)
-
-
-def _odds_json(inputs, da, db, book, name) -> dict:
-    def frac(p):
-        return None if p is None else (str(p.numerator) if p.denominator == 1 else f"{p.numerator}/{p.denominator}")
-    keys = list(dict.fromkeys([_key(v) for v, _ in da.outcomes] + [_key(v) for v, _ in db.outcomes]))
-    pa = {_key(v): p for v, p in da.outcomes}
-    pb = {_key(v): p for v, p in db.outcomes}
-    values = {_key(v): v for v, _ in list(da.outcomes) + list(db.outcomes)}
-    if da.mean is not None and db.mean is not None:
-        from ..odds.result import OrMore
-
-        def num(k):
-            v = values[k]
-            return (1 if v.up else -1, v.n) if isinstance(v, OrMore) else (0, v)
-        keys.sort(key=num)
-    from fractions import Fraction
-    zero = Fraction(0)
-    rows = []
-    for k in keys:
-        a, b = pa.get(k, zero), pb.get(k, zero)
-        v = values[k]
-        rows.append({"value": v.as_json() if hasattr(v, "as_json") else to_json(v),
-                     "said": _outcome_words(book, v),
-                     "before": frac(a), "after": frac(b), "change": frac(b - a),
-                     "before_float": float(a), "after_float": float(b)})
-    mean = {"before": frac(da.mean), "after": frac(db.mean),
-            "change": frac(db.mean - da.mean) if da.mean is not None and db.mean is not None else None,
-            "before_float": None if da.mean is None else float(da.mean),
-            "after_float": None if db.mean is None else float(db.mean)}
-    return {"inputs": {k: to_json(v) for k, v in inputs.items()}, "inputs_said": _inputs_said(book, name, inputs),
-            "result_said": book.display.result(name), "outcomes": rows, "mean": mean,
-            "exact": da.exact and db.exact, "before": da.as_json(), "after": db.as_json()}
-
-
-def _outcome_words(book, v) -> str:
-    from ..odds.result import OrMore
-    if isinstance(v, OrMore):
-        return f"{v.n} or more" if v.up else f"{v.n} or less"
-    return book.display.value(v)

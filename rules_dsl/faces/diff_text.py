@@ -250,6 +250,15 @@ def _by(w, changed_by, own=None, indent=4):
             w.say(f"by change{'s' if len(nums) > 1 else ''} {', '.join(nums)} of {layer}", indent, 4)
 
 
+def shared_changes(t: dict) -> list:
+    """The changes behind every row of a changed table (a `replace table`): said once, for
+    the table, not under each row."""
+    rows = [r for verb in ("changed", "added", "removed") for r in t["rows"].get(verb, [])]
+    if len(rows) < 2:
+        return []
+    return [c for c in rows[0].get("changed_by", []) if all(c in r.get("changed_by", []) for r in rows[1:])]
+
+
 def _tables_text(w, d, a, b):
     if not d["tables"]:
         return
@@ -264,66 +273,132 @@ def _tables_text(w, d, a, b):
         rows = t["rows"]
         n = len(rows["changed"]) + len(rows["added"]) + len(rows["removed"])
         w.say(f"{title}: {n} row{'s' if n != 1 else ''}", 2)
-        if t.get("definition_changed"):
+        if t.get("columns"):
+            w.say(columns_sentence(t["columns"]), 4, 4)
+        elif t.get("definition_changed"):
             w.say("its keys or columns changed", 4)
-        for row in rows["changed"]:
-            said = row["said"]
-            cols = "; ".join(f"{said['columns'][c]} {said['before'][c]} → {said['after'][c]}" for c in row["columns"])
-            w.say(f"{said['keys']}: {cols}", 4, 4)
-            for why in _because(row.get("changed_by", [])):
+        shared = shared_changes(t)
+        for why in _because(shared):
+            w.say(f"by {why}", 4, 4)
+
+        def by(row, shared=shared):
+            for why in _because([c for c in row.get("changed_by", []) if c not in shared]):
                 w.say(f"by {why}", 6, 4)
+        for row in rows["changed"]:
+            w.say(f"{row['said']['keys']}: {cells_changed(row)}", 4, 4)
+            by(row)
         for row in rows["added"]:
             said = row["said"]
             cells = "; ".join(f"{said['columns'][c]} {v}" for c, v in said["after"].items())
             w.say(f"added {said['keys']}: {cells}", 4, 4)
-            for why in _because(row.get("changed_by", [])):
-                w.say(f"by {why}", 6, 4)
+            by(row)
         for row in rows["removed"]:
             w.say(f"removed {row['said']['keys']}", 4, 4)
-            for why in _because(row.get("changed_by", [])):
-                w.say(f"by {why}", 6, 4)
+            by(row)
+
+
+def columns_sentence(columns: dict) -> str:
+    """A table's columns gained and lost, as a sentence: "Column added: speed."."""
+    out = []
+    for key, one, many in (("added", "Column added", "Columns added"), ("removed", "Column removed", "Columns removed")):
+        names = [columns["said"].get(c, c) for c in columns[key]]
+        if names:
+            out.append(f"{one if len(names) == 1 else many}: {', '.join(names)}.")
+    return " ".join(out)
+
+
+def cells_changed(row: dict) -> str:
+    """A changed row's cells, before → after; a cell of a new column as its value, one of
+    a removed column as what it was."""
+    said = row["said"]
+    out = []
+    for c in row["columns"]:
+        name, before, after = said["columns"].get(c, c), said["before"].get(c), said["after"].get(c)
+        if before is None:
+            out.append(f"{name} {after} (new column)")
+        elif after is None:
+            out.append(f"{name} was {before} (column removed)")
+        else:
+            out.append(f"{name} {before} → {after}")
+    return "; ".join(out)
+
+
+def outcome(m: dict) -> str:
+    """What comparing a changed mechanic found: "changed", "same" or "not_compared"
+    (from `compared.outcome`; derived for a diff written before it was kept)."""
+    c = m.get("compared") or {}
+    if c.get("outcome"):
+        return c["outcome"]
+    if c.get("differ"):
+        return "changed"
+    if c.get("method") == "unchanged":
+        return "same"
+    return "same" if c.get("inputs") and c.get("method") != "none" else "not_compared"
+
+
+def compared_sentence(c: dict, lead: bool = True) -> str:
+    """How a mechanic was compared and what it gave, as one sentence (`lead`: saying
+    "Not compared" first, where no heading says it)."""
+    n, how = c["inputs"], c["note"]
+    if c["method"] == "unchanged":
+        return f"Its results are the same: {how}."
+    if c["method"] == "none" or not n:
+        return f"Not compared: {how}." if lead else f"{_cap(how)}."
+    inputs = f"input{'s' if n != 1 else ''}"
+    tried = f"(exhaustive: {how})" if c["method"] == "exhaustive" else f"(sampled: {how})"
+    if c["differ"]:
+        return f"Results differ for {c['differ']} of {n} {inputs} compared {tried}."
+    if c["method"] == "exhaustive":
+        return f"The same results for all {n} of its {inputs} {tried}."
+    return f"The same results for the {n} {inputs} compared {tried}; other inputs were not compared."
 
 
 def _mechanics_text(w, d, a, b):
-    mech = [m for m in d["mechanics"] if m["status"] != "changed" or m.get("compared", {}).get("differ")
-            or m.get("signature") or m.get("question") or m.get("answer")
-            or m.get("compared", {}).get("method") == "none"]
-    same = [m for m in d["mechanics"] if m not in mech]
-    if not mech and not same:
+    mechs = d["mechanics"]
+    if not mechs:
         return
+    shown = [m for m in mechs if m["status"] != "changed" or outcome(m) == "changed"
+             or m.get("signature") or m.get("question") or m.get("answer")]
+    same = [m for m in mechs if m not in shown and outcome(m) == "same"]
+    unknown = [m for m in mechs if m not in shown and m not in same]
+    counts = [f"{len(shown)} changed"] + ([f"{len(same)} the same"] if same else []) \
+        + ([f"{len(unknown)} not compared"] if unknown else [])
     w.say("")
-    w.say(f"Mechanics ({len(mech)} changed)")
-    for m in mech:
+    w.say(f"Mechanics ({', '.join(counts)})")
+    for m in shown:
         book = b if m["status"] != "removed" else a
         where = f", in {book.rule(m['rule']).title}" if m["rule"] else ""
         if m["status"] != "changed":
             w.say(f"{_cap(m['display'])} ({m['name']}{where}): {m['status']}", 2)
             continue
         w.say(f"{_cap(m['display'])} ({m['name']}{where})", 2)
-        for field in ("signature", "question", "answer"):
-            if m.get(field):
-                w.say(f"{field}: {m[field]['before'] or '(none)'} → {m[field]['after'] or '(none)'}", 4, 4)
+        for part in ("signature", "question", "answer"):
+            if m.get(part):
+                w.say(f"{part}: {m[part]['before'] or '(none)'} → {m[part]['after'] or '(none)'}", 4, 4)
         c = m.get("compared")
         if c:
-            if c["method"] == "none":
-                w.say(f"not compared: {c['note']}", 4, 4)
-            else:
-                how = "exhaustive: " if c["method"] == "exhaustive" else "sampled: "
-                w.say(f"results differ for {c['differ']} of {c['inputs']} inputs compared ({how}{c['note']})", 4, 4)
+            w.say(compared_sentence(c), 4, 4)
             for ex in m.get("differences", []):
-                w.say(f"with {ex['inputs_said'] or 'its defaults'}: {_result_said(ex['before'])} before, "
-                      f"{_result_said(ex['after'])} after", 6, 4)
+                source = f" ({ex['source_said']})" if ex.get("source", "every") != "every" else ""
+                w.say(f"With {ex['inputs_said'] or 'its defaults'}{source}: {_result_said(ex['before'])} before, "
+                      f"{_result_said(ex['after'])} after.", 6, 4)
         for o in m.get("odds", []):
             w.say("")
-            w.say(f"Odds with {o['inputs_said'] or 'its defaults'}"
+            source = f" ({o['source_said']})" if o.get("source", "every") != "every" and o.get("source_said") else ""
+            w.say(f"Odds with {o['inputs_said'] or 'its defaults'}{source}"
                   + ("" if o["exact"] else " (a chain's tail is cut below 1e-12)") + ":", 4)
             for line in odds_lines(o):
                 w.raw(line, 6)
         for why in _because(m.get("changed_by", [])):
             w.say(f"by {why}", 4, 4)
-    if same:
-        w.say(f"{len(same)} other mechanic{'s' if len(same) != 1 else ''} reach a change and give the same results "
-              f"where compared: " + ", ".join(m["display"] for m in same), 2)
+    for group, one, many in ((same, "reaches a change and gives the same results",
+                               "reach a change and give the same results"),
+                              (unknown, "reaches a change and was not compared", "reach a change and were not compared")):
+        if group:
+            w.say(f"{len(group)} other mechanic{'' if len(group) == 1 else 's'} "
+                  f"{one if len(group) == 1 else many}:", 2)
+            for m in group:
+                w.say(f"{_cap(m['display'])} ({m['name']}): {compared_sentence(m['compared'], lead=False)}", 4, 4)
 
 
 def _others_text(w, d, a, b):

@@ -184,3 +184,23 @@ def _evaluate(mechanic, inputs, counts, base, state) -> list:
         state["done"].append((inp, dist))
         out.append((inp, dist))
     return out
+
+
+def page_inputs_of(mechanic, max_inputs: int = 12) -> list:
+    """The inputs `page_odds` starts from, before any odds are computed: the base
+    inputs (defaults, else each input's middle), then each input in turn at its low,
+    middle and high value ([] for a mechanic without dice).  `rules diff` compares a
+    changed mechanic on these among the first, within its own deadline (the page's
+    odds would run on the page's budget); the page itself may leave some out (those
+    that roll nothing, or do not finish)."""
+    if not isinstance(mechanic, MechanicFn) or not mechanic.has_dice:
+        return []
+    counts = count_params(mechanic)
+    base, shown = {}, {}
+    for p in mechanic.params:
+        b, vals = _candidates(mechanic, p, counts)
+        if b is None:
+            return []
+        base[p.name] = b
+        shown[p.name] = vals
+    return _around(mechanic, base, shown, max_inputs)

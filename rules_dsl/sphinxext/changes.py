@@ -153,6 +153,7 @@ def _rule_link(book: str, rid: str, title: str):
 def changes_nodes(ctx, model: dict) -> list:
     """The "what changed" page of a layered book: rules, tables, odds, findings, then
     the layer's changes as written (for designers)."""
+    from ..faces.diff_text import cells_changed, columns_sentence, compared_sentence, outcome, shared_changes
     d = model["changes"]
     book = model["id"]
     ctx.units.add(("changes", book, ""))
@@ -214,6 +215,10 @@ def changes_nodes(ctx, model: dict) -> list:
             head = t["display"][:1].upper() + t["display"][1:]
             sub = nodes.container(classes=["rules-changes-table"])
             sub += nodes.paragraph("", "", nodes.strong(head, head))
+            if t.get("columns"):
+                sub += text_para(columns_sentence(t["columns"]), ["rules-changes-columns"])
+            shared = shared_changes(t)
+            sub.extend(_why(shared))
             items = nodes.bullet_list(classes=["rules-changes-rows"])
             for verb in ("changed", "added", "removed"):
                 for row in t["rows"].get(verb, []):
@@ -221,8 +226,7 @@ def changes_nodes(ctx, model: dict) -> list:
                     p = nodes.paragraph()
                     p += nodes.strong(said["keys"], said["keys"])
                     if verb == "changed":
-                        text = "; ".join(f"{said['columns'][c]} {said['before'][c]} → {said['after'][c]}"
-                                         for c in row["columns"])
+                        text = cells_changed(row)
                     elif verb == "added":
                         text = "added: " + "; ".join(f"{said['columns'][c]} {v}" for c, v in said["after"].items())
                     else:
@@ -230,16 +234,16 @@ def changes_nodes(ctx, model: dict) -> list:
                     p += nodes.Text(f": {text}")
                     li = nodes.list_item()
                     li += p
-                    li.extend(_why(row.get("changed_by", [])))
+                    li.extend(_why(c for c in row.get("changed_by", []) if c not in shared))
                     items += li
             sub += items
             part += sub
         sec += part
 
-    # mechanics and their odds
-    mech = [m for m in d["mechanics"] if m["status"] != "changed" or (m.get("compared") or {}).get("differ")
-            or m.get("odds")]
-    if mech:
+    # mechanics and their odds; then those that reach a change but gave the same results, or were not compared
+    mech = [m for m in d["mechanics"] if m["status"] != "changed" or outcome(m) == "changed" or m.get("odds")]
+    rest = [m for m in d["mechanics"] if m not in mech and m.get("compared")]
+    if mech or rest:
         part = _part(ctx, "Mechanics and odds", "mechanics")
         for m in mech:
             name = m["display"][:1].upper() + m["display"][1:]
@@ -257,6 +261,21 @@ def changes_nodes(ctx, model: dict) -> list:
             for o in m.get("odds", []):
                 sub += _odds_nodes(o)
             sub.extend(_why(m.get("changed_by", [])))
+            part += sub
+        for verdict, label in (("same", "Reach a change and give the same results"),
+                               ("not_compared", "Reach a change and were not compared")):
+            group = [m for m in rest if outcome(m) == verdict]
+            if not group:
+                continue
+            sub = nodes.container(classes=["rules-changes-mechanic", f"rules-changes-{verdict.replace('_', '-')}"])
+            sub += nodes.paragraph("", "", nodes.strong(label, label))
+            items = nodes.bullet_list()
+            for m in group:
+                li = nodes.list_item()
+                name = m["display"][:1].upper() + m["display"][1:]
+                li += text_para(f"{name}: {compared_sentence(m['compared'], lead=False)}")
+                items += li
+            sub += items
             part += sub
         sec += part
 
