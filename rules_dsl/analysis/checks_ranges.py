@@ -27,8 +27,8 @@ from __future__ import annotations
 
 from . import intervals as iv
 from ..language import nodes as n
-from ..language.dice import MAX_DICE
-from .intervals import V, fin
+from ..language.dice import EXPLODE_CAP, MAX_DICE
+from .intervals import Num, V, fin
 from ..language.model import decls_of
 from .range_analysis import RangeAnalysis, Unreachable
 from .range_calls import CallRanges
@@ -62,9 +62,11 @@ class RangePass(CallRanges, RangeAnalysis):
         finally:
             self.recording = False
         for s, count, cap in counts:
-            self.check_count(m, s, count, "count")
+            said = self.check_count(m, s, count, "count")
             if cap is not None:
-                self.check_count(m, s, cap, "cap")
+                said = self.check_count(m, s, cap, "cap") or said
+            if s.dice.kind == "explode" and not said:
+                self.check_explode_total(m, s, count, cap)
         self.check_result(m, result)
 
     def inputs(self, m: n.Mechanic) -> dict:
@@ -87,7 +89,7 @@ class RangePass(CallRanges, RangeAnalysis):
 
     def check_count(self, m, s: n.Roll, v, what):
         if v is None or v.num is None or self.report is None:
-            return
+            return False
         num = v.num
         expr = s.dice.count if what == "count" else s.dice.cap
         from ..language.render import expr_text
@@ -106,22 +108,56 @@ class RangePass(CallRanges, RangeAnalysis):
                         + (f" ({text})" if text != iv.shown(num.lo) else "")
                         + f": {'a number of dice cannot be negative' if num.lo < 0 else f'a roll takes at most {limit}'}",
                         hint)
-            return
+            return True
         if v.only_num() and num.hi < 0:
             self.report(where, f"{head}, {text}, is always negative ({iv.interval_text(num)})", hint)
-            return
+            return True
         if v.only_num() and num.lo > limit:
             self.report(where, f"{head}, {text}, is always more than {limit} ({iv.interval_text(num)})", hint)
-            return
+            return True
         if fin(num.lo) and num.lo < 0 and num.wlo is not None:
             if self.confirm(m, num.wlo, ("roll", s.name, what), num.lo):
                 self.report(where, f"{head}, {text}, can be negative: it is {iv.shown(num.lo)} "
                             f"with {witness_text(num.wlo, m)}", hint)
-                return
+                return True
         if fin(num.hi) and num.hi > limit and num.whi is not None:
             if self.confirm(m, num.whi, ("roll", s.name, what), num.hi):
                 self.report(where, f"{head}, {text}, can be more than {limit}: it is {iv.shown(num.hi)} "
                             f"with {witness_text(num.whi, m)}", hint)
+                return True
+        return False
+
+    def check_explode_total(self, m, s: n.Roll, count, cap):
+        """An exploding roll's dice and its extra dice together: at most MAX_DICE.  Without
+        `up to`, the extra dice are the language's implicit EXPLODE_CAP (20), a limit the
+        book never wrote: so `n of d2 explode on {2}` with n up to 1000 failed only when
+        run (issue 38).  Reported at the dice, always or with a confirmed witness, naming
+        the limit and how to write it."""
+        v = explode_total(count, cap)
+        if v is None or not fin(v.num.hi) or v.num.hi <= MAX_DICE:
+            return
+        total = v.num
+        from ..language.render import expr_text
+        dice = expr_text(s.dice.count) if s.dice.count is not None else "1"
+        if cap is None:
+            limit = (f"without 'up to', an exploding roll adds up to {EXPLODE_CAP} extra dice (the language's "
+                     f"limit), and a roll takes at most {MAX_DICE} dice in all")
+            hint = (f"write the limit of extra dice yourself: '... explode on ... up to min({EXPLODE_CAP}, "
+                    f"{MAX_DICE} - {dice})', or narrow the declared ranges of what the count reads")
+            extra_text = f"{EXPLODE_CAP} extra"
+        else:
+            limit = f"a roll takes at most {MAX_DICE} dice, its extra dice included"
+            hint = (f"keep 'up to' within {MAX_DICE} minus the dice (e.g. up to min({expr_text(s.dice.cap)}, "
+                    f"{MAX_DICE} - {dice})), or narrow the declared ranges of what they read")
+            extra_text = f"up to {expr_text(s.dice.cap)} extra"
+        where = s.dice.span
+        if total.lo > MAX_DICE:
+            self.report(where, f"roll '{s.name}': {dice} dice and {extra_text} are always more than "
+                        f"{MAX_DICE} in all ({iv.interval_text(total)}): {limit}", hint)
+            return
+        if total.whi is not None and self.confirm(m, total.whi, ("roll", s.name, "total"), total.hi):
+            self.report(where, f"roll '{s.name}': {dice} dice and {extra_text} can be more than {MAX_DICE} "
+                        f"in all: {iv.shown(total.hi)} with {witness_text(total.whi, m)}; {limit}", hint)
 
     def check_result(self, m, result: V):
         if self.report is None or result.num is None:
@@ -180,8 +216,21 @@ class RangePass(CallRanges, RangeAnalysis):
             got = result
         else:
             count, cap = seen.get(target[1], (None, None))
-            got = count if target[2] == "count" else cap
+            if target[2] == "total":
+                got = explode_total(count, cap)
+            else:
+                got = count if target[2] == "count" else cap
         return got is not None and got.only_num() and got.num.lo == got.num.hi == value
+
+
+def explode_total(count, cap):
+    """The dice and extra dice of an exploding roll, as a V (None if either is not a number)."""
+    if (count is not None and (count.num is None or not count.only_num())) \
+            or (cap is not None and (cap.num is None or not cap.only_num())):
+        return None
+    k = count.num if count is not None else Num(1, 1, (), (), True)
+    extra = cap.num if cap is not None else Num(EXPLODE_CAP, EXPLODE_CAP, (), (), True)
+    return V(num=iv.add(k, extra))
 
 
 def numeric_ranges(t, syms):
