@@ -32,18 +32,24 @@ from .intervals import Num, V, fin
 from ..language.model import decls_of
 from .range_analysis import RangeAnalysis, Unreachable
 from .range_calls import CallRanges
+from .checks_arguments import ArgumentChecks, numeric_ranges
+from .range_proofs import Proofs, pins_text
 
 
 def check_ranges(book, syms, report):
     RangePass(syms, report).run(book)
 
 
-class RangePass(CallRanges, RangeAnalysis):
+class RangePass(ArgumentChecks, Proofs, CallRanges, RangeAnalysis):
     """The ranges pass: the analysis (its core and its calls) run over every mechanic, and
-    what it proves reported."""
+    what it proves reported (the arguments of calls: checks_arguments.py; proofs by
+    pinned inputs: range_proofs.py)."""
+
+    book = None
 
     # ------------------------------------------------------------ the pass
     def run(self, book):
+        self.book = book
         for p in decls_of(book):
             if isinstance(p.node, n.Mechanic):
                 try:
@@ -54,13 +60,15 @@ class RangePass(CallRanges, RangeAnalysis):
 
     def check_mechanic(self, m: n.Mechanic):
         counts = []
+        args, self.on_arg = self.collect_args()
         self.recording = True
         try:
             result = self.run_mechanic(m, self.inputs(m), on_roll=lambda s, c, cap: counts.append((s, c, cap)))
         except Unreachable:
             return
         finally:
-            self.recording = False
+            self.recording, self.on_arg = False, None
+        self.check_arguments(m, args)
         for s, count, cap in counts:
             said = self.check_count(m, s, count, "count")
             if cap is not None:
@@ -104,25 +112,25 @@ class RangePass(CallRanges, RangeAnalysis):
         where = expr.span
         if v.only_num() and num.lo == num.hi and fin(num.lo) and (num.lo < 0 or num.lo > limit):
             said = "dice" if what == "count" else "extra dice"
-            self.report(where, f"roll '{s.name}' takes {iv.shown(num.lo)} {said}"
+            self.place(m, where, f"roll '{s.name}' takes {iv.shown(num.lo)} {said}"
                         + (f" ({text})" if text != iv.shown(num.lo) else "")
                         + f": {'a number of dice cannot be negative' if num.lo < 0 else f'a roll takes at most {limit}'}",
                         hint)
             return True
         if v.only_num() and num.hi < 0:
-            self.report(where, f"{head}, {text}, is always negative ({iv.interval_text(num)})", hint)
+            self.place(m, where, f"{head}, {text}, is always negative ({iv.interval_text(num)})", hint)
             return True
         if v.only_num() and num.lo > limit:
-            self.report(where, f"{head}, {text}, is always more than {limit} ({iv.interval_text(num)})", hint)
+            self.place(m, where, f"{head}, {text}, is always more than {limit} ({iv.interval_text(num)})", hint)
             return True
         if fin(num.lo) and num.lo < 0 and num.wlo is not None:
             if self.confirm(m, num.wlo, ("roll", s.name, what), num.lo):
-                self.report(where, f"{head}, {text}, can be negative: it is {iv.shown(num.lo)} "
+                self.place(m, where, f"{head}, {text}, can be negative: it is {iv.shown(num.lo)} "
                             f"with {witness_text(num.wlo, m)}", hint)
                 return True
         if fin(num.hi) and num.hi > limit and num.whi is not None:
             if self.confirm(m, num.whi, ("roll", s.name, what), num.hi):
-                self.report(where, f"{head}, {text}, can be more than {limit}: it is {iv.shown(num.hi)} "
+                self.place(m, where, f"{head}, {text}, can be more than {limit}: it is {iv.shown(num.hi)} "
                             f"with {witness_text(num.whi, m)}", hint)
                 return True
         return False
@@ -152,11 +160,11 @@ class RangePass(CallRanges, RangeAnalysis):
             extra_text = f"up to {expr_text(s.dice.cap)} extra"
         where = s.dice.span
         if total.lo > MAX_DICE:
-            self.report(where, f"roll '{s.name}': {dice} dice and {extra_text} are always more than "
+            self.place(m, where, f"roll '{s.name}': {dice} dice and {extra_text} are always more than "
                         f"{MAX_DICE} in all ({iv.interval_text(total)}): {limit}", hint)
             return
         if total.whi is not None and self.confirm(m, total.whi, ("roll", s.name, "total"), total.hi):
-            self.report(where, f"roll '{s.name}': {dice} dice and {extra_text} can be more than {MAX_DICE} "
+            self.place(m, where, f"roll '{s.name}': {dice} dice and {extra_text} can be more than {MAX_DICE} "
                         f"in all: {iv.shown(total.hi)} with {witness_text(total.whi, m)}; {limit}", hint)
 
     def check_result(self, m, result: V):
@@ -172,17 +180,23 @@ class RangePass(CallRanges, RangeAnalysis):
         def inside(x):
             return any(lo <= x <= hi for lo, hi in allowed)
         if result.only_num() and all(num.hi < lo or num.lo > hi for lo, hi in allowed):
-            self.report(m.result.span, f"{m.name}'s result is always outside its declared result {declared}: "
-                        f"it is {iv.interval_text(num)}",
-                        "correct the formula, or the declared result after '->'")
+            self.place(m, m.result.span, f"{m.name}'s result is always outside its declared result {declared}: "
+                       f"it is {iv.interval_text(num)}",
+                       "correct the formula, or the declared result after '->'")
             return
+        hint = result_hint(num, allowed)
         for end, w in ((num.hi, num.whi), (num.lo, num.wlo)):
             if fin(end) and w is not None and not inside(end) and self.confirm(m, w, ("result",), end):
-                self.report(m.result.span, f"{m.name} can give {iv.shown(end)}, outside its declared result "
-                            f"{declared}: with {witness_text(w, m)}",
-                            "widen the declared result after '->', or keep the result inside it "
-                            "(clamp(x, low, high))")
+                self.place(m, m.result.span, f"{m.name} can give {iv.shown(end)}, outside its declared result "
+                           f"{declared}: with {witness_text(w, m)}", hint)
                 return
+        if inside(num.lo) and inside(num.hi) and any(lo <= num.lo and num.hi <= hi for lo, hi in allowed):
+            return
+        proof = self.prove(m, lambda pins: self.pinned_run(m, pins), lambda x: not inside(x))
+        if proof is not None:      # e.g. a pool's count, which no single witness reaches
+            pins, value = proof
+            self.place(m, m.result.span, f"{m.name} can give {iv.shown(value)}, outside its declared result "
+                       f"{declared}: with {pins_text(pins, m, self.syms)}", hint)
 
     def confirm(self, m, witness, target, value) -> bool:
         """Analyse `m` again with the witness's inputs pinned: every `require` must hold
@@ -233,25 +247,13 @@ def explode_total(count, cap):
     return V(num=iv.add(k, extra))
 
 
-def numeric_ranges(t, syms):
-    """The numbers a declared type admits, as [(low, high)]; None when any number is
-    admitted (int, number); [] when none is."""
-    if isinstance(t, n.UnionType):
-        out = []
-        for o in t.options:
-            r = numeric_ranges(o, syms)
-            if r is None:
-                return None
-            out += r
-        return out
-    if isinstance(t, n.RangeType):
-        return [(t.low, t.high)]
-    name = getattr(t, "name", None)
-    if name in ("int", "number"):
-        return None
-    if name in syms.dice and not syms.dice[name].custom:
-        return [(1, len(syms.dice[name].faces))]
-    return []
+def result_hint(num, allowed) -> str:
+    lo, hi = min(a for a, _ in allowed), max(b for _, b in allowed)
+    wide = ""
+    if fin(num.lo) and fin(num.hi):
+        wide = f" (-> {iv.shown(min(lo, num.lo))}..{iv.shown(max(hi, num.hi))})"
+    return (f"widen the declared result after '->'{wide}, or keep the result inside it "
+            f"(clamp(x, {iv.shown(lo)}, {iv.shown(hi)}))")
 
 
 def witness_text(w, m: n.Mechanic) -> str:
