@@ -150,13 +150,13 @@ class RangePass(ArgumentChecks, Proofs, CallRanges, RangeAnalysis):
         if cap is None:
             limit = (f"without 'up to', an exploding roll adds up to {EXPLODE_CAP} extra dice (the language's "
                      f"limit), and a roll takes at most {MAX_DICE} dice in all")
-            hint = (f"write the limit of extra dice yourself: '... explode on ... up to min({EXPLODE_CAP}, "
-                    f"{MAX_DICE} - {dice})', or narrow the declared ranges of what the count reads")
+            hint = (f"write the limit of extra dice yourself: '... explode on ... up to (min({EXPLODE_CAP}, "
+                    f"{MAX_DICE} - {dice}))', or narrow the declared ranges of what the count reads")
             extra_text = f"{EXPLODE_CAP} extra"
         else:
             limit = f"a roll takes at most {MAX_DICE} dice, its extra dice included"
-            hint = (f"keep 'up to' within {MAX_DICE} minus the dice (e.g. up to min({expr_text(s.dice.cap)}, "
-                    f"{MAX_DICE} - {dice})), or narrow the declared ranges of what they read")
+            hint = (f"keep 'up to' within {MAX_DICE} minus the dice (e.g. up to (min({expr_text(s.dice.cap)}, "
+                    f"{MAX_DICE} - {dice}))), or narrow the declared ranges of what they read")
             extra_text = f"up to {expr_text(s.dice.cap)} extra"
         where = s.dice.span
         if total.lo > MAX_DICE:
