@@ -214,3 +214,41 @@ def test_an_explicit_up_to_past_the_dice_a_roll_takes_is_an_error(demo_books):
                               ' roll x: n of d6 explode on {6} up to k\n return sum(x) }\n}\n')
     assert d.message.startswith("roll 'x': n dice and up to k extra can be more than 1000 in all: 1200 with "
                                 "n = 600 and k = 600")
+
+
+def test_a_range_past_the_values_a_range_holds_is_an_error_at_the_range(demo_books):
+    diags = errors(demo_books, 'rule r "R" {\n'
+                               ' mechanic wide(n: 1..2000000) -> int = count(x for x in 1..n if x > 3)\n'
+                               ' mechanic huge(n: 2000000..3000000) -> int = len(1..n)\n'
+                               ' mechanic fine(n: 1..1000000) -> int = len(1..n)\n}\n')
+    assert [(d.line, d.message) for d in diags] == [
+        (7, "with n = 2000000, the range 1..n has 2000000 values: more than the 1,000,000 a range holds"),
+        (8, "the range 1..n always has more than 1,000,000 values")]
+    assert "1..min(n, 1 + 999999)" in diags[0].hint
+
+
+def test_the_largest_range_allowed_runs(demo_books):
+    write_book(demo_books, "t", 'rule r "R" { mechanic fine(n: 1..1000000) -> int = len(1..n) }\n')
+    assert rules_dsl.load("t").mechanics["fine"](1000000) == 1000000
+
+
+def _chain(n_mechanics):
+    lines = [f' mechanic m{i}(x: 0..5) -> 0..5 = m{i + 1}(x)' for i in range(n_mechanics - 1)]
+    return 'rule r "R" {\n' + "\n".join(lines) + f'\n mechanic m{n_mechanics - 1}(x: 0..5) -> 0..5 = x\n}}\n'
+
+
+def test_a_chain_of_calls_past_the_depth_limit_is_a_warning_at_its_first_call(demo_books):
+    write_book(demo_books, "t", _chain(52))
+    book = rules_dsl.load("t")
+    (w,) = book.warnings
+    assert w.message.startswith("mechanic 'm0' starts a chain of 51 calls or more, one inside the next: "
+                                "an evaluation that follows it stops past 50 levels")
+    assert (w.line, w.column) == (7, 33)
+    with pytest.raises(rules_dsl.errors.EvaluationError, match="more than 50 levels deep"):
+        book.mechanics["m0"](3)
+
+
+def test_a_chain_within_the_depth_limit_says_nothing(demo_books):
+    write_book(demo_books, "t", _chain(50))
+    book = rules_dsl.load("t")
+    assert book.warnings == [] and book.mechanics["m0"](3) == 3

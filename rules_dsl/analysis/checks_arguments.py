@@ -20,6 +20,9 @@ ranges allow a value outside it:
   a "may" warning there would be false, an error would block a working book.  So, as
   everywhere in this pass, only what is proven is said.
 
+The same for a range `a..b` past the language's MAX_RANGE values (language/limits.py):
+always, or with inputs that give it, at the range.
+
 Each is reported at the argument, with the fix: widen the parameter's range, or keep
 the argument inside it with min/max (clamp).  In a layered book, a finding in the
 base's text that a change of the layers causes is reported at that change
@@ -31,6 +34,7 @@ from . import intervals as iv
 from ..errors import Related
 from ..language import nodes as n
 from .intervals import fin
+from ..language.limits import MAX_RANGE
 from .range_proofs import pins_text
 
 __all__ = ["ArgumentChecks", "numeric_ranges"]
@@ -53,6 +57,61 @@ class ArgumentChecks:
         return found, on_arg
 
     unproven = ()
+    on_range = None           # (RangeExpr, low, high, reached for sure) in the checked mechanic itself
+
+    def visit_RangeExpr(self, e, env):
+        """A range `a..b` holds at most MAX_RANGE values: its ends are read once more for
+        the check (only in the checked mechanic's own body, where the hook is set)."""
+        if self.on_range is not None and not self.active:
+            self.on_range(e, self.expr(e.low, env), self.expr(e.high, env), self.unsure == 0)
+        return super().visit_RangeExpr(e, env)
+
+    def collect_ranges(self):
+        found = {}
+
+        def on_range(e, lo, hi, sure):
+            if lo.num is not None and hi.num is not None:
+                old = found.get(id(e))
+                width = iv.sub(hi.num, lo.num)
+                if old is not None:
+                    width = iv.join(iv.V(num=old[1]), iv.V(num=width)).num
+                    sure = sure or old[2]
+                found[id(e)] = (e, width, sure, lo.only_num() and hi.only_num())
+        return found, on_range
+
+    def check_range_sizes(self, m: n.Mechanic, found: dict):
+        for e, width, sure, plain in found.values():
+            if not fin(width.hi) or width.hi < MAX_RANGE or self.report is None:
+                continue
+            from ..language.render import expr_text
+            text = f"{expr_text(e.low)}..{expr_text(e.high)}"
+            hint = (f"a range holds at most {MAX_RANGE:,} values (a limit of the language): narrow the declared "
+                    f"ranges of what its ends read, or bound it ({expr_text(e.low)}..min({expr_text(e.high)}, "
+                    f"{expr_text(e.low)} + {MAX_RANGE - 1}))")
+            if plain and width.lo >= MAX_RANGE:
+                self.place(m, e.span, f"the range {text} always has more than {MAX_RANGE:,} values",
+                           hint, severity="error" if sure else "warning")
+                continue
+            proof = self.prove(m, lambda pins, e=e: self.width_under(m, pins, e), lambda x: x >= MAX_RANGE,
+                               first=(width.whi,))
+            if proof is not None:
+                pins, value = proof
+                self.place(m, e.span, f"with {pins_text(pins, m, self.syms)}, the range {text} has "
+                           f"{iv.shown(value + 1)} values: more than the {MAX_RANGE:,} a range holds", hint)
+
+    def width_under(self, m, pins, e):
+        got = []
+        saved = self.on_range
+
+        def on_range(x, lo, hi, sure):
+            if x is e and lo.num is not None and hi.num is not None:
+                got.append((iv.V(num=iv.sub(hi.num, lo.num)), sure))
+        self.on_range = on_range
+        try:
+            ok = self.pinned_run(m, pins) is not None
+        finally:
+            self.on_range = saved
+        return got[0][0] if ok and len(got) == 1 and got[0][1] else None
 
     def check_arguments(self, m: n.Mechanic, found: dict):
         if not self.unproven:

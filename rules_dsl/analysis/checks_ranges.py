@@ -61,14 +61,16 @@ class RangePass(ArgumentChecks, Proofs, CallRanges, RangeAnalysis):
     def check_mechanic(self, m: n.Mechanic):
         counts = []
         args, self.on_arg = self.collect_args()
+        ranges, self.on_range = self.collect_ranges()
         self.recording = True
         try:
             result = self.run_mechanic(m, self.inputs(m), on_roll=lambda s, c, cap: counts.append((s, c, cap)))
         except Unreachable:
             return
         finally:
-            self.recording, self.on_arg = False, None
+            self.recording, self.on_arg, self.on_range = False, None, None
         self.check_arguments(m, args)
+        self.check_range_sizes(m, ranges)
         for s, count, cap in counts:
             said = self.check_count(m, s, count, "count")
             if cap is not None:

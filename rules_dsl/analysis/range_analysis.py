@@ -36,15 +36,13 @@ class RangeAnalysis(NodeVisitor):
 
     def __init__(self, syms, report=None):
         self.syms, self.report = syms, report
-        self._consts, self._busy = {}, set()
-        self._tables = {}
-        self.memo = {}
-        self.active = []
+        self._consts, self._busy, self._tables = {}, set(), {}
+        self.memo, self.active = {}, []
         self.recording = False
         self.branches = {}       # IfElse -> [(can hold, can fail, env)] seen while checking its own mechanic
         self.pins = None         # input -> value, while confirming a witness ("callee.roll": a callee's roll)
-        self.proving, self.doubts, self.proof_calls = False, 0, 0   # confirming (range_proofs.py)
-        self.unsure = 0          # > 0 inside a branch, operand or item the evaluation may not reach
+        self.proving, self.doubts, self.proof_calls, self.unsure = False, 0, 0, 0   # range_proofs.py;
+        # unsure > 0: inside a branch, operand or item the evaluation may not reach
         self.on_arg = None       # (call, mechanic, parameter, V, reached for sure) at the mechanic's own calls
 
     # ------------------------------------------------------------ mechanics
@@ -348,7 +346,8 @@ class RangeAnalysis(NodeVisitor):
         a, b = lo.num, hi.num
         n_lo = max(0, b.lo - a.hi + 1) if fin(b.lo) and fin(a.hi) else 0
         n_hi = max(0, b.hi - a.lo + 1) if fin(b.hi) and fin(a.lo) else INF
-        return V(lst=L(Num(n_lo, n_hi, whole=True), V(num=Num(a.lo, b.hi, whole=True))), other=True)
+        item = V(num=Num(a.lo, b.hi, whole=True)) if a.lo <= b.hi else EMPTY    # 1..0 has no items
+        return V(lst=L(Num(n_lo, n_hi, whole=True), item), other=True)
 
     def visit_ListLit(self, e, env):
         items = [self.expr(x, env).plain() for x in e.items]
