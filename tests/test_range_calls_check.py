@@ -252,3 +252,20 @@ def test_a_chain_within_the_depth_limit_says_nothing(demo_books):
     write_book(demo_books, "t", _chain(50))
     book = rules_dsl.load("t")
     assert book.warnings == [] and book.mechanics["m0"](3) == 3
+
+
+def test_a_layer_that_narrows_a_parameter_is_reported_at_its_change_with_the_call_noted(tmp_path):
+    books = tmp_path / "books"
+    books.mkdir()
+    (books / "s.rules").write_text('book s {\n  title "S"\n  dice d6\n}\n' + SAVES.replace("HIGH", "10"))
+    layer = books / "s+n.rules"
+    layer.write_text('layer n on s {\n  title "S narrow"\n}\nreplace mechanic saves(hits: 0..6) -> int {\n'
+                     '  roll s: hits of d6\n  return count(x for x in s if x >= 5)\n}\nbecause "fewer saves"\n')
+    with pytest.raises(RulebookError) as e:
+        rules_dsl.Library(books, cache=tmp_path / "cache").load("s+n")
+    (d,) = e.value.diagnostics
+    assert (d.file, d.line, d.column) == (str(layer), 4, 1)
+    assert d.message.endswith("with shots = 10 and every die of hits's roll d showing 6, hits(shots) gives 10, "
+                              "but saves takes hits 0..6")
+    assert [(r.file, r.line, r.column) for r in d.related] == [(str(books / "s.rules"), 14, 47)]
+    assert "hits: 0..10 in saves" in d.hint
