@@ -11,13 +11,17 @@ that, reported with file:line:col, caret and hint:
   limit (1000), proven by the intervals alone; or that **can** be, proven by a
   witness: inputs under which it is (found by the analysis, then confirmed by
   analysing the mechanic again with those inputs pinned, its `require`s holding);
-  the same for an exploding roll's `up to`;
+  the same for an exploding roll's `up to`, and for its dice and extra dice together
+  (the implicit 20 extra dice without `up to` included: issue 38);
 * a result **outside the declared result type**, always, or for a witness;
 * a **branch that can never be taken**: an `if` whose condition the ranges decide
   the same way every time (a warning: the book still works, but the branch is dead
   text).
 
-It never guesses: what it cannot follow is "anything", which proves nothing.
+It never guesses: what it cannot follow is "anything", which proves nothing.  Where
+no single witness reaches a value (a pool's count), range_proofs.py searches pinned
+inputs, dice included; checks_arguments.py adds the arguments of calls and the sizes
+of ranges, and reports a finding a layer's change causes at that change.
 
 Three modules (split in issue 32): range_analysis.py is the analysis's core,
 range_calls.py its calls, table reads and built-ins; this one is the pass (`RangePass`,
