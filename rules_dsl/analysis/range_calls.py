@@ -21,11 +21,12 @@ from .intervals import ALL, BOOL, EMPTY, INF, L, Num, TOP, V, fin
 from .range_analysis import Unreachable
 from .resolve import resolve_callee
 
-__all__ = ["CallRanges", "MAX_CALL_ANALYSES", "MAX_DEPTH", "MAX_PROOF_CALLS"]
+__all__ = ["CallRanges", "MAX_CALL_ANALYSES", "MAX_DEPTH", "MAX_PROOF_CALLS", "MAX_PROOF_CALLS_IN_PASS"]
 
 MAX_CALL_ANALYSES = 4000     # context-sensitive analyses of called mechanics in one pass
 MAX_DEPTH = 8                # calls followed into; deeper, a call gives its declared result
-MAX_PROOF_CALLS = 2000       # analyses of called mechanics in one pinned analysis (range_proofs.py)
+MAX_PROOF_CALLS = 500        # analyses of called mechanics in one pinned analysis (range_proofs.py)
+MAX_PROOF_CALLS_IN_PASS = 20_000   # the same, in all the pinned analyses of one pass over a book
 
 
 class CallRanges:
@@ -65,25 +66,27 @@ class CallRanges:
             bound[p.name] = v
         if m.name in self.active or len(self.active) >= MAX_DEPTH or len(self.memo) >= MAX_CALL_ANALYSES:
             return declared
-        if self.proving:
-            self.proof_calls += 1
-            if self.proof_calls > MAX_PROOF_CALLS:
-                return declared        # past the proof's budget: the declared result proves nothing
         # While a finding is confirmed the callee's rolls may be pinned too ("hits.d" is
         # the roll d of hits): its analysis is then its own, neither read from the memo
-        # nor kept in it, and so is every analysis while proving (a memo entry made
-        # unpinned would hide a callee's `require` that may fail).
+        # nor kept in it.  A memo entry says whether a `require` in it may fail, so a
+        # proof that reads it knows (a proof needs every require to hold for sure).
         prefix = m.name + "."
         inner_pins = {k[len(prefix):]: v for k, v in (self.pins or {}).items() if k.startswith(prefix)}
         key = (m.name, tuple(sorted(bound.items(), key=lambda kv: kv[0])))
-        use_memo = not self.proving
+        use_memo = not inner_pins
         try:
             hit = self.memo.get(key) if use_memo else None
         except TypeError:      # pragma: no cover - every V is hashable
             hit = None
         if hit is not None:
-            return hit
-        recording, pins = self.recording, self.pins
+            self.doubts += hit[1]
+            return hit[0]
+        if self.proving:
+            self.proof_calls += 1
+            self.proof_calls_in_pass = getattr(self, "proof_calls_in_pass", 0) + 1
+            if self.proof_calls > MAX_PROOF_CALLS or self.proof_calls_in_pass > MAX_PROOF_CALLS_IN_PASS:
+                return declared        # past the proofs' budget: the declared result proves nothing
+        recording, pins, doubts = self.recording, self.pins, self.doubts
         self.recording, self.pins = False, (inner_pins or None)
         self.active.append(m.name)
         try:
@@ -96,7 +99,7 @@ class CallRanges:
             self.recording, self.pins = recording, pins
         out = self.restrict(out, m.returns) if not out.empty else out
         if use_memo:
-            self.memo[key] = out
+            self.memo[key] = (out, 1 if self.doubts > doubts else 0)
         return out
 
     def table_rows(self, name):

@@ -12,7 +12,8 @@ of a pinned one).
 
 `prove` searches a bounded set of pinnings (`candidates`): the interval's own
 witness first, then each parameter at an end of its declared range, each roll at
-its lowest or highest face; at most MAX_CANDIDATES analyses, each within
+its lowest or highest face; at most MAX_CANDIDATES analyses (MAX_PINNED_RUNS in
+one pass over a book), each within
 range_calls.MAX_PROOF_CALLS analyses of called mechanics.  What it does not find stays
 unproven (a finding then says "may", or is not made).  A proof is then made
 minimal: a pin that the value does not need is dropped, so the message names only
@@ -29,9 +30,10 @@ from .callgraph import callees
 from .intervals import V
 from .range_analysis import Unreachable
 
-__all__ = ["Proofs", "MAX_CANDIDATES", "pins_text"]
+__all__ = ["Proofs", "MAX_CANDIDATES", "MAX_PINNED_RUNS", "pins_text"]
 
 MAX_CANDIDATES = 48          # pinned analyses tried for one finding
+MAX_PINNED_RUNS = 2000       # pinned analyses in one pass over a book; past them, nothing more is proven
 MAX_COMBINATIONS = 32        # parameters' ends combined; past it, all low and all high only
 ROLL_DEPTH = 3               # calls followed to find the rolls a pin may fix
 
@@ -42,6 +44,9 @@ class Proofs:
     def pinned_run(self, m: n.Mechanic, pins: dict, on_arg=None) -> Optional[V]:
         """`m` analysed with `pins` (parameter -> value, roll path -> face); None when it
         cannot be evaluated so, or a `require` on the way may fail."""
+        self.pinned_runs = getattr(self, "pinned_runs", 0) + 1
+        if self.pinned_runs > MAX_PINNED_RUNS:
+            return None                 # the pass's budget for proofs is spent: unproven
         params = {p.name for p in m.params}
         env = {p.name: (pin_value(p.name, pins[p.name]) if p.name in pins else self.of_type(p.type, var=p.name))
                for p in m.params}
