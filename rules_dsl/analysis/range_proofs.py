@@ -7,8 +7,8 @@ parameters to values, its rolls (and the rolls of the mechanics it calls, by pat
 "hits.d") to one face on every die (range_pins.py).  The analysis is sound, so when
 every input is pinned and the value analysed is one number, that number is what a
 run gives; every `require` met on the way must hold for sure (one that may fail
-voids the proof), and memos are not used (an analysis made unpinned says nothing
-of a pinned one).
+voids the proof, in a called mechanic too: a memo entry says whether one may), and
+a called mechanic whose rolls are pinned is analysed afresh, never from the memo.
 
 `prove` searches a bounded set of pinnings (`candidates`): the interval's own
 witness first, then each parameter at an end of its declared range, each roll at
