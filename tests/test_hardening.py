@@ -75,6 +75,8 @@ HOSTILE_SOURCES = {
         " example \"\"\"\n >>> f0()\n Error: steps\n \"\"\" }\n",
     "a list of a billion items": "rule r \"R\" { mechanic f() -> int = len([x for x in 1..1000000000])\n"
                                  " example \"\"\"\n >>> f()\n Error: more than\n \"\"\" }\n",
+    "a list of a billion items, from an input": "rule r \"R\" { mechanic f(n: int) -> int = len([x for x in 1..n])\n"
+                                                " example \"\"\"\n >>> f(1000000000)\n Error: more than\n \"\"\" }\n",
     "a check over a huge domain": "rule r \"R\" { check c { for a in 1..1000, b in 1..1000, c in 1..1000: true } }\n",
     "a constant defined by itself": "rule r \"R\" { const a = a + 1 }\n",
     "NUL bytes": "rule r \"R\" { \"\"\"x\x00y\"\"\" mechanic f() -> int = 1\x00 }\n",
@@ -122,7 +124,7 @@ def test_nesting_limit_points_inside_the_expression(demo_books):
 
 
 def test_evaluation_limits_are_clear_errors(demo_books):
-    for name in ("calls that double 40 times", "a list of a billion items"):
+    for name in ("calls that double 40 times", "a list of a billion items, from an input"):
         kind, book = compile_or_diagnose(demo_books, _header(HOSTILE_SOURCES[name]))
         assert kind == "compiled", name
         (res,) = book.run_examples()
@@ -130,9 +132,11 @@ def test_evaluation_limits_are_clear_errors(demo_books):
 
 
 def test_limits_the_declared_ranges_prove_are_errors_before_anything_runs(demo_books):
-    """A count of dice above the limit and a cycle of calls are caught by `rules check`
-    without an example (checks_ranges.py, checks_calls.py), located and named."""
+    """A count of dice above the limit, a range past a million values (issue 38) and a
+    cycle of calls are caught by `rules check` without an example (checks_ranges.py,
+    checks_arguments.py, checks_calls.py), located and named."""
     expected = {"1000000 of d6": "roll 'x' takes 1000000 dice: a roll takes at most 1000",
+                "a list of a billion items": "the range 1..1000000000 always has more than 1,000,000 values",
                 "a mechanic calling itself": "mechanic 'f' calls itself: an evaluation of it never ends",
                 "two mechanics in a cycle": "mechanic 'f' calls itself through f -> g -> f: an evaluation of it "
                                             "never ends"}

@@ -65,11 +65,17 @@ def check_book(book: BookAST, texts: dict, other_ids: Callable[[str], Optional[s
     check_expressions(book, syms, report)
     if not report.diags:   # kinds are inferred over names that resolve
         check_types_of_expressions(book, syms, report)
+    # Ranges are followed through names that resolve and kinds that fit: only the passes
+    # above gate them.  A cycle of calls (check_calls), a wrong example or design view
+    # is another kind of error, and must not hide what the ranges prove (issue 38): the
+    # analysis cuts a cycle itself (a call back into a mechanic under analysis gives
+    # its declared result).
+    names_and_kinds_fit = not report.diags
     check_examples(book, syms, report)
     check_calls(book, syms, report)
     check_design_views(book, syms, report)
     check_follows(book, report)
-    if not report.diags:   # ranges are followed through names that resolve and kinds that fit
+    if names_and_kinds_fit:
         check_ranges(book, syms, report)
     check_unused_locals(book, report)
     check_aliases_against_uses(book, report)

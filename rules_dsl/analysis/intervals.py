@@ -230,8 +230,8 @@ def mul(a: Num, b: Num) -> Num:
 
 
 def div(a: Num, b: Num) -> Optional[Num]:
-    """a / b (exact); None when b can be 0 (then anything: the caller widens)."""
-    if b.lo <= 0 <= b.hi:
+    """a / b (exact); None when b can be 0, or holds nothing (then anything: the caller widens)."""
+    if b.lo <= 0 <= b.hi or b.lo > b.hi:
         return None
 
     def inv(x):

@@ -18,9 +18,10 @@ from fractions import Fraction
 
 from . import intervals as iv
 from ..language import nodes as n
-from ..language.dice import MAX_DICE
+from ..language.dice import EXPLODE_CAP, MAX_DICE
 from ..language.visitor import NodeVisitor
 from .intervals import ALL, BOOL, EMPTY, INF, L, Num, TOP, V, fin
+from .range_pins import pinned_roll
 from .resolve import resolve
 
 __all__ = ["RangeAnalysis", "Unreachable"]
@@ -35,14 +36,14 @@ class RangeAnalysis(NodeVisitor):
 
     def __init__(self, syms, report=None):
         self.syms, self.report = syms, report
-        self._consts, self._busy = {}, set()
-        self._tables = {}
-        self.memo = {}
-        self.active = []
+        self._consts, self._busy, self._tables = {}, set(), {}
+        self.memo, self.active = {}, []
         self.recording = False
         self.branches = {}       # IfElse -> [(can hold, can fail, env)] seen while checking its own mechanic
-        self.pins = None         # input -> value, while confirming a witness
-
+        self.pins = None         # input -> value, while confirming a witness ("callee.roll": a callee's roll)
+        self.proving, self.doubts, self.proof_calls, self.unsure = False, 0, 0, 0   # range_proofs.py;
+        # unsure > 0: inside a branch, operand or item the evaluation may not reach
+        self.on_arg = None       # (call, mechanic, parameter, V, reached for sure) at the mechanic's own calls
 
     # ------------------------------------------------------------ mechanics
     def run_mechanic(self, m: n.Mechanic, env: dict, on_roll=None, on_require=None) -> V:
@@ -60,6 +61,7 @@ class RangeAnalysis(NodeVisitor):
                 holds, fails = self.truth(self.expr(s.cond, env))
                 if on_require is not None:
                     on_require(s, holds, fails)
+                self.doubts += 1 if fails else 0    # a proof needs none (range_proofs.py)
                 if not holds:
                     raise Unreachable
                 env = self.refine(env, s.cond, True)
@@ -71,7 +73,9 @@ class RangeAnalysis(NodeVisitor):
         if die is None:
             return TOP
         if self.pins is not None and s.name in self.pins:
-            return iv.point(self.pins[s.name], ((s.name, self.pins[s.name]),))
+            pinned = pinned_roll(s, self.pins[s.name], count, cap)
+            if pinned is not None:
+                return pinned
         if die.custom:
             face = V(syms=frozenset(die.faces))
         else:
@@ -84,7 +88,7 @@ class RangeAnalysis(NodeVisitor):
         k = count.num if count is not None and count.num is not None else Num(0, MAX_DICE, whole=True)
         k = iv.meet(k, 0, MAX_DICE) or Num(0, 0, whole=True)
         if spec.kind == "explode":
-            extra = cap.num if cap is not None and cap.num is not None else Num(0, 20, whole=True)
+            extra = cap.num if cap is not None and cap.num is not None else Num(0, EXPLODE_CAP, whole=True)
             extra = iv.meet(extra, 0, MAX_DICE) or Num(0, 0, whole=True)
             k = Num(k.lo, k.hi + extra.hi, whole=True)
         return V(lst=L(k.plain(), face.plain()))
@@ -186,6 +190,11 @@ class RangeAnalysis(NodeVisitor):
         finally:
             self._busy.discard(name)
         v = v.plain()
+        if v.only_num() and v.num.point is not None:
+            # A constant is the same for every input: its value holds under any witness
+            # (the empty one), so `a + bonus` keeps a's witness (issue 38: a layer's
+            # `change bonus to 3` pushed a result out of range and nothing said so).
+            v = V(num=Num(v.num.lo, v.num.hi, (), (), v.num.whole))
         self._consts[name] = v
         return v
 
@@ -277,12 +286,20 @@ class RangeAnalysis(NodeVisitor):
         if e.op == "and":
             if not lt:
                 return iv.FALSE
-            rt, rf = self.truth(self.expr(e.right, self.refine(env, e.left, True)))
+            rt, rf = self.right_operand(e, env, True, lf)
             return iv.bools(lt and rt, lf or rf)
         if not lf:
             return iv.TRUE
-        rt, rf = self.truth(self.expr(e.right, self.refine(env, e.left, False)))
+        rt, rf = self.right_operand(e, env, False, lt)
         return iv.bools(lt or rt, lf and rf)
+
+    def right_operand(self, e, env, truth, skipped):
+        """(true?, false?) of the right operand where the left is `truth` (`skipped`: may be unreached)."""
+        self.unsure += skipped
+        try:
+            return self.truth(self.expr(e.right, self.refine(env, e.left, truth)))
+        finally:
+            self.unsure -= skipped
 
     def visit_Not(self, e, env):
         t, f = self.truth(self.expr(e.operand, env))
@@ -310,10 +327,15 @@ class RangeAnalysis(NodeVisitor):
         if self.recording:
             self.branches.setdefault(e, []).append((holds, fails, env))
         out = EMPTY
-        if holds:
-            out = iv.join(out, self.expr(e.then, self.refine(env, e.cond, True)))
-        if fails:
-            out = iv.join(out, self.expr(e.orelse, self.refine(env, e.cond, False)))
+        doubt = 1 if holds and fails else 0
+        self.unsure += doubt
+        try:
+            if holds:
+                out = iv.join(out, self.expr(e.then, self.refine(env, e.cond, True)))
+            if fails:
+                out = iv.join(out, self.expr(e.orelse, self.refine(env, e.cond, False)))
+        finally:
+            self.unsure -= doubt
         return out
 
     def visit_RangeExpr(self, e, env):
@@ -323,7 +345,8 @@ class RangeAnalysis(NodeVisitor):
         a, b = lo.num, hi.num
         n_lo = max(0, b.lo - a.hi + 1) if fin(b.lo) and fin(a.hi) else 0
         n_hi = max(0, b.hi - a.lo + 1) if fin(b.hi) and fin(a.lo) else INF
-        return V(lst=L(Num(n_lo, n_hi, whole=True), V(num=Num(a.lo, b.hi, whole=True))), other=True)
+        item = V(num=Num(a.lo, b.hi, whole=True)) if a.lo <= b.hi else EMPTY    # 1..0 has no items
+        return V(lst=L(Num(n_lo, n_hi, whole=True), item), other=True)
 
     def visit_ListLit(self, e, env):
         items = [self.expr(x, env).plain() for x in e.items]
@@ -339,8 +362,13 @@ class RangeAnalysis(NodeVisitor):
         item, length = self.items_of(e.source, src)
         inner = dict(env)
         inner[e.var] = item
-        holds, fails = (True, False) if e.cond is None else self.truth(self.expr(e.cond, inner))
-        elem = self.expr(e.elem, self.refine(inner, e.cond, True) if e.cond is not None else inner) if holds else EMPTY
+        self.unsure += 1           # per item: reached only if there are items (and they pass)
+        try:
+            holds, fails = (True, False) if e.cond is None else self.truth(self.expr(e.cond, inner))
+            elem = self.expr(e.elem, self.refine(inner, e.cond, True) if e.cond is not None else inner) \
+                if holds else EMPTY
+        finally:
+            self.unsure -= 1
         kept = Num(0 if fails else length.lo, length.hi if holds else 0, whole=True)
         return V(lst=L(kept, elem.plain()))
 
@@ -381,7 +409,6 @@ class RangeAnalysis(NodeVisitor):
         if obj.lst is not None and obj.lst.item is not None and not obj.other:
             return obj.lst.item
         return TOP
-
 
     # ------------------------------------------------------------ refinement
     def refine(self, env, cond, truth: bool) -> dict:
@@ -468,3 +495,4 @@ _FLIP = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "==": "==", "!=": "!="}
 def _has(v: V, k: str) -> bool:
     x = getattr(v, k)
     return bool(x) if k in ("bools", "syms", "other") else x is not None
+

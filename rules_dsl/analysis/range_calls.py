@@ -21,10 +21,12 @@ from .intervals import ALL, BOOL, EMPTY, INF, L, Num, TOP, V, fin
 from .range_analysis import Unreachable
 from .resolve import resolve_callee
 
-__all__ = ["CallRanges", "MAX_CALL_ANALYSES", "MAX_DEPTH"]
+__all__ = ["CallRanges", "MAX_CALL_ANALYSES", "MAX_DEPTH", "MAX_PROOF_CALLS", "MAX_PROOF_CALLS_IN_PASS"]
 
 MAX_CALL_ANALYSES = 4000     # context-sensitive analyses of called mechanics in one pass
 MAX_DEPTH = 8                # calls followed into; deeper, a call gives its declared result
+MAX_PROOF_CALLS = 500        # analyses of called mechanics in one pinned analysis (range_proofs.py)
+MAX_PROOF_CALLS_IN_PASS = 20_000   # the same, in all the pinned analyses of one pass over a book
 
 
 class CallRanges:
@@ -39,12 +41,12 @@ class CallRanges:
         args = [self.expr(a, env) for a in e.args]
         kwargs = {k: self.expr(a, env) for k, a in e.kwargs}
         if kind == "mechanic":
-            return self.call(self.syms.mechanics[f.name], args, kwargs)
+            return self.call(self.syms.mechanics[f.name], args, kwargs, site=e)
         if kind == "table":
             return self.lookup(f.name, args, kwargs)
         return TOP
 
-    def call(self, m: n.Mechanic, args, kwargs) -> V:
+    def call(self, m: n.Mechanic, args, kwargs, site=None) -> V:
         declared = self.of_type(m.returns)
         bound = {}
         for p, a in zip(m.params, args):
@@ -54,6 +56,8 @@ class CallRanges:
                 bound[k] = a
         for p in m.params:
             v = bound.get(p.name)
+            if v is not None and site is not None and self.on_arg is not None and not self.active:
+                self.on_arg(site, m, p, v, self.unsure == 0)    # a call the checked mechanic makes itself
             if v is None:
                 v = self.expr(p.default, {}) if p.default is not None else self.of_type(p.type)
             v = self.restrict(v.plain(), p.type)
@@ -62,15 +66,28 @@ class CallRanges:
             bound[p.name] = v
         if m.name in self.active or len(self.active) >= MAX_DEPTH or len(self.memo) >= MAX_CALL_ANALYSES:
             return declared
+        # While a finding is confirmed the callee's rolls may be pinned too ("hits.d" is
+        # the roll d of hits): its analysis is then its own, neither read from the memo
+        # nor kept in it.  A memo entry says whether a `require` in it may fail, so a
+        # proof that reads it knows (a proof needs every require to hold for sure).
+        prefix = m.name + "."
+        inner_pins = {k[len(prefix):]: v for k, v in (self.pins or {}).items() if k.startswith(prefix)}
         key = (m.name, tuple(sorted(bound.items(), key=lambda kv: kv[0])))
+        use_memo = not inner_pins
         try:
-            hit = self.memo.get(key)
+            hit = self.memo.get(key) if use_memo else None
         except TypeError:      # pragma: no cover - every V is hashable
             hit = None
         if hit is not None:
-            return hit
-        recording, pins = self.recording, self.pins
-        self.recording, self.pins = False, None
+            self.doubts += hit[1]
+            return hit[0]
+        if self.proving:
+            self.proof_calls += 1
+            self.proof_calls_in_pass = getattr(self, "proof_calls_in_pass", 0) + 1
+            if self.proof_calls > MAX_PROOF_CALLS or self.proof_calls_in_pass > MAX_PROOF_CALLS_IN_PASS:
+                return declared        # past the proofs' budget: the declared result proves nothing
+        recording, pins, doubts = self.recording, self.pins, self.doubts
+        self.recording, self.pins = False, (inner_pins or None)
         self.active.append(m.name)
         try:
             given = {k: v for k, v in bound.items() if any(p.name == k for p in m.params)}
@@ -81,7 +98,8 @@ class CallRanges:
             self.active.pop()
             self.recording, self.pins = recording, pins
         out = self.restrict(out, m.returns) if not out.empty else out
-        self.memo[key] = out
+        if use_memo:
+            self.memo[key] = (out, 1 if self.doubts > doubts else 0)
         return out
 
     def table_rows(self, name):

@@ -4,6 +4,7 @@ from __future__ import annotations
 from typing import Protocol
 
 from ..language import nodes as n
+from ..language.limits import MAX_CALL_DEPTH, MAX_RANGE as MAX_RANGE   # shared with the checks (analysis/); re-exported
 from ..errors import Diagnostic, EvaluationError
 
 
@@ -51,10 +52,9 @@ class Invocable:
 
 # Explicit limits on one evaluation, so a hostile or mistaken book ends with a clear
 # error instead of a hang: how deep mechanics may call each other, and how many
-# steps (mechanic calls and comprehension items) one top-level call may take.
-MAX_CALL_DEPTH = 50
+# steps (mechanic calls and comprehension items) one top-level call may take
+# (MAX_CALL_DEPTH and MAX_RANGE: language/limits.py, imported above).
 MAX_STEPS = 100_000          # the real books' heaviest evaluation takes 56
-MAX_RANGE = 1_000_000
 MAX_CHECK_CASES = 200_000    # the real books' largest check domain has 100 cases
 UNLIMITED = None  # pass as `budget` where another guard bounds the work (the odds engine)
 
