@@ -584,3 +584,18 @@ def test_audit_note_kinds(book):
         if note.kind == "clarification":
             text = note.text.text if hasattr(note.text, "text") else str(note.text)
             assert "we read" not in text.lower() and "is read as" not in text.lower(), (rule_id, text)
+
+
+def test_price_calls_stay_inside_their_callees_ranges(book):
+    """Two crashes the range analysis found (issue 38) but could not prove, so `rules check`
+    passed them: a close combat price with the default dice=0 reached
+    close_combat_weapon_cost's 1..3 as a range error, and an armour's ability priced at the
+    improved Defence (10 + a bonus of 2) reached raw_ability_cost's Defence 0..10."""
+    from rules_dsl.errors import RulesError
+    with pytest.raises(RulesError) as err:
+        book.mechanics["price_of"]("terrans", "close_combat", "balanced")
+    assert "give dice" in str(err.value) and "parameter 'dice'" not in str(err.value)
+    assert book.mechanics["price_of"]("terrans", "close_combat", "balanced", dice=1) > 0
+    # an included ability is priced at the improved Defence, up to 10 + 2
+    for extra in ("Flying", "Teleport"):
+        assert book.mechanics["armour_cost"](2, 0, extra, 5, 5, 10, 5) >= 0
