@@ -76,6 +76,8 @@ def _check_odds_inputs(odds, syms, report, ex):
     call = odds.call
     name = call.func.name
     if name not in syms.mechanics:
+        if name in syms.skipped:     # its declaration did not parse: the syntax error says so
+            return
         from ..errors import did_you_mean
         report(call.func.span, f"`odds` shows a mechanic's odds, and '{name}' is not a mechanic of this book",
                did_you_mean(name, sorted(syms.mechanics)) or "write odds MECHANIC(NAME=VALUE, ...)")
