@@ -273,7 +273,7 @@ def test_wrong_expected_value_shows_the_line_a_caret_expected_got_and_a_hint(boo
     assert lines[0] == f"{path}:{line}:13: this example fails"
     assert lines[1:5] == [f"{line:>4} | >>> needed_score(4, modifier=1)", "     |     ^",
                           "    expected: 4", "    got:      3"]
-    assert lines[5].startswith("     = hint: ") and "correct the expected line" in lines[5]
+    assert lines[5].startswith("     = hint: ") and "write '3' as the expected line" in lines[5]
     assert "Traceback" not in failed[0].report
 
 

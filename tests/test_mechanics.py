@@ -158,7 +158,7 @@ def test_examples_run_and_fail_visibly(demo_books):
         "     |     ^",
         "    expected: 2",
         "    got:      1"]
-    assert "correct the expected line" in res.report.split("\n")[5]
+    assert "write '1' as the expected line" in res.report.split("\n")[5]   # the value that passes
     assert res.location.endswith("t.rules:9")
 
 

@@ -98,9 +98,30 @@ def rolling(syms) -> set:
 
 
 def rolls_in(expr, syms) -> bool:
-    """Does the expression (an example's, a design view's) call a mechanic that rolls?"""
+    """Does the expression (an example's, a design view's) call a mechanic that rolls?
+
+    A call the checks cannot follow counts as one that may roll: a name that resolves
+    to nothing (misspelt, or declared by text a syntax error left out) or a mechanic
+    that is `incomplete` (resolve.py), or calls one.  That name has its own
+    diagnostic; "this rolls no dice" would only restate it."""
     calls = {x.func.name for x in n.iter_nodes(expr) if isinstance(x, n.Call) and isinstance(x.func, n.Name)}
-    return bool(calls & rolling(syms))
+    if any(resolve_callee(c, (), syms).kind == "unknown" for c in calls):
+        return True
+    return bool(calls & (rolling(syms) | _reaching(syms, syms.incomplete)))
+
+
+def _reaching(syms, targets) -> set:
+    """The mechanics among `targets` and those that call one of them, directly or not."""
+    g = graph(syms)
+    out = {m for m in targets if m in syms.mechanics}
+    changed = bool(out)
+    while changed:
+        changed = False
+        for m, sites in g.items():
+            if m not in out and any(s.callee in out for s in sites):
+                out.add(m)
+                changed = True
+    return out
 
 
 def rolls_of(mech: n.Mechanic) -> list:

@@ -29,7 +29,7 @@ from .checks_front import check_front
 from .checks_findings import check_follows
 from .checks_types import check_types_of_expressions
 from ..language.model import BookAST, decls_of, walk
-from .resolve import resolve_book, scoped_parts
+from .resolve import incomplete, resolve_book, scoped_parts
 from .symbols import Symbols, defined_names, name_key
 from .checks_names import ExprChecker, rename_fixes
 
@@ -56,6 +56,7 @@ def check_book(book: BookAST, texts: dict, other_ids: Callable[[str], Optional[s
     report = Reporter(texts)
     check_ids(book, report)
     syms = collect_declarations(book, report)
+    syms.incomplete = incomplete(book, syms)   # one error per mistake: follow-ons stay silent
     check_anchor_clashes(book, report)
     check_display(book, report)
     check_types(book, syms, report)

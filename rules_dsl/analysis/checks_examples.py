@@ -34,9 +34,14 @@ def check_examples(book: BookAST, syms, report):
                 if case.expected is not None:
                     _check_value(case.expected, syms, report)
                     ex.visit(case.expected, set())
-                _check_literal_arguments(case, syms, report)
+                _check_literal_arguments(case, syms, report, *(
+                    () if form_name(case.expr, syms) is None else (_ODDS_HINT,)))
         for odds in rule.odds:
             _check_odds_inputs(odds, syms, report, ex)
+
+
+# a chance or a mean is over every roll of inputs the mechanics accept: it never shows an error
+_ODDS_HINT = "a chance or a mean is taken over inputs the mechanic accepts: give '{param}' a value in its range"
 
 
 def _check_odds_form(case, syms, report, ex):
@@ -76,6 +81,8 @@ def _check_odds_inputs(odds, syms, report, ex):
     call = odds.call
     name = call.func.name
     if name not in syms.mechanics:
+        if name in syms.skipped:     # its declaration did not parse: the syntax error says so
+            return
         from ..errors import did_you_mean
         report(call.func.span, f"`odds` shows a mechanic's odds, and '{name}' is not a mechanic of this book",
                did_you_mean(name, sorted(syms.mechanics)) or "write odds MECHANIC(NAME=VALUE, ...)")

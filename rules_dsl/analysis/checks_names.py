@@ -184,6 +184,7 @@ class ExprChecker(NodeVisitor):
                         f"{name}({', '.join(params)})")
             return
         given = set(params[: len(e.args)])
+        meant = set()     # the parameters a misspelt name is nearest to: not also "missing"
         for k, a in e.kwargs:
             if k in rolls:
                 continue  # giving a callee's roll by name: that roll takes this value
@@ -195,10 +196,11 @@ class ExprChecker(NodeVisitor):
                 hint = (f"'{k}' is a roll of {path.split('.')[-2]}, which {name} calls: give it by its path, "
                         f"{path}=..." if path else did_you_mean(k, params + rolls))
                 self.report(self._kwarg_span(k, a, e), f"{name}() has no parameter or roll '{k}'", hint)
+                meant.update(suggest(k, params)[:1])
             elif k in given:
                 self.report(e.span, f"{name}() got '{k}' twice")
             given.add(k)
-        missing = [p for p in required if p not in given]
+        missing = [p for p in required if p not in given and p not in meant]
         if missing:
             self.report(e.span, f"{name}() is missing {', '.join(repr(m) for m in missing)}",
                         f"{name}({', '.join(params)})")
@@ -227,6 +229,8 @@ class ExprChecker(NodeVisitor):
         for c, _ in calls:
             called = callgraph.callees(m, self.syms)
             if c not in called:
+                if m.name in self.syms.incomplete:   # a name of its body is misspelt: said there
+                    return
                 hint = did_you_mean(c, called) or (f"{m.name} calls {', '.join(called)}" if called
                                                    else f"{m.name} calls no mechanic")
                 self.report(span, f"{m.name} does not call '{c}', so '{path}' names no roll of {target.name}", hint)

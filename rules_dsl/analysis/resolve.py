@@ -10,6 +10,11 @@ defaults, constants, checks, worked examples) and returns the resolution of
 each `Name` node, keyed by the node itself (frozen, with its span: one entry per
 occurrence).  Later stages read that map instead of re-deriving scopes.  `round`'s
 mode is not a name: the parser keeps it in `Call.mode`.
+
+`incomplete` names the declarations in which some name does not resolve (misspelt,
+or declared by text a syntax error left out): the name has its diagnostic, and the
+checks that reason about what such a declaration calls or rolls stay silent on it
+("shoot does not call 'hits'" after `hit(` was misspelt would only restate it).
 """
 from __future__ import annotations
 
@@ -139,6 +144,31 @@ def scoped_parts(d):
         else:
             yield "expr", d.cost, scope
             yield "expr", d.effect, scope
+
+
+def incomplete(book, syms) -> frozenset:
+    """The mechanics, constants, checks and priced views in whose expressions (or dice) a
+    name resolves to nothing or to more than one thing: what they call and roll is not
+    known.  One walk, with the scopes of `scoped_parts`."""
+    from ..language.model import decls_of
+
+    out = set()
+    for p in decls_of(book):
+        d = p.node
+        if not isinstance(d, (n.Mechanic, n.Const, n.Check, n.Priced)):
+            continue
+        w = _Walker(syms)
+        dice_missing = False
+        for what, part, scope in scoped_parts(d):
+            if what == "expr":
+                w.expr(part, scope)
+            else:
+                dice_missing |= part.dice.die not in syms.dice
+                for e in part.dice.parts():
+                    w.expr(e, scope)
+        if dice_missing or any(r.kind in ("unknown", "ambiguous") for r in w.out.values()):
+            out.add(d.name)
+    return frozenset(out)
 
 
 def form_name(expr, syms):

@@ -31,6 +31,7 @@ class Symbols:
     warnings: list = field(default_factory=list)    # Diagnostics of severity "warning"
     resolved: dict = field(default_factory=dict)    # Name node -> resolve.Resolved (see resolve.py)
     skipped: frozenset = frozenset()                # names declared where a syntax error left text out
+    incomplete: frozenset = frozenset()             # declarations a name of which does not resolve (resolve.py)
 
     @functools.cached_property
     def _globals(self):

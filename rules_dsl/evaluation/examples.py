@@ -104,8 +104,8 @@ class ExampleRunner:
 
         where = f"{case.span.file}:{case.span.line}:{case.span.column}"
 
-        def result(passed, got):
-            hint = "" if passed else _failure_hint(case, got)
+        def result(passed, got, value=_NO_VALUE):
+            hint = "" if passed else _failure_hint(case, got, odds is not None, value)
             return CaseResult(where, case.source, case.expected_text, got, passed, hint,
                               case.span.line, case.span.column)
 
@@ -130,15 +130,15 @@ class ExampleRunner:
                 return result(_contains(str(e), case.error.detail), f"Error: {e}")
             return result(False, f"Error: {e}")
         if case.error is not None:
-            return result(False, literal(value))
+            return result(False, literal(value), value)
         if case.approx is not None:
             from .example_odds import about
-            return result(about(value, case.approx), _shown_with_decimals(value, case.approx))
+            return result(about(value, case.approx), _shown_with_decimals(value, case.approx), value)
         try:
             want = guarded(lambda: compile_expr(self.compiled, case.expected, frozenset())({}, Ctx(GivenRoller())))
         except RulesError as e:
             return result(False, f"{literal(value)} (the expected value cannot be evaluated: {e})")
-        return result(same(value, want), literal(value))
+        return result(same(value, want), literal(value), value)
 
 
 def _shown_with_decimals(value, approx) -> str:
@@ -150,9 +150,29 @@ def _shown_with_decimals(value, approx) -> str:
     return f"{literal(value)} (about {rounded})"
 
 
-def _failure_hint(case: n.ExampleCase, got: str) -> str:
-    """One suggestion for a failing case, from what was expected and what came out."""
+_NO_VALUE = object()     # a case that gave no value (it stopped with an error)
+
+
+def expected_line(value, approx=None) -> str:
+    """The expected line that `value` passes, written as the case wrote its own: rounded
+    to the same places (`about 82.6%`) when it says `about`, else exact (`119/144`, `7`)."""
+    if approx is not None and not isinstance(value, bool) and isinstance(value, (int, Fraction)):
+        x = Fraction(value) * (100 if approx.percent else 1)
+        return f"about {float(x):.{approx.places}f}{'%' if approx.percent else ''}"
+    return literal(value)
+
+
+def _failure_hint(case: n.ExampleCase, got: str, odds: bool = False, value=_NO_VALUE) -> str:
+    """One suggestion for a failing case, from what was expected and what came out.  A
+    chance or a mean (`odds`) is over every roll of inputs the mechanics accept: its hint
+    never proposes an error line, and a wrong one proposes the odds computed."""
     expected_error = case.error is not None
+    if odds and got.startswith(("Error: ", "InputError: ")) and not expected_error:
+        if got.startswith("InputError: "):
+            param = got[len("InputError: "):].split(" ", 1)[0]
+            return (f"a chance or a mean is taken over inputs the mechanics accept: give '{param}' a value in its "
+                    "range; if a mechanic's own result feeds it, that mechanic's declared range is the one to fix")
+        return "the odds cannot be had for these inputs (the message says why): give the example other inputs"
     if got.startswith("InputError: ") and not expected_error:
         param = got[len("InputError: "):].split(" ", 1)[0]
         return (f"an input is out of its range; if the example is meant to show that, write "
@@ -164,9 +184,17 @@ def _failure_hint(case: n.ExampleCase, got: str) -> str:
         return ("the expression stops with an error; if the example is meant to show that, write "
                 "'Error: <words of the message>' as its expected line")
     if expected_error:
+        if odds and value is not _NO_VALUE:
+            return (f"a chance or a mean is never an error: these odds are {expected_line(value)}; write "
+                    f"that as the expected line if the rule's text agrees")
         return "the example expects an error, but the expression gives a value: check its inputs"
     if "the expected value cannot be evaluated" in got:
         return "the expected line must be a value: a number, true/false, an enum member, a \"string\"..."
+    if value is not _NO_VALUE:
+        line = expected_line(value, case.approx)
+        shown = literal(value) + (f", {line} as the example rounds it" if line != literal(value) else "")
+        return (f"the book's mechanics give {shown}: if the rule's text agrees with it, write '{line}' as the "
+                "expected line; if not, the mechanic (or a table it reads) is wrong")
     return ("the book's mechanics give the 'got' value: if the rule's text agrees with it, correct the "
             "expected line; if not, the mechanic (or a table it reads) is wrong")
 

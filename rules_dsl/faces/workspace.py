@@ -212,7 +212,7 @@ class Workspace:
                         line = src[where[1] - 1] if 0 < where[1] <= len(src) else ""
                         out.append(Diagnostic(where[0], where[1], where[2],
                                               f"example fails: >>> {c.source}: expected {c.expected}, got {c.got}",
-                                              "", line))
+                                              c.hint, line))
         if findings:
             # the severity `rules check` gives them: a `findings fail` book fails on each
             severity = "error" if book.findings_fail else "information"

@@ -127,6 +127,13 @@ def _recover(text: str, path: str, e):
         elif opening is not None:         # mend it: the block's own text is then checked too
             d = opening
             work = _apply(work, opening.fixes[0])
+        elif (no_return := _missing_return(e, work, path, line, column)) is not None:
+            d = no_return.diagnostic
+            if no_return.text:
+                work = no_return.text
+            else:
+                skipped |= recovery.declared_in(text, *no_return.region)
+                work = recovery.blank(work, *no_return.region)
         else:
             culprit = line
             if recovery.unfinished_above(lines, work, line, column, functools.partial(_accepts, work)):
@@ -178,6 +185,17 @@ def _apply(text: str, fix: Fix) -> str:
 
 def _with_source(d: Diagnostic, text: str) -> Diagnostic:
     return Diagnostic(d.file, d.line, d.column, d.message, d.hint, line_of(text, d.line), d.severity, d.related, d.fixes)
+
+
+def _missing_return(e, text, path, line, column):
+    """A mechanic's body without `return` (recovery.missing_return), or None."""
+    from lark.exceptions import UnexpectedToken
+
+    from . import recovery
+
+    if not isinstance(e, UnexpectedToken) or e.token.type == "$END":
+        return None
+    return recovery.missing_return(text, path, line, column, str(e.token), e.expected)
 
 
 def _error_place(e, text):

@@ -287,3 +287,70 @@ def previous_code_line(lines, line: int) -> int:
     while i >= 1 and (lines[i - 1].blank or not lines[i - 1].ends_code):
         i -= 1
     return i
+
+
+# ------------------------------------------------------------ a missing return
+_STATEMENT_WORDS = frozenset({"let", "roll", "require", "return", "explode", "reroll"})
+_LET_NAME = re.compile(r"^[ \t]*let[ \t]+([A-Za-z_][A-Za-z0-9_]*)")
+
+
+@dataclass
+class MissingReturn:
+    diagnostic: Diagnostic
+    text: str = ""       # the text with `return` written in (positions kept), or "" when it cannot be
+    region: tuple = ()   # else the mechanic's lines, to be left out
+
+
+def missing_return(text: str, path: str, line: int, column: int, token: str, expected) -> "MissingReturn | None":
+    """A mechanic's `{ }` body that ends without `return`: the parser stops at its `}`
+    ("unexpected '}'") or at the bare result on a line of its own ("unexpected 'count'"),
+    and either way what follows is noise.  Said once, at the mechanic, with where the
+    `return` goes.  A bare result is mended by writing `return` into its indentation
+    (every position kept), so the mechanic's uses are checked; otherwise the mechanic is
+    left out and its name counted as declared."""
+    if "RETURN" not in set(expected):
+        return None
+    lines, braces = scan(text)
+    if not 0 < line <= len(lines):
+        return None
+    open_at = []
+    for (bl, bc, ch) in braces:
+        if (bl, bc) >= (line, column):
+            break
+        if ch == "{":
+            open_at.append((bl, bc))
+        elif open_at:
+            open_at.pop()
+    if not open_at:
+        return None
+    brace_line = open_at[-1][0]
+    decl = next((i for i in range(brace_line, 0, -1) if lines[i - 1].code and lines[i - 1].word in ITEM_WORDS), 0)
+    text_lines = text.split("\n")
+    m = _OPENER.match(text_lines[decl - 1]) if decl else None
+    if m is None or m.group(1) != "mechanic":
+        return None
+    body = range(brace_line + 1, line + 1)
+    if any(lines[i - 1].code and lines[i - 1].word == "return" for i in body):
+        return None
+    name, name_col = m.group(2), m.start(2) + 1
+    here = line_of(text, line)
+    bare = token != "}" and not here[: column - 1].strip() and lines[line - 1].word not in _STATEMENT_WORDS
+    if token != "}" and not bare:
+        return None
+    message = f"mechanic '{name}' has no `return`: a {{ }} body ends with `return EXPR`, the value it gives"
+    if bare:
+        result = here[column - 1:].split("#", 1)[0].strip()
+        hint = f"write `return` before its result, on line {line}: return {result}"
+        fix = Fix("Insert 'return'", line, column, line, column, "return ")
+        d = Diagnostic(path, decl, name_col, message, hint, line_of(text, decl), fixes=(fix,))
+        if column - 1 >= len("return "):
+            mended = text_lines[:]
+            mended[line - 1] = here[: column - 1 - len("return ")] + "return " + here[column - 1:]
+            return MissingReturn(d, "\n".join(mended))
+        return MissingReturn(d, region=(decl, _item_end(lines, decl)))
+    last = previous_code_line(lines, line)
+    let = _LET_NAME.match(text_lines[last - 1]) if last > brace_line else None
+    hint = (f"end the body with `return EXPR` before the '}}' on line {line} (the value the mechanic gives"
+            + (f", e.g. return {let.group(1)})" if let else ")"))
+    d = Diagnostic(path, decl, name_col, message, hint, line_of(text, decl))
+    return MissingReturn(d, region=(decl, _item_end(lines, decl)))
