@@ -2,6 +2,11 @@
 
 * books: `RULES_DSL_BOOKS`, else the `rulebooks/` folder beside the package;
 * cache: `RULES_DSL_CACHE`, else `$XDG_CACHE_HOME/rules-dsl` (default `~/.cache/rules-dsl`).
+
+Caches hold pickles, and loading a pickle runs code, so a cache is used only where
+no other user can write: `trusted_cache_dir`, `trusted_cache_file`, `read_pickle` (the one
+place the package unpickles) and `write_pickle` refuse a folder or file another user
+owns or can write, saying so once per process.
 """
 import os
 import re
@@ -54,19 +59,149 @@ def cache_dir() -> str:
     return os.path.join(base, "rules-dsl")
 
 
-def write_pickle(path, obj) -> bool:
+class UntrustedCache(OSError):
+    """A cache folder or file another user could have written: never read, never written."""
+
+
+#: the cache roots already reported as untrusted in this process (each is said once)
+_REPORTED: set = set()
+
+
+def _untrusted_reason(st, what: str, path: str) -> str:
+    """Why the `os.stat` result `st` of `path` may not be trusted, or "" if it may: owned by
+    someone other than the user or root (root could change anything anyway: a cache root
+    filled for everyone to read is fine), or writable by its group or by others."""
+    uid = os.geteuid()
+    if st.st_uid not in (uid, 0):
+        return (f"the {what} {path} belongs to another user (uid {st.st_uid}): "
+                f"run `chown -R {uid} {path}`")
+    if st.st_mode & 0o022:
+        return (f"the {what} {path} can be written by other users (mode {st.st_mode & 0o7777:04o}): "
+                f"run `chmod -R go-w {path}`")
+    return ""
+
+
+def _report(root: str, reason: str) -> None:
+    """Say once per process and cache root why the root's cache is not used (stderr, one line)."""
+    if root in _REPORTED:
+        return
+    _REPORTED.add(root)
+    import sys
+    print(f"rules: warning: {reason}, or set RULES_DSL_CACHE to a folder of your own; "
+          f"its cache is not used (nothing is read from it or written to it) and everything is computed afresh.",
+          file=sys.stderr)
+
+
+def _chain(folder: str, root: str) -> list:
+    """The folders from `root` down to `folder` (absolute paths); just `folder` when it is
+    not inside `root`."""
+    if folder != root and not folder.startswith(root.rstrip(os.sep) + os.sep):
+        return [folder]
+    chain = [folder]
+    while chain[-1] != root:
+        chain.append(os.path.dirname(chain[-1]))
+    return chain[::-1]
+
+
+def trusted_cache_dir(folder, root=None) -> bool:
+    """Whether the cache folder `folder` may be read and written: it and every folder
+    between it and its cache `root` (default: `folder` itself) belong to the current user
+    (or root) and no one else can write them.  A pickle runs code when it is loaded, so a cache
+    another user can write into would run theirs: such a folder is reported once
+    (`_report`) and the caller does without it.  A folder that does not exist yet is
+    trusted (nothing is in it; `make_cache_dirs` creates it private).  Where the system
+    has no user ids (Windows) every folder is trusted."""
+    if not hasattr(os, "geteuid"):
+        return True
+    folder = os.path.abspath(os.fspath(folder))
+    top = os.path.abspath(os.fspath(root)) if root is not None else folder
+    for d in _chain(folder, top):
+        try:
+            st = os.stat(d)
+        except OSError:
+            return True                     # not made yet: below it nothing exists either
+        reason = _untrusted_reason(st, "cache folder", d)
+        if reason:
+            _report(top, reason)
+            return False
+    return True
+
+
+def trusted_cache_file(path, root=None, fd=None) -> bool:
+    """Whether the cache file `path` may be read: its folders pass `trusted_cache_dir` up
+    to `root`, and the file itself (the open file `fd` when given, so that what is checked
+    is what is read) belongs to the current user and is not writable by others.  False
+    for an absent file too."""
+    path = os.fspath(path)
+    top = root if root is not None else os.path.dirname(os.path.abspath(path))
+    if not trusted_cache_dir(os.path.dirname(os.path.abspath(path)), top):
+        return False
+    if not hasattr(os, "geteuid"):
+        return os.path.exists(path) if fd is None else True
+    try:
+        st = os.fstat(fd) if fd is not None else os.stat(path)
+    except OSError:
+        return False
+    reason = _untrusted_reason(st, "cache file", path)
+    if reason:
+        _report(os.path.abspath(os.fspath(top)), reason)
+        return False
+    return True
+
+
+def read_pickle(path, root=None):
+    """The object pickled at `path`, a cache file under the cache folder `root`.
+
+    The one place the package unpickles (tests/test_cache_trust.py holds it): the file
+    is opened, then checked (`trusted_cache_file`, on the open file) before a byte of it
+    is unpickled.  Raises OSError when it is absent and `UntrustedCache` (an OSError)
+    when another user could have written it; whatever unpickling a damaged file raises
+    passes through (every caller treats all of these as "not cached": made again)."""
+    import pickle
+    folder = os.path.dirname(os.path.abspath(path))
+    if not trusted_cache_dir(folder, root if root is not None else folder):   # said before anything is opened
+        raise UntrustedCache(f"untrusted cache folder {folder}")
+    with open(path, "rb") as f:
+        if not trusted_cache_file(path, root, fd=f.fileno()):
+            raise UntrustedCache(f"untrusted cache file {os.fspath(path)}")
+        return pickle.load(f)
+
+
+def make_cache_dirs(folder, root=None) -> None:
+    """Create `folder` and its missing parents as folders only their owner can write (0755
+    whatever the umask), then raise `UntrustedCache` unless `trusted_cache_dir` trusts it."""
+    folder = os.path.abspath(os.fspath(folder))
+    missing = []
+    d = folder
+    while not os.path.isdir(d) and os.path.dirname(d) != d:
+        missing.append(d)
+        d = os.path.dirname(d)
+    for d in reversed(missing):
+        try:
+            os.mkdir(d, 0o755)
+        except FileExistsError:
+            pass
+    if not trusted_cache_dir(folder, root if root is not None else folder):
+        raise UntrustedCache(f"untrusted cache folder {folder}")
+
+
+def write_pickle(path, obj, root=None) -> bool:
     """Write `obj` to `path` atomically (temp file, then rename); False if it could not.
 
     Every on-disk cache uses this: a reader never sees a half-written file, and a
-    cache that cannot be written is only an optimisation lost.
+    cache that cannot be written is only an optimisation lost.  Nothing is written into
+    a folder `trusted_cache_dir` refuses (up to the cache folder `root`, default the
+    file's folder); the file is made 0644 whatever the umask, so that `read_pickle`
+    trusts it.
     """
     import pickle
 
     path = os.fspath(path)
     tmp = f"{path}.{os.getpid()}.tmp"
     try:
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        with open(tmp, "wb") as f:
+        make_cache_dirs(os.path.dirname(os.path.abspath(path)), root)
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0), 0o644)
+        with open(fd, "wb") as f:
             pickle.dump(obj, f, protocol=pickle.HIGHEST_PROTOCOL)
         os.replace(tmp, path)
         return True

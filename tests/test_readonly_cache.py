@@ -16,7 +16,7 @@ import shutil
 
 import pytest
 
-from unprivileged import copy_books, make_readable, readable_tmp, run_rules
+from unprivileged import copy_books, make_readable, readable_tmp, run_rules, unprivileged_user
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -66,7 +66,9 @@ def test_a_complete_read_only_copy_answers_from_what_it_holds(place):
     top, books = place
     cache = top / "ro-full"
     cache.mkdir()
-    make_readable(cache, writable=True)
+    root = os.geteuid() == 0
+    if root:                                 # the user's own: a cache others may write is not used
+        os.chown(cache, *unprivileged_user())
     env = {"RULES_DSL_BOOKS": str(books), "RULES_DSL_CACHE": str(cache)}
     before = {}
     for argv, wanted in COMMANDS:            # filled by a user who may write it
@@ -74,6 +76,9 @@ def test_a_complete_read_only_copy_answers_from_what_it_holds(place):
         _answers(result, wanted)
         before[argv[0]] = result.stdout
     assert list(cache.glob("index-*.sqlite")) and list(cache.glob("ast/*"))
+    if root:                                 # handed to root, as a shared read-only copy would be
+        for p in [cache, *cache.rglob("*")]:
+            os.chown(p, 0, 0)
     make_readable(cache)                     # now nobody but root may write it
     snap = _snapshot(cache)
     for argv, wanted in COMMANDS:

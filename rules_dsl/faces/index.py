@@ -427,10 +427,17 @@ class Index:
 def ensure_index() -> Index:
     """Open the index, rebuilding it first if any source changed.  A cache folder that
     cannot be written (read-only, a regular file) is no error: a fresh index there is
-    read as it is, and anything else is built in memory for this command."""
+    read as it is, and anything else is built in memory for this command.  A cache folder
+    or index file another user could write (`paths.trusted_cache_dir`) is neither read
+    nor written: the index is built in memory, the book entries made afresh."""
     path = index_path()
     fp = source_fingerprint()
-    if os.path.isfile(path):
+    root = paths.cache_dir()
+    if not paths.trusted_cache_dir(root):            # another user could write it: said once, not used
+        from .index_build import book_entries, build_in_memory
+        from ..library.loader import DEFAULT
+        return Index(build_in_memory(fp, book_entries(DEFAULT)))
+    if os.path.isfile(path) and paths.trusted_cache_file(path, root):
         try:
             con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
             row = con.execute("SELECT value FROM meta WHERE key='fingerprint'").fetchone()

@@ -129,7 +129,7 @@ def book_entries(library, only=None) -> dict:
 
     entries, todo = {}, []
     for bid in ids:
-        entry = cachekeys.load_fresh(entry_path(bid), dep_keys)
+        entry = cachekeys.load_fresh(entry_path(bid), dep_keys, root=library.cache_dir)
         if entry is not None:
             entries[bid] = entry
         else:
@@ -153,7 +153,7 @@ def book_entries(library, only=None) -> dict:
         entry["deps"] = {d: dep_keys.get(d) for d in entry["deps"]}
         entries[bid] = entry
         path = entry_path(bid)
-        if paths.write_pickle(path, entry):
+        if paths.write_pickle(path, entry, root=library.cache_dir):
             cachekeys.replace_entry(str(path), root=str(library.cache_dir))
     return {bid: entries[bid] for bid in ids}
 
@@ -161,13 +161,14 @@ def book_entries(library, only=None) -> dict:
 def build(path: str, fingerprint: str, entries: dict | None = None):
     """Build the index at `path` (atomically: a temp file, then a rename) from `entries`
     (default: `book_entries` of the default library).  Raises OSError or
-    sqlite3.OperationalError when the cache folder cannot be written."""
+    sqlite3.OperationalError when the cache folder cannot be written (`paths.UntrustedCache`
+    when another user could write it)."""
     if entries is None:
         from ..library.loader import DEFAULT
         entries = book_entries(DEFAULT)
     tmp = f"{path}.{os.getpid()}.tmp"
     try:
-        os.makedirs(os.path.dirname(path), exist_ok=True)
+        paths.make_cache_dirs(os.path.dirname(path), root=paths.cache_dir())
         if os.path.exists(tmp):
             os.unlink(tmp)
         con = sqlite3.connect(tmp)

@@ -26,7 +26,9 @@ def lark_parser(use_cache: bool = True):
 
     Grammar analysis is the slow part (~0.25 s), so lark's own cache keeps the
     analysed tables in the cache folder; lark checks the grammar's hash before
-    reusing them, so an edited grammar is never served stale.
+    reusing them, so an edited grammar is never served stale.  lark unpickles that
+    file, so it is used only in a folder and as a file no other user can write
+    (`paths.trusted_cache_file`), and made so (not writable by others) once lark wrote it.
     """
     import os
     from lark import Lark
@@ -35,13 +37,24 @@ def lark_parser(use_cache: bool = True):
 
     cache = False
     if use_cache:
+        root = paths.cache_dir()
+        cache = os.path.join(root, "grammar.lark-cache")
         try:
-            os.makedirs(paths.cache_dir(), exist_ok=True)
-            cache = os.path.join(paths.cache_dir(), "grammar.lark-cache")
+            paths.make_cache_dirs(root)
+            if os.path.lexists(cache) and not paths.trusted_cache_file(cache, root):
+                cache = False
         except OSError:
             cache = False
-    return Lark(GRAMMAR_PATH.read_text(), parser="lalr", lexer="contextual", start=["start", "example_expr", "layer_file"],
-                propagate_positions=True, maybe_placeholders=True, cache=cache)
+    parser = Lark(GRAMMAR_PATH.read_text(), parser="lalr", lexer="contextual", start=["start", "example_expr", "layer_file"],
+                  propagate_positions=True, maybe_placeholders=True, cache=cache)
+    if cache:
+        try:
+            mode = os.stat(cache).st_mode
+            if mode & 0o022:                   # lark writes it as the umask says
+                os.chmod(cache, mode & ~0o022)
+        except OSError:
+            pass
+    return parser
 
 
 # Friendly names for the terminals lark reports as expected.

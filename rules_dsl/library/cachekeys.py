@@ -148,6 +148,8 @@ def sweep(root: str | None = None, now: float | None = None, force: bool = False
     than a day); runs at most once a day unless forced.  Returns how many went."""
     import time
     root = os.fspath(root) if root is not None else paths.cache_dir()
+    if not paths.trusted_cache_dir(root):
+        return 0                         # another user's folder: nothing is removed from it
     marker = os.path.join(root, ".swept")
     now = time.time() if now is None else now
     try:
@@ -156,7 +158,7 @@ def sweep(root: str | None = None, now: float | None = None, force: bool = False
     except OSError:
         pass
     try:
-        os.makedirs(root, exist_ok=True)
+        paths.make_cache_dirs(root)
         with open(marker, "w"):
             pass
     except OSError:
@@ -175,14 +177,12 @@ def sweep(root: str | None = None, now: float | None = None, force: bool = False
     return removed
 
 
-def load_fresh(path, dep_keys: dict):
-    """The pickled dict at `path` if every key its ``deps`` recorded is still the one in
-    `dep_keys` (the books it was made from, and those it consulted), else None (absent,
-    damaged or stale: to be made again)."""
-    import pickle
+def load_fresh(path, dep_keys: dict, root=None):
+    """The pickled dict at `path` (in the cache folder `root`) if every key its ``deps``
+    recorded is still the one in `dep_keys` (the books it was made from, and those it
+    consulted), else None (absent, damaged, stale or untrusted: to be made again)."""
     try:
-        with open(path, "rb") as f:
-            kept = pickle.load(f)
+        kept = paths.read_pickle(path, root=root)
         if all(dep_keys.get(d) == k for d, k in kept["deps"].items()):
             return kept
     except Exception:

@@ -14,7 +14,6 @@ the `rulebooks/` folder beside the package) and `RULES_DSL_CACHE` (else
 from __future__ import annotations
 
 import functools
-import pickle
 from pathlib import Path
 
 from . import cachekeys
@@ -51,12 +50,11 @@ def parse_cached(path: Path, use_cache: bool = True, cache: Path | None = None, 
     cfile = folder / "ast" / f"{cachekeys.slot(name)}-{key[:32]}.pickle"
     if use_cache and cfile.is_file():
         try:
-            with open(cfile, "rb") as f:
-                return pickle.load(f), text
+            return paths.read_pickle(cfile, root=folder), text
         except Exception:
-            pass  # a damaged cache entry is simply rebuilt
+            pass  # a damaged (or untrusted: paths.read_pickle) cache entry is simply rebuilt
     sf = (parse_layer_text if layer else parse_text)(text, name, partial=True)
-    if use_cache and paths.write_pickle(cfile, sf):  # caching is an optimisation only
+    if use_cache and paths.write_pickle(cfile, sf, root=folder):  # caching is an optimisation only
         cachekeys.replace_entry(str(cfile), root=str(folder))
     return sf, text
 

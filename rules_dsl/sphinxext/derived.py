@@ -10,11 +10,10 @@ by result, never for the whole book by a coarser record.
 from __future__ import annotations
 
 import hashlib
-import pickle
 import re
 from pathlib import Path
 
-from ..paths import write_pickle
+from ..paths import read_pickle, write_pickle
 from .data import compute_odds_one, odds_available
 from .keys import MODEL_VERSION, Closures
 
@@ -25,11 +24,11 @@ class DerivedStore:
 
     def __init__(self, book_id: str):
         from ..library import loader
-        self.path = Path(loader.cache_dir()) / "sphinx" / f"{book_id}.pickle"
+        self.root = Path(loader.cache_dir())
+        self.path = self.root / "sphinx" / f"{book_id}.pickle"
         self.old, self.new = {}, {}
         try:
-            with open(self.path, "rb") as f:
-                data = pickle.load(f)
+            data = read_pickle(self.path, root=self.root)
             if data.get("version") == MODEL_VERSION:
                 self.old = data["items"]
         except Exception:
@@ -48,7 +47,7 @@ class DerivedStore:
     def save(self):
         if self.new == self.old:
             return
-        write_pickle(self.path, {"version": MODEL_VERSION, "items": self.new})  # an optimisation only
+        write_pickle(self.path, {"version": MODEL_VERSION, "items": self.new}, root=self.root)  # an optimisation only
 
 
 def _run_check(book, name, chk) -> list:

@@ -111,11 +111,10 @@ class KeptTrees:
         return hashlib.sha256(f"{self.salt}\0{html}".encode()).hexdigest()
 
     def tree(self, html: str) -> str:
-        import pickle
         if self.trees is None:
+            from ..paths import read_pickle
             try:
-                with open(self.path, "rb") as f:
-                    self.trees = dict(pickle.load(f))
+                self.trees = dict(read_pickle(self.path))
             except Exception:
                 self.trees = {}
         key = self._key(html)

@@ -9,11 +9,10 @@ when one of its pages is rendered (`LazyModels`).
 """
 from __future__ import annotations
 
-import pickle
 from collections.abc import Mapping
 from pathlib import Path
 
-from ..paths import write_pickle
+from ..paths import read_pickle, trusted_cache_dir, write_pickle
 from .data import build_model, example_locations
 from .derived import compute_derived
 from .keys import MODEL_VERSION, code_key, content_key, digest, engine_key
@@ -48,8 +47,7 @@ class ModelCache:
 
     def _read(self, path: Path, bid: str):
         try:
-            with open(path, "rb") as f:
-                data = pickle.load(f)
+            data = read_pickle(path, root=self.folder.parent)
             if data.get("version") == MODEL_VERSION and data.get("book") == bid:
                 return data["entry"]
         except Exception:
@@ -88,19 +86,22 @@ class ModelCache:
         self.dirty.add(bid)
 
     def save(self):
-        """Write the entries that changed; remove those of books that are gone (an optimisation only)."""
+        """Write the entries that changed; remove those of books that are gone (an optimisation only;
+        nothing at all in a folder another user could write: `paths.trusted_cache_dir`)."""
+        if not trusted_cache_dir(self.folder, self.folder.parent):
+            return
         for bid in sorted(self.dirty):
             head, full = self.folder / f"{bid}.head.pickle", self.folder / f"{bid}.pickle"
             if bid in self.heads:
-                write_pickle(full, {"version": MODEL_VERSION, "book": bid, "entry": self.full[bid]})
-                write_pickle(head, {"version": MODEL_VERSION, "book": bid, "entry": self.heads[bid]})
+                write_pickle(full, {"version": MODEL_VERSION, "book": bid, "entry": self.full[bid]}, root=self.folder.parent)
+                write_pickle(head, {"version": MODEL_VERSION, "book": bid, "entry": self.heads[bid]}, root=self.folder.parent)
             else:
                 head.unlink(missing_ok=True)
                 full.unlink(missing_ok=True)
         for bid in sorted(self.dirty_heads - self.dirty):
             if bid in self.heads:
                 write_pickle(self.folder / f"{bid}.head.pickle",
-                             {"version": MODEL_VERSION, "book": bid, "entry": self.heads[bid]})
+                             {"version": MODEL_VERSION, "book": bid, "entry": self.heads[bid]}, root=self.folder.parent)
         self.dirty.clear()
         self.dirty_heads.clear()
 

@@ -161,12 +161,12 @@ def _kept(app):
     root document, the same pages, and every page read since then gives the same
     `signature`.  (A rebuild after editing one rule reads one page: its signature is
     compared, the navigation is not built again.)  None otherwise."""
-    import pickle
     import os
+
+    from ..paths import read_pickle
     path = os.path.join(app.doctreedir, STORE)
     try:
-        with open(path, "rb") as f:
-            kept = pickle.load(f)
+        kept = read_pickle(path)
         if kept["base"] != _base_key(app):
             return None
     except Exception:

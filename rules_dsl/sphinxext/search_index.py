@@ -199,7 +199,6 @@ def _part_key(bid: str, entry: dict) -> str:
 def book_parts(entries: dict, cache_dir=None, folder: str = "") -> dict:
     """{book id: `book_part`} for the books that compiled, each cached on its own under
     `cache_dir` (None: not cached) and recomputed only when its entry changes."""
-    import pickle
     from pathlib import Path
 
     from ..library import cachekeys
@@ -212,13 +211,12 @@ def book_parts(entries: dict, cache_dir=None, folder: str = "") -> dict:
         if cache_dir is not None:
             path = Path(cache_dir) / CACHE_DIR / f"{cachekeys.slot(folder, bid)}-{_part_key(bid, entry)[:32]}.pickle"
             try:
-                with open(path, "rb") as f:
-                    parts[bid] = pickle.load(f)
+                parts[bid] = paths.read_pickle(path, root=cache_dir)
                 continue
             except Exception:
-                pass      # absent or damaged: made again
+                pass      # absent, damaged or untrusted: made again
         parts[bid] = book_part(entry)
-        if path is not None and paths.write_pickle(path, parts[bid]):
+        if path is not None and paths.write_pickle(path, parts[bid], root=cache_dir):
             cachekeys.replace_entry(str(path), root=str(cache_dir))
     return parts
 
@@ -245,7 +243,7 @@ def library_parts(library) -> dict:
 
     parts, todo = {}, []
     for bid in ids:
-        kept = cachekeys.load_fresh(path_of(bid), dep_keys)
+        kept = cachekeys.load_fresh(path_of(bid), dep_keys, root=library.cache_dir)
         if kept is None:
             todo.append(bid)          # absent, damaged, or a book it consulted changed: made again
         elif kept["part"] is not None:
@@ -259,7 +257,7 @@ def library_parts(library) -> dict:
             if part is not None:
                 parts[bid] = part
             path = path_of(bid)
-            if paths.write_pickle(path, {"deps": dict(entry.get("deps") or {}), "part": part}):
+            if paths.write_pickle(path, {"deps": dict(entry.get("deps") or {}), "part": part}, root=library.cache_dir):
                 cachekeys.replace_entry(str(path), root=str(library.cache_dir))
     return {bid: parts[bid] for bid in ids if bid in parts}
 

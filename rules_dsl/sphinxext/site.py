@@ -29,7 +29,7 @@ from pathlib import Path
 
 from sphinx.util import logging
 
-from ..paths import read_json_dict, update_json_dict, write_json_dict, write_pickle, write_text_if_changed
+from ..paths import read_json_dict, read_pickle, update_json_dict, write_json_dict, write_pickle, write_text_if_changed
 from . import backlinks, compat, crossbook, keys, models, pagesplit
 
 logger = logging.getLogger(__name__)
@@ -67,10 +67,8 @@ class CrossBookCache:
         self.folder = Path(folder)
 
     def _read(self, part: str):
-        import pickle
         try:
-            with open(self.folder / f"{part}.pickle", "rb") as f:
-                kept = pickle.load(f)
+            kept = read_pickle(self.folder / f"{part}.pickle", root=self.folder.parent.parent)
             if isinstance(kept, tuple) and len(kept) == 3 and kept[0] == models.MODEL_VERSION:
                 return kept
         except Exception:
@@ -91,7 +89,7 @@ class CrossBookCache:
         return None if kept is None else kept[2]
 
     def put(self, part: str, key: str, value) -> None:
-        write_pickle(self.folder / f"{part}.pickle", (models.MODEL_VERSION, key, value))
+        write_pickle(self.folder / f"{part}.pickle", (models.MODEL_VERSION, key, value), root=self.folder.parent.parent)
 
 
 class Site:
