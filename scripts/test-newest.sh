@@ -13,7 +13,9 @@ repo="$PWD"
 newest=(sphinx furo lark myst-parser pygls)
 venv="$(mktemp -d "${TMPDIR:-/tmp}/rules-dsl-newest.XXXXXX")"
 trap 'rm -rf "$venv"' EXIT
-python3 -m venv "$venv"
+. scripts/venv.sh      # made with python3 (or $PYTHON), as scripts/install.sh makes .venv
+rules_check_base
+rules_make_venv "$venv" || exit 2
 py="$venv/bin/python"
 pip=("$py" -m pip install --quiet --disable-pip-version-check)
 # 1. the project at its pins, as scripts/install.sh installs it

@@ -4,4 +4,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install.sh
-python3 -m pytest "$@"
+. scripts/venv.sh
+rules_use_venv         # the Python install.sh installed into
+"$RULES_PY" -m pytest "$@"
