@@ -31,7 +31,7 @@ if [ "$#" -gt 0 ]; then
   exec "$py" -m pytest "$@"
 fi
 status=0
-"$py" -m pytest -q -m "not site" tests/test_lsp.py tests/test_lsp_protocol.py tests/test_lsp_compat.py tests/test_language.py \
+"$py" -m pytest -q -n auto --dist loadscope -m "not site" tests/test_lsp.py tests/test_lsp_protocol.py tests/test_lsp_compat.py tests/test_language.py \
     tests/test_diagnostics_teach.py tests/test_sphinx_compat.py || status=1
-"$py" -m pytest -q -m site || status=1
+"$py" -m pytest -q -n auto --dist loadscope -m "site and not install" || status=1
 exit $status

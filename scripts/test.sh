@@ -6,4 +6,7 @@ cd "$(dirname "$0")/.."
 bash scripts/install.sh
 . scripts/venv.sh
 rules_use_venv         # the Python install.sh installed into
-"$RULES_PY" -m pytest "$@"
+# one worker per core (pytest-xdist); a module's tests stay on one worker, so a module's
+# site build or browser (module-scoped fixtures) is made once, not once per worker.
+# Arguments come after and win: `bash scripts/test.sh -n 0 tests/test_cli.py` runs in one process.
+"$RULES_PY" -m pytest -n auto --dist loadscope "$@"
