@@ -1,15 +1,18 @@
 #!/usr/bin/env bash
-# Install the project and its tools at the versions pinned in constraints.txt
-# (Python 3.11 + pip is all it assumes).
+# Install the project and its tools at the versions pinned in constraints.txt, into the
+# virtual environment scripts/venv.sh picks: the one this runs in, else the checkout's
+# .venv, made here (Python 3.11 and its venv module are all it assumes).
 # "compat" editable mode puts the checkout on sys.path with a .pth file: no import
 # hook, so the `rules` command starts fast, and edits to rulebooks/ are live.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-python3 -m pip install --quiet --disable-pip-version-check -c constraints.txt -e ".[dev]" --config-settings editable_mode=compat
+. scripts/venv.sh
+rules_use_venv
+"$RULES_PY" -m pip install --quiet --disable-pip-version-check -c constraints.txt -e ".[dev]" --config-settings editable_mode=compat
 # pip byte-compiles a regular install, not an editable one. Python would write the bytecode
 # on first use, unless PYTHONDONTWRITEBYTECODE is set (as on these machines): then every
 # `rules` command and every site build would compile the package's modules again.
-python3 -m compileall -q rules_dsl >/dev/null
+"$RULES_PY" -m compileall -q rules_dsl >/dev/null
 # The JavaScript back end is proven under node, and the site's browser tests drive Debian's
 # headless Chromium: install whichever is missing when we can (root + apt).
 missing=""

@@ -13,7 +13,9 @@ repo="$PWD"
 newest=(sphinx furo lark myst-parser pygls)
 venv="$(mktemp -d "${TMPDIR:-/tmp}/rules-dsl-newest.XXXXXX")"
 trap 'rm -rf "$venv"' EXIT
-python3 -m venv "$venv"
+. scripts/venv.sh      # made with python3 (or $PYTHON), as scripts/install.sh makes .venv
+rules_check_base
+rules_make_venv "$venv" || exit 2
 py="$venv/bin/python"
 pip=("$py" -m pip install --quiet --disable-pip-version-check)
 # 1. the project at its pins, as scripts/install.sh installs it
@@ -29,7 +31,7 @@ if [ "$#" -gt 0 ]; then
   exec "$py" -m pytest "$@"
 fi
 status=0
-"$py" -m pytest -q -m "not site" tests/test_lsp.py tests/test_lsp_protocol.py tests/test_lsp_compat.py tests/test_language.py \
+"$py" -m pytest -q -n auto --dist loadscope -m "not site" tests/test_lsp.py tests/test_lsp_protocol.py tests/test_lsp_compat.py tests/test_language.py \
     tests/test_diagnostics_teach.py tests/test_sphinx_compat.py || status=1
-"$py" -m pytest -q -m site || status=1
+"$py" -m pytest -q -n auto --dist loadscope -m "site and not install" || status=1
 exit $status

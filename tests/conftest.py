@@ -31,6 +31,10 @@ SEEDS = Path(os.environ.get("RULES_DSL_SEEDS") or REPO.parent / "shared" / "seed
 _SESSION_CACHE = None
 
 
+# Under pytest-xdist (scripts/test.sh runs -n auto) pytest_configure runs in the controller
+# and again in each worker, a process of its own: each makes and removes its own cache
+# folder (a worker starts with the controller's RULES_DSL_CACHE and replaces it), so no
+# process deletes a folder another one uses.
 def pytest_configure(config):
     global _SESSION_CACHE
     if _SESSION_CACHE is None:
