@@ -278,12 +278,28 @@ def main(argv=None):
         from .errors import RulesError     # imported here: a command that succeeds never needs it
         if isinstance(e, RulesError):
             first = e.first_line() if hasattr(e, "first_line") else str(e).splitlines()[0]
-            die(short(first, 400), 2)
+            die(_wrapped(short(first, 400)), 2)
         # a bug of ours: still one line, the traceback on request
         import os
         if os.environ.get("RULES_DEBUG"):
             raise
         die(f"internal error: {type(e).__name__}: {short(str(e))} (set RULES_DEBUG=1 for the traceback)", 70)
+
+
+def _wrapped(message: str) -> str:
+    """An error for a person at a terminal, wrapped to its width under "rules: " (a
+    refusal with its sizes and hints runs to 300 columns); into a pipe or a file it stays
+    the one line scripts and logs read."""
+    try:
+        if not sys.stderr.isatty():
+            return message
+    except (AttributeError, ValueError):
+        return message
+    import textwrap
+    from .faces.terminal_prose import terminal_width
+    width = terminal_width(sys.stderr) - len("rules: ")
+    return "\n       ".join(textwrap.wrap(message, max(width, 20), break_long_words=False, break_on_hyphens=False)
+                            or [message])
 
 
 def command_function(name: str):

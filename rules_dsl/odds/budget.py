@@ -131,7 +131,7 @@ class Meter:
     """What a computation has spent of its `Budget`, and the largest sizes seen so far.
     With a `deadline` (a `Deadline` shared by a whole command) it stops at that deadline;
     else `budget.seconds` from now."""
-    __slots__ = ("budget", "start", "deadline", "cells", "steps", "largest", "_next", "shared")
+    __slots__ = ("budget", "start", "deadline", "cells", "steps", "largest", "_next", "shared", "_ticks")
 
     def __init__(self, budget: Budget | None = None, deadline: Deadline | None = None):
         self.budget = budget or Budget()
@@ -146,6 +146,7 @@ class Meter:
         self.steps = 0
         self.largest = None          # (size, what) of the largest estimate noted
         self._next = 0
+        self._ticks = 0
 
     # -- time and steps
     def check(self):
@@ -170,6 +171,17 @@ class Meter:
         if self.steps >= self._next:
             self._next = self.steps + every
             self.check()
+
+    def tick(self, every: int = 256):
+        """A clock read every `every` calls, counting no step: for work too small to count
+        as a step (an operation on a few faces of a stand-in) that can still be done a
+        million times, so that it stops at the deadline too; the steps, and so the
+        site's tables counted in them, stay as they were."""
+        self._ticks += 1
+        if self._ticks >= every:
+            self._ticks = 0
+            if self.deadline is not None and time.monotonic() > self.deadline:
+                raise self.refusal(self._late(), "time")
 
     # -- memory
     def hold(self, cells: int):
