@@ -49,6 +49,15 @@ def _seconds(text: str) -> float:
     return v
 
 
+def _time_limit(parser):
+    """`--time-limit SECONDS`, declared once for every command that computes exact odds:
+    one deadline (`odds.Deadline`) for the whole command, shared by its variants, rows
+    and cases (docs/cli.md, "Time limits")."""
+    parser.add_argument("--time-limit", type=_seconds, default=None, metavar="SECONDS",
+                        help="the whole command's time for its exact odds (default 5), shared by every "
+                             "variant, row and case; past it, what was not computed says so")
+
+
 #: the subcommands, in the order `rules --help` lists them
 COMMANDS = ("books", "lookup", "show", "call", "odds", "explain", "cost", "check", "diff", "export", "preview", "js", "lsp")
 
@@ -135,8 +144,7 @@ def build_parser(command: str | None = None):
             s.add_argument("--exact", action="store_true",
                            help="every row and the exact fractions (by default the tail under 0.1%% is folded "
                                 "and the mean is a decimal)")
-            s.add_argument("--time-limit", type=_seconds, default=None, metavar="SECONDS",
-                           help="give up after this many seconds (default 5; --vs and --explain share it)")
+            _time_limit(s)
         s.add_argument("--json", action="store_true")
     if wanted("explain"):
         s = add("explain",
@@ -152,6 +160,7 @@ def build_parser(command: str | None = None):
                 "a book's cost views: what each priced case costs per what its dice give: BOOK[:NAME]")
         s.add_argument("ref", metavar="BOOK[:NAME]")
         s.add_argument("--exact", action="store_true", help="the exact fractions beside the decimals")
+        _time_limit(s)
         s.add_argument("--json", action="store_true")
     if wanted("check"):
         s = add("check", "compile books, run every example and check")
@@ -269,12 +278,28 @@ def main(argv=None):
         from .errors import RulesError     # imported here: a command that succeeds never needs it
         if isinstance(e, RulesError):
             first = e.first_line() if hasattr(e, "first_line") else str(e).splitlines()[0]
-            die(short(first, 400), 2)
+            die(_wrapped(short(first, 400)), 2)
         # a bug of ours: still one line, the traceback on request
         import os
         if os.environ.get("RULES_DEBUG"):
             raise
         die(f"internal error: {type(e).__name__}: {short(str(e))} (set RULES_DEBUG=1 for the traceback)", 70)
+
+
+def _wrapped(message: str) -> str:
+    """An error for a person at a terminal, wrapped to its width under "rules: " (a
+    refusal with its sizes and hints runs to 300 columns); into a pipe or a file it stays
+    the one line scripts and logs read."""
+    try:
+        if not sys.stderr.isatty():
+            return message
+    except (AttributeError, ValueError):
+        return message
+    import textwrap
+    from .faces.terminal_prose import terminal_width
+    width = terminal_width(sys.stderr) - len("rules: ")
+    return "\n       ".join(textwrap.wrap(message, max(width, 20), break_long_words=False, break_on_hyphens=False)
+                            or [message])
 
 
 def command_function(name: str):

@@ -9,14 +9,15 @@
   { for kind in fighter_kind: roster(kind) per attack(...) }` prices every kind of
   fighter against the exact mean of its attack; a condition's mean is its chance.
 
-Every number comes from the exact-odds engine (`rules_dsl.odds`), within a budget per
-distribution: past it a case says so ("over the budget"), the others still show.
+Every number comes from the exact-odds engine (`rules_dsl.odds`), and a whole view (every
+row of a sweep, every case of a cost view) keeps to one deadline (`odds.Deadline`: the
+command's `--time-limit`): a case too large says why, in the words `rules odds` uses, the
+others still show, and a case the time did not reach says it was not computed.
 The text and the website render these objects (`design_text.py`,
 `sphinxext/charts.py`): this module computes, it does not print.
 """
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Optional
@@ -25,7 +26,7 @@ from ..language import nodes as n
 from ..errors import EvaluationError, InputError, RulesError
 
 EVALUATIONS = 2_000_000       # the engine's evaluations for one distribution of a view
-SECONDS = 30.0                # and its time
+SECONDS = 30.0                # a whole view's time when no deadline is given (the site's views)
 
 
 # ------------------------------------------------------------------ sweeps
@@ -70,29 +71,45 @@ def sweep_values(mechanic, name: str, spec) -> list:
     return out
 
 
-def _dist(mechanic, inputs: dict, deadline=None, meter=None):
+def _dist(mechanic, inputs: dict, deadline, meter=None):
+    """One distribution of a view: on the command's `meter` when it shares one (--vs,
+    --explain), else on a meter of its own that stops at the view's `deadline`."""
     from ..odds import distribution
-    if meter is not None:       # a budget shared by the whole command (rules odds --vs, --time-limit)
-        return distribution(mechanic, _meter=meter, **inputs)
-    return distribution(mechanic, _deadline=deadline or time.monotonic() + SECONDS, _max_evals=EVALUATIONS, **inputs)
+    from ..odds.budget import Budget
+    return distribution(mechanic, _meter=meter or deadline.meter(Budget(evaluations=EVALUATIONS)), **inputs)
 
 
-def sweep(mechanic, name: str, spec=None, **inputs) -> Sweep:
-    """A distribution of `mechanic` for each value of input `name` (see `sweep_values`)."""
+def view_deadline(deadline=None):
+    """The deadline a design view keeps to: the command's (`--time-limit`), else `SECONDS`."""
+    from ..odds.budget import Deadline
+    return deadline if deadline is not None else Deadline(SECONDS)
+
+
+def sweep(mechanic, name: str, spec=None, _deadline=None, **inputs) -> Sweep:
+    """A distribution of `mechanic` for each value of input `name` (see `sweep_values`),
+    every row within one deadline (`_deadline`, an `odds.Deadline`; default `SECONDS`
+    for the whole sweep): a row the time did not reach says so (`Deadline.not_reached`),
+    a row too large says why (the refusal `rules odds` prints)."""
     from ..odds import TooLarge
+    deadline = view_deadline(_deadline)
     rows = []
     for v in sweep_values(mechanic, name, spec):
+        if deadline.expired:
+            rows.append((v, None, deadline.not_reached()))
+            continue
         try:
-            rows.append((v, _dist(mechanic, {**inputs, name: v}), None))
+            rows.append((v, _dist(mechanic, {**inputs, name: v}, deadline), None))
         except TooLarge as e:
-            rows.append((v, None, f"over the budget ({e})"))
+            rows.append((v, None, str(e)))
     return Sweep(mechanic, name, dict(inputs), rows)
 
 
-def variants(mechanic, inputs: dict, changes: list, meter=None) -> list:
-    """[Distribution] for the base inputs, then for each dict of `changes` applied to them
-    (all within one `meter`'s budget when one is given)."""
-    return [_dist(mechanic, dict(inputs), meter=meter)] + [_dist(mechanic, {**inputs, **c}, meter=meter) for c in changes]
+def variants(mechanic, inputs: dict, changes: list, meter=None, deadline=None) -> list:
+    """[Distribution] for the base inputs, then for each dict of `changes` applied to them,
+    all on one `meter` (default: one of `deadline`'s): a variant too large refuses them all."""
+    meter = meter or view_deadline(deadline).meter()
+    return [_dist(mechanic, dict(inputs), None, meter)] + [_dist(mechanic, {**inputs, **c}, None, meter)
+                                                            for c in changes]
 
 
 # ------------------------------------------------------------------ cost views
@@ -101,7 +118,7 @@ class PricedRow:
     bindings: dict                 # the case: name -> value
     cost: object                   # what it costs (a number)
     expected: Optional[Fraction]   # the mean of what it buys (a chance for a condition); None: not computed
-    note: str = ""                 # why `expected` is missing (over the budget, an error)
+    note: str = ""                 # why `expected` is missing (too large, not reached, an error)
 
     @property
     def ratio(self) -> Optional[Fraction]:
@@ -150,8 +167,9 @@ def effect_mechanic(compiled, pf):
     return twin
 
 
-def price(book, name: Optional[str] = None) -> list:
-    """The cost views of a book (`Book`), or the one named: [CostView]."""
+def price(book, name: Optional[str] = None, deadline=None) -> list:
+    """The cost views of a book (`Book`), or the one named: [CostView], every case of
+    every view within one `deadline` (an `odds.Deadline`; default `SECONDS` in all)."""
     from ..errors import NotFound
     from ..odds import TooLarge
     from ..language.render import expr_text
@@ -160,6 +178,7 @@ def price(book, name: Optional[str] = None) -> list:
     names = [name] if name else list(compiled.priced)
     if name and name not in compiled.priced:
         raise NotFound("priced view", name, list(compiled.priced), where=book.id)
+    deadline = view_deadline(deadline)
     out = []
     for nm in names:
         pf = compiled.priced[nm]
@@ -168,10 +187,14 @@ def price(book, name: Optional[str] = None) -> list:
         view = CostView(book.id, nm, node.doc or nm, pf.rule_id, expr_text(node.cost), expr_text(node.effect),
                         False, pf.names)
         for bindings, cost in pf.cases():
+            if deadline.expired:
+                view.rows.append(PricedRow(bindings, cost, None, deadline.not_reached()))
+                continue
             try:
-                d = _dist(twin, bindings)
-            except TooLarge as e:
-                view.rows.append(PricedRow(bindings, cost, None, f"over the budget ({e})"))
+                d = _dist(twin, bindings, deadline)
+            except TooLarge as e:     # the view is no mechanic: `rules call` cannot roll it
+                view.rows.append(PricedRow(bindings, cost, None, str(e.about(
+                    e.subject, [h for h in e.hints if "rules call" not in h] or ["fewer dice"]))))
                 continue
             except RulesError as e:
                 view.rows.append(PricedRow(bindings, cost, None, str(e).splitlines()[0]))

@@ -16,27 +16,47 @@ def cmd_odds(args):
     modes = [m for m, on in (("--explain", args.explain), ("--vs", args.vs), ("--sweep", args.sweep)) if on]
     if len(modes) > 1:
         die(f"{' and '.join(modes)} do not combine: ask for each on its own", 2)
+    deadline = command_deadline(args)
     try:
-        return _odds(args, book, mech)
-    except TooLarge as e:      # say how to allow more time, the command line's way
-        if e.kind != "time":
-            raise
-        longer = max(60, int((args.time_limit or 5) * 10))
-        raise e.about(e.subject, [h for h in e.hints if h != "more time"]
-                      + [f"more time (--time-limit {longer})"]) from None
+        return _odds(args, book, mech, deadline)
+    except TooLarge as e:
+        raise more_time(e, deadline) from None
 
 
-def _odds(args, book, mech):
+def command_deadline(args):
+    """The command's one deadline (`odds.Deadline`), from `--time-limit` (default
+    `budget.DEFAULT_SECONDS`), started now: every computation of the command keeps to it."""
+    from ..odds.budget import DEFAULT_SECONDS, Deadline
+    return Deadline(args.time_limit or DEFAULT_SECONDS)
+
+
+def more_time(e, deadline):
+    """A refusal that ran out of time, saying how to allow more the command line's way."""
+    if e.kind != "time":
+        return e
+    longer = max(60, int(deadline.seconds * 10))
+    return e.about(e.subject, [h for h in e.hints if h != "more time"] + [f"more time (--time-limit {longer})"])
+
+
+def _hint(text: str, deadline) -> str:
+    """A row's refusal with the command line's hint (as `more_time` gives a whole refusal)."""
+    if "more time" in text and "--time-limit" not in text:
+        return text.replace("more time", f"more time (--time-limit {max(60, int(deadline.seconds * 10))})")
+    if text.startswith("not computed:"):
+        return text + f"; try more time (--time-limit {max(60, int(deadline.seconds * 10))})"
+    return text
+
+
+def _odds(args, book, mech, deadline):
     from ..odds import distribution
-    from ..odds.budget import Budget
-    # one budget for the whole command: the first distribution, the --vs ones, the --explain twin
-    meter = (Budget(seconds=args.time_limit) if args.time_limit else Budget()).meter()
+    # one meter for the whole command: the first distribution, the --vs ones, the --explain twin
+    meter = deadline.meter()
     inputs = typed_inputs(mech, args.assignments, book)
     if args.explain:
         return _odds_explained(args, book, mech, dict(inputs, _meter=meter))
     words = book.display
     if args.sweep:
-        return _odds_sweep(args, book, mech)
+        return _odds_sweep(args, book, mech, deadline)
     from . import odds_text
     said = _odds_words(book, mech)
     if args.vs:
@@ -75,8 +95,9 @@ def _sweep_spec(text: str):
     return name, value if isinstance(value, list) else [value]
 
 
-def _odds_sweep(args, book, mech):
-    """`rules odds BOOK:M --sweep NAME=LOW..HIGH`: a distribution per value of one input."""
+def _odds_sweep(args, book, mech, deadline):
+    """`rules odds BOOK:M --sweep NAME=LOW..HIGH`: a distribution per value of one input,
+    every row within the command's one `deadline` (rows it did not reach say so)."""
     from . import odds_text
     from ..evaluation.design import sweep
     from ..language.values import to_json
@@ -85,7 +106,8 @@ def _odds_sweep(args, book, mech):
     inputs = typed_inputs(mech, args.assignments, book)
     if name in inputs:
         die(f"--sweep {name} and {name}={short(str(inputs[name]))} both set '{name}': sweep it or fix it")
-    sw = sweep(mech, name, spec, **inputs)
+    sw = sweep(mech, name, spec, _deadline=deadline, **inputs)
+    sw.rows = [(v, d, err if err is None else _hint(err, deadline)) for v, d, err in sw.rows]
     if args.json:
         print_json({"mechanic": f"{mech.book_id}:{mech.name}", "inputs": {k: to_json(v) for k, v in inputs.items()},
                     "sweep": {"name": name, "values": [to_json(v) for v, _, _ in sw.rows]},
@@ -109,7 +131,11 @@ def cmd_cost(args):
     book = load_book(book_id)
     if not book.compiled.priced:
         die(f"{book.id} prices nothing: it has no `priced` view (see docs/language.md, \"Design views\")", 1)
-    views = price(book, name or None)
+    deadline = command_deadline(args)
+    views = price(book, name or None, deadline=deadline)
+    for v in views:
+        for r in v.rows:
+            r.note = _hint(r.note, deadline) if r.note else r.note
 
     def frac(x):
         return None if x is None else f"{x.numerator}/{x.denominator}"

@@ -194,10 +194,36 @@ def at_least(d, k) -> Fraction:
                Fraction(0))
 
 
+NOT_COMPUTED = "not computed"     # a table's cell for a row whose refusal is said under the table
+
+
+def refusal_lines(said: list, width: int = 80, name: str = "") -> list:
+    """The refusals of a table's rows, under it, wrapped to `width`: `said` is [(the
+    row's value in words, its refusal)], each refusal the words `rules odds` says for it
+    (a row too large, or one the time limit did not reach); `name` the input the rows
+    are values of; a run of rows that say the same is one line ("n 27 to 1000: not
+    computed: ...")."""
+    import textwrap
+    runs = []                                   # [[first, last, text]]
+    for row, text in said:
+        if runs and runs[-1][2] == text:
+            runs[-1][1] = row
+        else:
+            runs.append([row, row, text])
+    lines = ["Not computed:"] if runs else []
+    for first, last, text in runs:
+        rows = f"{name} {first}".strip() + ("" if first == last else f" to {last}")
+        lines += textwrap.wrap(f"{rows}: {text}", max(width, 24), initial_indent="  ", subsequent_indent="    ",
+                               break_long_words=False, break_on_hyphens=False)
+    return lines
+
+
 def sweep_lines(sw, exact: bool = False, width: int = 80, show=show, heading=None, label=None,
                 result=None) -> list:
     """`show`, `label` (an input's name) and `result` (what the mechanic gives) in
-    players' words when the CLI passes them; `heading` the first line before "with"."""
+    players' words when the CLI passes them; `heading` the first line before "with".
+    A row without a distribution says "not computed" in its cell, and why under the
+    table (`refusal_lines`); when no row has one, the refusals are all there is."""
     m = sw.mechanic
     label = label or (lambda k: k)
     fixed = ", ".join(f"{k}={show(v)}" for k, v in sw.inputs.items())
@@ -207,40 +233,51 @@ def sweep_lines(sw, exact: bool = False, width: int = 80, show=show, heading=Non
     result = result or m.name
     lines = [f"{heading}: {name} from {span}" if heading else f"{m.book_id}:{m.name}({fixed}) with {name} from {span}", ""]
     dists = [d for _, d, _ in sw.rows if d is not None]
+    notes = refusal_lines([(show(v), err) for v, d, err in sw.rows if d is None], width, name)
+    if not dists:
+        return lines + [f"No row could be computed ({len(sw.rows)} of {len(sw.rows)})."] + notes
+    rows = [(v, d, NOT_COMPUTED if d is None else err) for v, d, err in sw.rows]
+    return lines + _sweep_body(sw, rows, dists, exact, width, show, name, result) + ([""] + notes if notes else [])
+
+
+def _sweep_body(sw, rows, dists, exact, width, show, name, result) -> list:
+    """The table and the chart of a sweep with at least one row computed."""
+    values = [v for v, _, _ in rows]
+    lines = []
     results = list(dict.fromkeys(v for d in dists for v, _ in d.outcomes))
     boolean = results and all(isinstance(v, bool) for v in results)
     if sw.numeric and not boolean and dists:
         ks = thresholds(dists)
         head = [name, "mean"] + [f"{show(k)} or more" for k in ks]
         body = []
-        for v, d, err in sw.rows:
+        for v, d, err in rows:
             if d is None:
                 body.append([show(v), err] + [""] * len(ks))
                 continue
             body.append([show(v), decimal(d.mean) + (f" ({fraction(d.mean)})" if exact else "")]
                         + [pct(at_least(d, k)) for k in ks])
         lines += _table(head, body)
-        chart = [(show(v), d.mean) for v, d, _ in sw.rows if d is not None]
+        chart = [(show(v), d.mean) for v, d, _ in rows if d is not None]
         lines += ["", f"mean {result} by {name}"] + _bars(chart, width, decimal)
         return lines
     if boolean:
         head = [name, "chance of yes"] + (["exact"] if exact else [])
         body = [[show(v), pct(d.probability(True)) if d else err] + ([fraction(d.probability(True)) if d else ""]
                                                                      if exact else [])
-                for v, d, err in sw.rows]
+                for v, d, err in rows]
         lines += _table(head, body)
-        chart = [(show(v), d.probability(True)) for v, d, _ in sw.rows if d is not None]
+        chart = [(show(v), d.probability(True)) for v, d, _ in rows if d is not None]
         lines += ["", f"chance of yes ({result}), by {name}"] + _bars(chart, width, pct, top=Fraction(1))
         return lines
     head = [name] + [show(r) for r in results]
     body = [[show(v)] + ([pct(d.probability(r)) for r in results] if d else [err] + [""] * (len(results) - 1))
-            for v, d, err in sw.rows]
+            for v, d, err in rows]
     lines += _table(head, body)
     lines += ["", f"chance of each result by {name} (" + ", ".join(
         f"{_SHADES[i % len(_SHADES)]} {show(r)}" for i, r in enumerate(results)) + ")"]
     label_w = max(len(show(v)) for v in values) if values else 1
     inner = max(10, width - label_w - 4)
-    for v, d, _ in sw.rows:
+    for v, d, _ in rows:
         if d is None:
             continue
         cells, used = [], 0
@@ -329,11 +366,14 @@ def cost_lines(view, exact: bool = False, width: int = 80, book_title: str = "")
     for r in view.rows:
         cells = [case_label(r.bindings[k]) for k in view.names]
         cells += [show(r.cost), (pct(r.expected) if view.chance else decimal(r.expected)) if r.expected is not None
-                  else r.note, decimal(r.ratio, 1) if r.ratio is not None else "-"]
+                  else NOT_COMPUTED, decimal(r.ratio, 1) if r.ratio is not None else "-"]
         if exact:
             cells.append(fraction(r.ratio) if r.ratio is not None else "")
         body.append(cells)
     lines += _table(head, body, [False] * len(view.names) + [True] * (len(head) - len(view.names)))
+    notes = refusal_lines([(" ".join(case_label(r.bindings[k]) for k in view.names), r.note or "not computed")
+                           for r in view.rows if r.expected is None], width)
+    lines += [""] + notes if notes else []
     chart = [(" ".join(case_label(r.bindings[k]) for k in view.names), r.ratio) for r in view.rows if r.ratio is not None]
     if chart:
         best = view.best()

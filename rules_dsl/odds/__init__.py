@@ -120,6 +120,7 @@ The package, one module per part
   (the engine's `ExprCompiler` subclass), `_OrderAnalysis` (pools whose order is read);
 * `engine`     -- `_Engine` and `distribution`;
 * `budget`     -- `Budget` and `Meter`: what a computation may spend, the estimates, the refusal;
+  `Deadline`: one time limit shared by every computation of a command;
 * `page_inputs` -- `page_odds`: the inputs a mechanic's web page shows odds for (was `sphinxext.page_odds`);
 * `aggregates` -- the fast path for statements that read pools through aggregates
   (formerly `rules_dsl.odds_pools`, still importable under that name): the law from a plan;
@@ -128,14 +129,14 @@ The package, one module per part
 """
 from __future__ import annotations
 
-from .budget import Budget
+from .budget import Budget, Deadline
 from .engine import MAX_EVALUATIONS, distribution
 from .result import TAIL_EPS, Distribution, NoDice, OrMore, TooLarge, side_by_side
 
 __all__ = ["distribution", "page_odds", "side_by_side", "Distribution", "OrMore", "NoDice", "TooLarge",
-           "Budget", "MAX_EVALUATIONS", "TAIL_EPS"]
+           "Budget", "Deadline", "MAX_EVALUATIONS", "TAIL_EPS"]
 
-for _cls in (Distribution, NoDice, OrMore, TooLarge, Budget):     # shown (and pickled) at their public path
+for _cls in (Distribution, NoDice, OrMore, TooLarge, Budget, Deadline):     # shown (and pickled) at their public path
     _cls.__module__ = __name__
 del _cls
 

@@ -86,28 +86,84 @@ class Budget:
         return Meter(self)
 
 
-class Meter:
-    """What a computation has spent of its `Budget`, and the largest sizes seen so far."""
-    __slots__ = ("budget", "start", "deadline", "cells", "steps", "largest", "_next")
+class Deadline:
+    """One time limit for everything a command computes: `rules odds` (with its `--vs`
+    variants, `--explain` twin or `--sweep` rows), `rules cost`'s cases, `rules diff`.
+    `--time-limit SECONDS` makes one (`seconds`; None: no limit) when the command starts,
+    and every computation of the command takes its meter from it (`meter`), so that the
+    whole command ends within the limit, however many rows it has: a 1001-row sweep
+    shares the one limit rather than taking a limit per row.  A row begun after the time
+    ran out is not computed, and says so in the same words everywhere (`not_reached`).
+    Public: every face (the odds, the cost views, the diff) keeps to it."""
+    __slots__ = ("seconds", "start", "at")
 
-    def __init__(self, budget: Budget | None = None):
+    def __init__(self, seconds: float | None = DEFAULT_SECONDS):
+        self.seconds = seconds
+        self.start = time.monotonic()
+        self.at = None if seconds is None else self.start + seconds
+
+    def left(self) -> float | None:
+        """Seconds left (0 once past), or None without a limit."""
+        return None if self.at is None else max(0.0, self.at - time.monotonic())
+
+    @property
+    def expired(self) -> bool:
+        return self.at is not None and time.monotonic() >= self.at
+
+    def budget(self, base: Budget | None = None) -> Budget:
+        """`base` (memory and work; default `Budget()`) with this limit's seconds."""
+        return dataclasses.replace(base or Budget(), seconds=self.seconds)
+
+    def meter(self, base: Budget | None = None) -> "Meter":
+        """A meter for one computation that stops at this deadline (not `seconds` from now)."""
+        return Meter(self.budget(base), deadline=self)
+
+    def words(self) -> str:
+        """"the time limit of 1 s": how every refusal names the limit."""
+        return f"the time limit of {_seconds(self.seconds)}"
+
+    def not_reached(self) -> str:
+        """What a row, variant or case begun after the time ran out says instead of a result."""
+        return f"not computed: {self.words()} ran out before it was reached"
+
+
+class Meter:
+    """What a computation has spent of its `Budget`, and the largest sizes seen so far.
+    With a `deadline` (a `Deadline` shared by a whole command) it stops at that deadline;
+    else `budget.seconds` from now."""
+    __slots__ = ("budget", "start", "deadline", "cells", "steps", "largest", "_next", "shared", "_ticks")
+
+    def __init__(self, budget: Budget | None = None, deadline: Deadline | None = None):
         self.budget = budget or Budget()
         self.start = time.monotonic()
         s = self.budget.seconds
-        self.deadline = None if s is None else self.start + s
+        self.shared = deadline
+        if deadline is not None:
+            self.deadline = deadline.at
+        else:
+            self.deadline = None if s is None else self.start + s
         self.cells = 0
         self.steps = 0
         self.largest = None          # (size, what) of the largest estimate noted
         self._next = 0
+        self._ticks = 0
 
     # -- time and steps
     def check(self):
         """Refuse when past the deadline (a clock read) or past the steps."""
         if self.deadline is not None and time.monotonic() > self.deadline:
-            raise self.refusal(f"it takes more than {_seconds(self.budget.seconds)}", "time")
+            raise self.refusal(self._late(), "time")
         limit = self.budget.steps
         if limit is not None and self.steps > limit:
             raise self.refusal(f"it takes more than {limit:,} steps", "work")
+
+    def _late(self) -> str:
+        """Why the time ran out: the whole limit, or what was left of a shared one."""
+        d = self.shared
+        if d is not None and d.seconds is not None and self.start - d.start > 0.05 * d.seconds:
+            left = max(0.0, d.at - self.start)
+            return f"it takes more than the {left:.2g} s left of {d.words()}"
+        return f"it takes more than {_seconds(self.budget.seconds)}"
 
     def poll(self, every: int = 256):
         """One step of work; `check` every `every` steps: for the innermost loops."""
@@ -115,6 +171,17 @@ class Meter:
         if self.steps >= self._next:
             self._next = self.steps + every
             self.check()
+
+    def tick(self, every: int = 256):
+        """A clock read every `every` calls, counting no step: for work too small to count
+        as a step (an operation on a few faces of a stand-in) that can still be done a
+        million times, so that it stops at the deadline too; the steps, and so the
+        site's tables counted in them, stay as they were."""
+        self._ticks += 1
+        if self._ticks >= every:
+            self._ticks = 0
+            if self.deadline is not None and time.monotonic() > self.deadline:
+                raise self.refusal(self._late(), "time")
 
     # -- memory
     def hold(self, cells: int):

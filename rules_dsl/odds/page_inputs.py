@@ -81,7 +81,14 @@ def _site_budget() -> Budget:
     return Budget(seconds=SITE_SECONDS, steps=SITE_STEPS)
 
 
-def page_odds(mechanic, budget: int = PAGE_BUDGET, max_inputs: int = 12, skipped: list | None = None) -> list:
+def _site_meter(deadline):
+    """One computation's meter: the site's budget, stopping at the caller's `deadline`
+    (an `odds.Deadline`, e.g. `rules diff --time-limit`) when one is given."""
+    return deadline.meter(_site_budget()) if deadline is not None else _site_budget().meter()
+
+
+def page_odds(mechanic, budget: int = PAGE_BUDGET, max_inputs: int = 12, skipped: list | None = None,
+              deadline=None) -> list:
     """Representative (inputs, Distribution) pairs for a mechanic's web page.
 
     Every parameter starts from its default (else the middle of its range, or its first
@@ -101,6 +108,9 @@ def page_odds(mechanic, budget: int = PAGE_BUDGET, max_inputs: int = 12, skipped
     each computed within the default work budget (`odds.budget.Budget`); one that is
     too large is left out of the page and its refusal appended to `skipped` (the site
     build logs it), the others are shown.
+    With `deadline` (an `odds.Deadline`: a command's one time limit), every computation
+    stops at it too, and none starts once it has passed (a tool that shows a page's odds
+    within its own `--time-limit`, as `rules diff` does).
     """
     if not isinstance(mechanic, MechanicFn) or not mechanic.has_dice:
         return []
@@ -109,8 +119,12 @@ def page_odds(mechanic, budget: int = PAGE_BUDGET, max_inputs: int = 12, skipped
         # the designer chose the inputs (`odds mech(...)` lines): exactly those, in order
         out = []
         for args, kwargs in chosen:
+            if deadline is not None and deadline.expired:
+                if skipped is not None:
+                    skipped.append(deadline.not_reached())
+                break
             try:
-                dist = distribution(mechanic, *args, _budget=_site_budget(), **kwargs)
+                dist = distribution(mechanic, *args, _meter=_site_meter(deadline), **kwargs)
             except TooLarge as e:
                 if skipped is not None:
                     skipped.append(str(e))
@@ -125,7 +139,7 @@ def page_odds(mechanic, budget: int = PAGE_BUDGET, max_inputs: int = 12, skipped
             return []
         base[p.name] = b
         shown[p.name] = vals
-    state = {"left": budget, "too_big": {}, "done": []}     # done: [(inputs, dist or None)]
+    state = {"left": budget, "too_big": {}, "done": [], "deadline": deadline}   # done: [(inputs, dist or None)]
     rows = _evaluate(mechanic, _around(mechanic, base, shown, max_inputs), counts, base, state)
     if rows and _certain(rows[0][1]) and not all(_certain(d) for _, d in rows):
         # the starting inputs roll nothing (Suppression when the unit is clear; a save
@@ -159,7 +173,7 @@ def _evaluate(mechanic, inputs, counts, base, state) -> list:
             if known is not None:
                 out.append((inp, known))
             continue
-        if state["left"] <= 0:
+        if state["left"] <= 0 or (state["deadline"] is not None and state["deadline"].expired):
             break
         # a larger number of dice than one that did not finish will not finish either
         if any(k in counts and isinstance(v, int) and v >= too_big.get(k, v + 1) for k, v in inp.items()):
@@ -167,7 +181,7 @@ def _evaluate(mechanic, inputs, counts, base, state) -> list:
         left = state["left"]
         share = left if i == 0 else max(left // (len(inputs) - i), min(left, 1_000))
         try:
-            dist = distribution(mechanic, _max_evals=share, _budget=_site_budget(), **inp)
+            dist = distribution(mechanic, _max_evals=share, _meter=_site_meter(state["deadline"]), **inp)
         except TooLarge:
             state["left"] -= share
             state["done"].append((inp, None))
