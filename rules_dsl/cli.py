@@ -50,12 +50,12 @@ def _seconds(text: str) -> float:
 
 
 def _time_limit(parser):
-    """`--time-limit SECONDS`, declared once for every command that computes exact odds:
-    one deadline (`odds.Deadline`) for the whole command, shared by its variants, rows
-    and cases (docs/cli.md, "Time limits")."""
+    """`--time-limit SECONDS`, declared once for every command that computes (call,
+    explain, odds, cost): one deadline (`odds.Deadline`, made by `cli_common.command_deadline`)
+    for the whole command, shared by its variants, rows and cases (docs/cli.md, "Time limits")."""
     parser.add_argument("--time-limit", type=_seconds, default=None, metavar="SECONDS",
-                        help="the whole command's time for its exact odds (default 5), shared by every "
-                             "variant, row and case; past it, what was not computed says so")
+                        help="the whole command's time (default 5), shared by every variant, row and case "
+                             "it computes; past it, what was not computed says so")
 
 
 #: the subcommands, in the order `rules --help` lists them
@@ -132,6 +132,7 @@ def build_parser(command: str | None = None):
         s.add_argument("assignments", nargs="*", metavar="NAME=VALUE")
         if name == "call":
             s.add_argument("--seed", type=int)
+            _time_limit(s)
         else:
             s.add_argument("--explain", action="store_true",
                            help="name the branch of the mechanic's result each outcome comes from")
@@ -155,6 +156,7 @@ def build_parser(command: str | None = None):
         s.add_argument("--json", action="store_true")
         s.add_argument("--no-locations", dest="locations", action="store_false",
                        help="leave out each step's file:line")
+        _time_limit(s)
     if wanted("cost"):
         s = add("cost",
                 "a book's cost views: what each priced case costs per what its dice give: BOOK[:NAME]")

@@ -1,5 +1,6 @@
-"""One time limit everywhere (issue 38): every command that computes exact odds keeps
-to one `--time-limit` (`odds.Deadline`), shared by its rows, variants and cases.
+"""One time limit everywhere (issue 38): every command that computes (call, explain,
+odds, cost) keeps to one `--time-limit` (`odds.Deadline`), shared by its rows, variants
+and cases.
 
 * `--sweep` rows share the command's deadline (they took a fixed 30 s each: a
   1001-row sweep could run for hours); rows the time did not reach say so in words.
@@ -121,16 +122,21 @@ def test_every_computing_command_ends_within_its_time_limit(env, name):
 
 
 @pytest.mark.parametrize("command", ["call", "explain"])
-def test_one_evaluation_is_bounded_by_its_steps(env, command):
+def test_one_evaluation_keeps_to_the_time_limit_and_its_steps(env, command):
     """`rules call` and `rules explain` compute no odds: one evaluation, bounded by a
-    count of steps (100,000), which ends well within a second beyond the start-up."""
+    count of steps (100,000) and by the command's `--time-limit`."""
     startup = _startup(env)
     for args in (["hostile:loops", "n=1000"], ["hostile:pool", "n=1000"], ["hostile:loops", "n=300"]):
-        p, took = _cli(env, command, *args)
+        p, took = _cli(env, command, *args, "--time-limit", "1")
         _clean(p)
         assert took < 1 + startup + MARGIN, (args, took, startup)
         assert p.returncode in (0, 2), p.stderr
     assert "more than 100,000 steps" in _cli(env, command, "hostile:loops", "n=1000")[0].stderr
+    p, _ = _cli(env, command, "hostile:loops", "n=316", "--time-limit", "0.001")     # 99,856 steps
+    _clean(p)
+    assert p.returncode == 2
+    assert p.stderr.strip() == ("rules: the evaluation takes more than the time limit of 0.001 s "
+                                "(mechanic calls and list items)")
 
 
 # --------------------------------------------------------------------- sweeps

@@ -1,6 +1,8 @@
 """The evaluation context every compiled closure receives, and the limits on one evaluation."""
 from __future__ import annotations
 
+import contextvars
+import time
 from typing import Protocol
 
 from ..language import nodes as n
@@ -59,6 +61,37 @@ MAX_CHECK_CASES = 200_000    # the real books' largest check domain has 100 case
 UNLIMITED = None  # pass as `budget` where another guard bounds the work (the odds engine)
 
 
+#: the deadline every evaluation in this context keeps to (an `odds.Deadline`: `.at`, a
+#: `time.monotonic()` or None, and `.words()`), set by `within`; None: steps only
+_DEADLINE: contextvars.ContextVar = contextvars.ContextVar("rules_dsl_evaluation_deadline", default=None)
+CLOCK_EVERY = 1024           # steps between two reads of the clock, when a deadline is set
+
+
+class within:
+    """`with within(deadline):` every evaluation inside also stops at `deadline` (the
+    command's one time limit, `rules call/explain --time-limit`), read every
+    `CLOCK_EVERY` steps: the count of steps is the same on every machine, the time is
+    what a person waits."""
+    __slots__ = ("deadline", "_token")
+
+    def __init__(self, deadline):
+        self.deadline = deadline
+
+    def __enter__(self):
+        self._token = _DEADLINE.set(self.deadline)
+        return self.deadline
+
+    def __exit__(self, *exc):
+        _DEADLINE.reset(self._token)
+        return False
+
+
+def _past_deadline():
+    d = _DEADLINE.get()
+    if d is not None and d.at is not None and time.monotonic() > d.at:
+        raise EvaluationError(f"the evaluation takes more than {d.words()} (mechanic calls and list items)")
+
+
 class Ctx:
     """Evaluation context: the roller, the prefix naming nested mechanics' rolls, and
     the step budget shared by every call made under one top-level evaluation.
@@ -100,3 +133,5 @@ class Ctx:
         if b[0] < 0:
             raise EvaluationError(f"the evaluation takes more than {MAX_STEPS:,} steps (mechanic calls and "
                                   "list items); is a mechanic calling others in a loop?")
+        if b[0] % CLOCK_EVERY < steps:      # a multiple of CLOCK_EVERY passed (never for an unlimited budget)
+            _past_deadline()

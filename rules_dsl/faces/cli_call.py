@@ -1,19 +1,23 @@
 """`rules call` and `rules explain`: a mechanic evaluated (or a table looked up) with the
-inputs typed on the command line, its answer in words, and for `explain` its working.
+inputs typed on the command line, its answer in words, and for `explain` its working;
+the one evaluation keeps to the command's deadline (`--time-limit`) beside its count of
+steps.
 """
 from __future__ import annotations
 
-from .cli_common import output, out_line, print_json
+from .cli_common import command_deadline, output, out_line, print_json
 from .cli_inputs import callable_and_inputs
 
 
 def cmd_call(args):
     from ..language.values import to_json
+    from ..compiler.context import within
     book, kind, fn, kwargs = callable_and_inputs(args)
     if kind == "table":
         result, rolls = fn.lookup(**kwargs), {}
     else:
-        result, rolls = fn.run(seed=args.seed, **kwargs)
+        with within(command_deadline(args)):
+            result, rolls = fn.run(seed=args.seed, **kwargs)
     if args.json:
         print_json({"result": to_json(result), "rolls": {k: to_json(v) for k, v in rolls.items()}})
         return 0
@@ -27,8 +31,10 @@ def cmd_call(args):
 
 
 def cmd_explain(args):
+    from ..compiler.context import within
     book, kind, fn, kwargs = callable_and_inputs(args)
-    ex = book.explain(fn.name, seed=args.seed, **kwargs)
+    with within(command_deadline(args)):
+        ex = book.explain(fn.name, seed=args.seed, **kwargs)
     if args.json:
         print_json(ex.as_json())
         return 0

@@ -1,6 +1,7 @@
 """What every `rules` command shares: printing a line or JSON, a one-line error and its
-exit code, a user's input echoed short, and the checks of a book id typed on the command
-line (a name, never a path; a books folder that holds no books said so plainly).
+exit code, a user's input echoed short, the checks of a book id typed on the command
+line (a name, never a path; a books folder that holds no books said so plainly), and
+the command's one deadline (`--time-limit`).
 
 Nothing is imported at module level but `sys`: `rules lookup` loads this module.
 """
@@ -87,3 +88,10 @@ def output(args):
     from .terminal_prose import Out
     return Out(color=getattr(args, "color", None))
 
+
+def command_deadline(args):
+    """The command's one deadline (`odds.Deadline`), from `--time-limit` (default
+    `odds.budget.DEFAULT_SECONDS`), started now: every computation of the command (a
+    call, the odds with their variants and rows, a cost view's cases) keeps to it."""
+    from ..odds.budget import DEFAULT_SECONDS, Deadline
+    return Deadline(getattr(args, "time_limit", None) or DEFAULT_SECONDS)

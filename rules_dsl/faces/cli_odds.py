@@ -4,7 +4,7 @@ as tables and charts in the game's words (odds_text.py) or as JSON.
 """
 from __future__ import annotations
 
-from .cli_common import die, load_book, out_line, output, print_json, short
+from .cli_common import command_deadline, die, load_book, out_line, output, print_json, short
 from .cli_inputs import parse_value, resolve_ref, typed_inputs
 
 
@@ -21,13 +21,6 @@ def cmd_odds(args):
         return _odds(args, book, mech, deadline)
     except TooLarge as e:
         raise more_time(e, deadline) from None
-
-
-def command_deadline(args):
-    """The command's one deadline (`odds.Deadline`), from `--time-limit` (default
-    `budget.DEFAULT_SECONDS`), started now: every computation of the command keeps to it."""
-    from ..odds.budget import DEFAULT_SECONDS, Deadline
-    return Deadline(args.time_limit or DEFAULT_SECONDS)
 
 
 def more_time(e, deadline):
