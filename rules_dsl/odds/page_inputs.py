@@ -132,13 +132,10 @@ def page_odds(mechanic, budget: int = PAGE_BUDGET, max_inputs: int = 12, skipped
             out.append((dist.inputs, dist))
         return out
     counts = count_params(mechanic)
-    base, shown = {}, {}
-    for p in mechanic.params:
-        b, vals = _candidates(mechanic, p, counts)
-        if b is None:
-            return []
-        base[p.name] = b
-        shown[p.name] = vals
+    start = _starting_inputs(mechanic, counts)
+    if start is None:
+        return []
+    base, shown = start
     state = {"left": budget, "too_big": {}, "done": [], "deadline": deadline}   # done: [(inputs, dist or None)]
     rows = _evaluate(mechanic, _around(mechanic, base, shown, max_inputs), counts, base, state)
     if rows and _certain(rows[0][1]) and not all(_certain(d) for _, d in rows):
@@ -200,6 +197,20 @@ def _evaluate(mechanic, inputs, counts, base, state) -> list:
     return out
 
 
+def _starting_inputs(mechanic, counts):
+    """Each input's base value and the values a page shows of it, or None when an
+    input has no value a page could pick: the one start of `page_odds` and
+    `page_inputs_of`, so the diff compares what the page would show."""
+    base, shown = {}, {}
+    for p in mechanic.params:
+        b, vals = _candidates(mechanic, p, counts)
+        if b is None:
+            return None
+        base[p.name] = b
+        shown[p.name] = vals
+    return base, shown
+
+
 def page_inputs_of(mechanic, max_inputs: int = 12) -> list:
     """The inputs `page_odds` starts from, before any odds are computed: the base
     inputs (defaults, else each input's middle), then each input in turn at its low,
@@ -210,11 +221,8 @@ def page_inputs_of(mechanic, max_inputs: int = 12) -> list:
     if not isinstance(mechanic, MechanicFn) or not mechanic.has_dice:
         return []
     counts = count_params(mechanic)
-    base, shown = {}, {}
-    for p in mechanic.params:
-        b, vals = _candidates(mechanic, p, counts)
-        if b is None:
-            return []
-        base[p.name] = b
-        shown[p.name] = vals
+    start = _starting_inputs(mechanic, counts)
+    if start is None:
+        return []
+    base, shown = start
     return _around(mechanic, base, shown, max_inputs)
