@@ -178,11 +178,20 @@ def thresholds(dists, most: int = 6) -> list:
                      and not isinstance(v, bool)})
     if len(values) < 2:
         return values
-    keep = []
-    for k in values[1:]:
-        if any(sum((p for v, p in d.outcomes if isinstance(v, (int, Fraction)) and v >= k), Fraction(0)) >= Fraction(1, 200)
-               for d in dists):
-            keep.append(k)
+    # "K or more" only falls as K grows, so a K is worth a column exactly when it is at
+    # most the highest K some row gives at least 0.5%: one pass down each row's results,
+    # not a sum per K and row (a 1000-row sweep of a product has thousands of results,
+    # and the table must not outlast the command's time limit)
+    reach = None
+    for d in dists:
+        tail = Fraction(0)
+        for v, p in sorted(((v, p) for v, p in d.outcomes if isinstance(v, (int, Fraction))
+                            and not isinstance(v, bool)), reverse=True):
+            tail += p
+            if tail >= Fraction(1, 200):
+                reach = v if reach is None else max(reach, v)
+                break
+    keep = [k for k in values[1:] if reach is not None and k <= reach]
     if len(keep) > most:
         step = (len(keep) - 1) / (most - 1)
         keep = [keep[round(i * step)] for i in range(most)]
