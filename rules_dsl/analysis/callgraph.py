@@ -85,16 +85,7 @@ def callees(mech: n.Mechanic, syms) -> list:
 
 def rolling(syms) -> set:
     """The mechanics that roll dice, themselves or through a mechanic they call."""
-    g = graph(syms)
-    out = {m for m, node in syms.mechanics.items() if any(isinstance(s, n.Roll) for s in node.body)}
-    changed = True
-    while changed:
-        changed = False
-        for m, sites in g.items():
-            if m not in out and any(s.callee in out for s in sites):
-                out.add(m)
-                changed = True
-    return out
+    return _reaching(syms, {m for m, node in syms.mechanics.items() if any(isinstance(s, n.Roll) for s in node.body)})
 
 
 def rolls_in(expr, syms) -> bool:
